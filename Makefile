@@ -1,0 +1,31 @@
+# HyperHeurist. `make demo` and `make test` are all a new user needs.
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+HH      := $(VENV)/bin/hh
+SEEDS   ?= 3
+ITERATIONS ?=
+JOBS    ?= 2
+PYTEST_ARGS ?=
+
+.PHONY: setup demo test sweep sweep-quick bench lint clean
+
+setup:
+	@bash tools/setup.sh
+
+demo: setup
+	$(HH) run benchmarks/adder32/design.yaml --out runs --quiet
+
+test: setup
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+sweep: setup
+	$(PY) tools/sweep.py --seeds $(SEEDS) --jobs $(JOBS) $(if $(ITERATIONS),--iterations $(ITERATIONS)) --out results
+
+sweep-quick: setup
+	$(PY) tools/sweep.py --seeds 1 --jobs $(JOBS) --iterations 6 --benchmarks adder32,fifo8 --out results-quick
+
+bench: setup
+	$(PY) tools/bench.py
+
+clean:
+	rm -rf runs results-quick .pytest_cache

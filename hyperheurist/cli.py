@@ -1,0 +1,82 @@
+"""The ``hh`` command line: a thin click layer; each command lives beside the code it drives.
+
+Commands are imported lazily so ``hh --help`` and ``hh doctor`` start fast.
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib
+import sys
+import tempfile
+import traceback
+
+import click
+
+from . import __version__
+from .errors import EXIT_INFRA, EXIT_INTERRUPTED, EXIT_USAGE, HHError
+
+COMMANDS = {
+    "run": ("hyperheurist.flow_cli", "run", "Run a design end to end: gates, then PPA annealing."),
+    "gate": ("hyperheurist.gates.cli", "gate", "CI gate: exit 0 valid, 1 invalid, 2 usage, 3 infrastructure."),
+    "ppa": ("hyperheurist.ppa.cli", "ppa", "Synthesize RTL and print area, timing and power."),
+    "doctor": ("hyperheurist.doctor", "doctor", "Check the tools and liberty hh needs."),
+    "report": ("hyperheurist.report.cli", "report", "Render report.html for a run or sweep folder."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[name]
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hh")
+def cli() -> None:
+    """HyperHeurist: correct-first, then PPA-optimised RTL from LLM candidates."""
+
+
+def _crash_log() -> str:
+    fd, path = tempfile.mkstemp(prefix="hh-crash-", suffix=".log")
+    with open(fd, "w") as fh:
+        traceback.print_exc(file=fh)
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        rv = cli.main(args=argv, prog_name="hh", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code if exc.exit_code else EXIT_USAGE)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("hh: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except HHError as exc:
+        click.echo(f"hh: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", err=True)
+        sys.exit(exc.exit_code)
+    except OSError as exc:
+        what = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        click.echo(f"hh: error: {what}: {exc.filename or ''}".rstrip(": "), err=True)
+        sys.exit(EXIT_INFRA)
+    except Exception as exc:  # last resort: one line, the traceback goes to a file
+        click.echo(f"hh: internal error: {type(exc).__name__}: {exc} (traceback in {_crash_log()})", err=True)
+        sys.exit(EXIT_INFRA)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

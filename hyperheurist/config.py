@@ -1,0 +1,428 @@
+"""design.yaml: the typed, validated description of one benchmark.
+
+Validated once here (pydantic, unknown keys rejected, paths resolved relative to the YAML file);
+everything inward receives a ``DesignConfig``. Errors become one ``ConfigError`` line naming the
+file and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+
+from .errors import ConfigError
+
+BUNDLED_LIBERTIES = {
+    "osu018": "/usr/share/qflow/tech/osu018/osu018_stdcells.lib",
+    "osu035": "/usr/share/qflow/tech/osu035/osu035_stdcells.lib",
+    "osu050": "/usr/share/qflow/tech/osu050/osu050_stdcells.lib",
+}
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+FLOWS_DIR = Path(__file__).resolve().parent.parent / "flows"
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _base(info: ValidationInfo) -> Path:
+    ctx = info.context or {}
+    return Path(ctx.get("base_dir", "."))
+
+
+def _resolve_file(value: Any, info: ValidationInfo, must_exist: bool = True) -> Path | None:
+    if value is None:
+        return None
+    p = Path(str(value)).expanduser()
+    if not p.is_absolute():
+        p = _base(info) / p
+    p = p.resolve()
+    if must_exist and not p.is_file():
+        raise ValueError(f"file not found: {p}")
+    return p
+
+
+class Reset(Model):
+    name: str
+    active: Literal["low", "high"] = "low"
+    sync: bool = True
+
+    @field_validator("name")
+    @classmethod
+    def _ident(cls, v: str) -> str:
+        if not IDENT.match(v):
+            raise ValueError(f"not a Verilog identifier: {v!r}")
+        return v
+
+
+class Port(Model):
+    name: str
+    dir: Literal["input", "output", "inout"]
+    width: int = Field(ge=1, le=4096)
+    signed: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _ident(cls, v: str) -> str:
+        if not IDENT.match(v):
+            raise ValueError(f"not a Verilog identifier: {v!r}")
+        return v
+
+
+class Interface(Model):
+    clock: str | None = None
+    reset: Reset | None = None
+    ports: list[Port] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Interface":
+        names = [p.name for p in self.ports]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            raise ValueError(f"duplicate port names: {', '.join(sorted(dupes))}")
+        for special in (self.clock, self.reset.name if self.reset else None):
+            if special is None:
+                continue
+            listed = [p for p in self.ports if p.name == special]
+            if listed and (listed[0].dir != "input" or listed[0].width != 1):
+                raise ValueError(f"{special} must be a 1-bit input")
+        if not any(p.dir == "output" for p in self.ports):
+            raise ValueError("the interface has no output port")
+        return self
+
+    def all_ports(self) -> list[Port]:
+        """Clock and reset (as 1-bit inputs) followed by the listed ports, without repeats."""
+        out: list[Port] = []
+        listed = {p.name for p in self.ports}
+        if self.clock and self.clock not in listed:
+            out.append(Port(name=self.clock, dir="input", width=1))
+        if self.reset and self.reset.name not in listed:
+            out.append(Port(name=self.reset.name, dir="input", width=1))
+        return out + list(self.ports)
+
+    def data_inputs(self) -> list[Port]:
+        special = {self.clock, self.reset.name if self.reset else None}
+        return [p for p in self.ports if p.dir == "input" and p.name not in special]
+
+    def outputs(self) -> list[Port]:
+        return [p for p in self.ports if p.dir == "output"]
+
+    @property
+    def sequential(self) -> bool:
+        return self.clock is not None
+
+
+class Differential(Model):
+    enabled: bool = True
+    cycles: int = Field(default=400, ge=1, le=1_000_000)
+    seed: int = 1
+
+
+class Equivalence(Model):
+    enabled: bool = False
+    depth: int = Field(default=12, ge=1, le=1000)
+    timeout_s: float = Field(default=120, gt=0)
+
+
+class Verification(Model):
+    cocotb: str | None = None
+    testbench: Path | None = None
+    pass_regex: str = "PASSED"
+    fail_regex: str | None = r"\bFAIL|\bERROR\b|\bMISMATCH"
+    reference: Path | None = None
+    simulator: Literal["icarus", "verilator"] = "icarus"
+    timeout_s: float = Field(default=60, gt=0, le=86400)
+    differential: Differential = Differential()
+    equivalence: Equivalence = Equivalence()
+
+    @field_validator("testbench", "reference", mode="before")
+    @classmethod
+    def _files(cls, v: Any, info: ValidationInfo) -> Path | None:
+        return _resolve_file(v, info)
+
+    @field_validator("cocotb")
+    @classmethod
+    def _cocotb_module(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None:
+            return v
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
+            raise ValueError(f"not a Python module name: {v!r}")
+        if not (_base(info) / f"{v}.py").is_file():
+            raise ValueError(f"cocotb test module not found: {_base(info) / (v + '.py')}")
+        return v
+
+    @field_validator("pass_regex", "fail_regex")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"bad regular expression: {exc}") from exc
+        return v
+
+    @model_validator(mode="after")
+    def _some_check(self) -> "Verification":
+        if not (self.cocotb or self.testbench or self.reference):
+            raise ValueError("give at least one of cocotb, testbench or reference")
+        return self
+
+
+class Weights(Model):
+    area: float = Field(default=1.0, ge=0)
+    delay: float = Field(default=1.0, ge=0)
+    power: float = Field(default=1.0, ge=0)
+
+    @model_validator(mode="after")
+    def _nonzero(self) -> "Weights":
+        if self.area + self.delay + self.power <= 0:
+            raise ValueError("at least one weight must be positive")
+        return self
+
+
+class PPA(Model):
+    liberty: str = "osu018"
+    clock_period_ns: float = Field(default=10.0, gt=0, le=1e6)
+    weights: Weights = Weights()
+    input_activity: float = Field(default=0.1, ge=0, le=1)
+    power: Literal["vectorless", "activity"] = "vectorless"
+    timing_penalty: float = Field(default=2.0, ge=0)
+    flow: str = "default"
+    liberty_path: Path | None = None  # filled in by the validator
+
+    @model_validator(mode="before")
+    @classmethod
+    def _liberty(cls, data: Any, info: ValidationInfo) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "liberty_path" in data:
+            return data
+        lib = str(data.get("liberty", "osu018"))
+        if lib in BUNDLED_LIBERTIES:
+            data["liberty_path"] = Path(BUNDLED_LIBERTIES[lib])
+        else:
+            p = Path(lib).expanduser()
+            if not p.is_absolute():
+                p = (_base(info) / p).resolve()
+            if not p.is_file():
+                raise ValueError(f"liberty: not a bundled name ({', '.join(BUNDLED_LIBERTIES)}) nor a file: {p}")
+            data["liberty_path"] = p
+        return data
+
+    @field_validator("flow")
+    @classmethod
+    def _flow(cls, v: str, info: ValidationInfo) -> str:
+        if (FLOWS_DIR / f"{v}.yaml").is_file():
+            return v
+        p = Path(v)
+        if not p.is_absolute():
+            p = _base(info) / p
+        if p.is_file():
+            return str(p.resolve())
+        raise ValueError(f"flow preset not found: {v} (bundled: {', '.join(sorted(f.stem for f in FLOWS_DIR.glob('*.yaml')))})")
+
+
+class Generation(Model):
+    provider: Literal["offline", "openai", "files"] = "offline"
+    seeds: str | None = None
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None
+    temperature: float = Field(default=0.8, ge=0, le=2)
+    candidates: int = Field(default=8, ge=1, le=256)
+    repair_attempts: int = Field(default=2, ge=0, le=20)
+    max_requests: int = Field(default=200, ge=0)
+    max_tokens: int = Field(default=2_000_000, ge=0)
+    request_timeout_s: float = Field(default=120, gt=0)
+    retries: int = Field(default=4, ge=0, le=20)
+    rules_file: Path | None = None
+    price_per_mtok_in: float | None = None
+    price_per_mtok_out: float | None = None
+    max_cost: float | None = None
+
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _glob(cls, v: Any, info: ValidationInfo) -> str | None:
+        if v is None:
+            return None
+        p = Path(str(v)).expanduser()
+        if not p.is_absolute():
+            p = _base(info) / p
+        return str(p)
+
+    @field_validator("rules_file", mode="before")
+    @classmethod
+    def _rules(cls, v: Any, info: ValidationInfo) -> Path | None:
+        return _resolve_file(v, info, must_exist=False)
+
+    def seed_files(self) -> list[Path]:
+        if not self.seeds:
+            return []
+        pattern = Path(self.seeds)
+        if pattern.is_dir():
+            return sorted(pattern.glob("*.v")) + sorted(pattern.glob("*.sv"))
+        return sorted(Path(pattern.anchor).glob(str(pattern.relative_to(pattern.anchor))))
+
+
+class Anneal(Model):
+    iterations: int = Field(default=100, ge=0, le=1_000_000)
+    seed: int = 1
+    chains: int = Field(default=2, ge=1, le=64)
+    t0: float | None = Field(default=None, gt=0)
+    cooling: float = Field(default=0.95, gt=0, lt=1)
+    t_min: float = Field(default=1e-4, gt=0)
+    reheat_after: int = Field(default=15, ge=1)
+    moves: list[str] | None = None
+    jobs: int | None = Field(default=None, ge=1, le=256)
+
+
+class Tunable(Model):
+    name: str
+    values: list[int | str] = Field(min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _ident(cls, v: str) -> str:
+        if not IDENT.match(v):
+            raise ValueError(f"not a Verilog identifier: {v!r}")
+        return v
+
+
+class Limits(Model):
+    max_file_bytes: int = Field(default=1_000_000, ge=1)
+    max_files: int = Field(default=32, ge=1)
+    tool_mem_mb: int = Field(default=4096, ge=64)
+    tool_timeout_s: float = Field(default=120, gt=0)
+
+
+class DesignConfig(Model):
+    name: str
+    top: str
+    spec: Path
+    description: str | None = None
+    interface: Interface
+    verification: Verification
+    ppa: PPA = PPA()
+    generation: Generation = Generation()
+    anneal: Anneal = Anneal()
+    tunables: list[Tunable] = []
+    limits: Limits = Limits()
+    source: Path | None = None  # the YAML this came from; filled in by the loader
+    base_dir: Path | None = None
+
+    @field_validator("spec", mode="before")
+    @classmethod
+    def _spec(cls, v: Any, info: ValidationInfo) -> Path | None:
+        return _resolve_file(v, info)
+
+    @field_validator("top")
+    @classmethod
+    def _top(cls, v: str) -> str:
+        if not IDENT.match(v):
+            raise ValueError(f"not a Verilog module name: {v!r}")
+        return v
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.match(r"^[A-Za-z0-9_.-]+$", v):
+            raise ValueError(f"use letters, digits, _ . - only: {v!r}")
+        return v
+
+    def spec_text(self) -> str:
+        return self.spec.read_text(encoding="utf-8", errors="replace")
+
+    def resolved_yaml(self) -> str:
+        data = self.model_dump(mode="json", exclude={"source", "base_dir"})
+        return yaml.safe_dump(data, sort_keys=False)
+
+
+def _format_loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def format_validation_error(path: Path, exc: ValidationError) -> str:
+    errs = exc.errors()
+    first = errs[0]
+    loc = _format_loc(tuple(p for p in first["loc"] if not str(p).startswith("function-")))
+    msg = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        msg = "unknown key"
+    elif first["type"] == "missing":
+        msg = "required field is missing"
+    more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
+    return f"{path}: {loc}: {msg}{more}"
+
+
+def _set_dotted(data: dict, dotted: str, value: Any) -> None:
+    keys = dotted.split(".")
+    node = data
+    for k in keys[:-1]:
+        nxt = node.get(k)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[k] = nxt
+        node = nxt
+    node[keys[-1]] = value
+
+
+def read_yaml_mapping(path: Path) -> dict:
+    """Read a YAML file that must hold a mapping; errors name the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: file not found")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}{where}: YAML syntax error: {problem}") from None
+    if data is None:
+        raise ConfigError(f"{path}: file is empty")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: top level must be a mapping, got {type(data).__name__}")
+    return data
+
+
+def load_design(path: str | Path, overrides: dict[str, Any] | None = None) -> DesignConfig:
+    """Load and validate a design.yaml; ``overrides`` maps dotted keys to values."""
+    path = Path(path).expanduser().resolve()
+    data = read_yaml_mapping(path)
+    for k, v in (overrides or {}).items():
+        _set_dotted(data, k, v)
+    data.pop("source", None)
+    data.pop("base_dir", None)
+    try:
+        cfg = DesignConfig.model_validate(data, context={"base_dir": path.parent})
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(path, exc)) from None
+    return cfg.model_copy(update={"source": path, "base_dir": path.parent})
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``key.sub=value`` from the CLI; the value is parsed as YAML (numbers, booleans, lists)."""
+    if "=" not in text:
+        raise ConfigError(f"--set {text}: expected KEY=VALUE")
+    key, raw = text.split("=", 1)
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError:
+        value = raw
+    return key.strip(), value

@@ -1,0 +1,80 @@
+"""Atomic JSON writes and append-only JSONL journals."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def dumps(data: Any, indent: int | None = 2) -> str:
+    return json.dumps(data, indent=indent, sort_keys=False, default=_default)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write via a temp file in the same folder, fsync, then rename over the target."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_text_atomic(path, dumps(data) + "\n")
+
+
+def read_json(path: Path) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def append_jsonl(path: Path, record: Any) -> None:
+    """Append one line and fsync, so a SIGKILL leaves at most a torn last line."""
+    line = dumps(record, indent=None) + "\n"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_jsonl(path: Path) -> Iterator[dict]:
+    """Yield records; a torn final line (killed mid-write) is skipped."""
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.readlines()
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            if i == len(lines) - 1:
+                return
+            raise

