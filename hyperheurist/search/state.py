@@ -1,0 +1,70 @@
+"""The values the search walks over and the protocol every move implements."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..candidate import Candidate
+from ..config import DesignConfig
+from ..recipe import FlowPreset, Recipe
+
+
+@dataclass(frozen=True)
+class State:
+    """A design together with the synthesis recipe it is scored with."""
+
+    candidate: Candidate
+    recipe: Recipe
+
+    @property
+    def key(self) -> str:
+        return f"{self.candidate.digest[:16]}-{self.recipe.digest}"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What the evaluator found for one state: validity, then metrics and cost."""
+
+    key: str
+    valid: bool
+    failed_gate: str | None = None
+    message: str = ""
+    metrics: dict | None = None
+    cost: float | None = None
+    cached: bool = False
+    wall_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key, "valid": self.valid, "failed_gate": self.failed_gate, "message": self.message,
+            "metrics": self.metrics, "cost": self.cost, "cached": self.cached, "wall_s": round(self.wall_s, 4),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Evaluation":
+        return cls(key=d["key"], valid=bool(d["valid"]), failed_gate=d.get("failed_gate"),
+                   message=d.get("message", ""), metrics=d.get("metrics"), cost=d.get("cost"),
+                   cached=bool(d.get("cached", False)), wall_s=float(d.get("wall_s", 0.0)))
+
+
+@dataclass
+class MoveContext:
+    """What a move may look at: the design, the flow preset, the current metrics, an LLM (or None)."""
+
+    design: DesignConfig
+    flow: FlowPreset
+    metrics: dict | None = None
+    llm: Any = None
+    extra: dict = field(default_factory=dict)
+
+
+@runtime_checkable
+class Move(Protocol):
+    """A low-level heuristic. ``propose`` returns a new state, or None when it does not apply."""
+
+    name: str
+    kind: str  # "rtl" | "recipe" | "param" | "llm"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None: ...
