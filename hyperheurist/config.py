@@ -130,6 +130,7 @@ class Equivalence(Model):
 
 class Verification(Model):
     cocotb: str | None = None
+    test_dir: Path | None = Field(default=None, validate_default=True)  # folder holding the cocotb module; defaults to the YAML's folder
     testbench: Path | None = None
     pass_regex: str = "PASSED"
     fail_regex: str | None = r"\bFAIL|\bERROR\b|\bMISMATCH"
@@ -144,16 +145,23 @@ class Verification(Model):
     def _files(cls, v: Any, info: ValidationInfo) -> Path | None:
         return _resolve_file(v, info)
 
-    @field_validator("cocotb")
+    @field_validator("test_dir", mode="before")
     @classmethod
-    def _cocotb_module(cls, v: str | None, info: ValidationInfo) -> str | None:
+    def _test_dir(cls, v: Any, info: ValidationInfo) -> Path:
+        p = Path(str(v)).expanduser() if v is not None else _base(info)
+        return (p if p.is_absolute() else _base(info) / p).resolve()
+
+    @model_validator(mode="after")
+    def _cocotb_module(self) -> "Verification":
+        v = self.cocotb
         if v is None:
-            return v
+            return self
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
-            raise ValueError(f"not a Python module name: {v!r}")
-        if not (_base(info) / f"{v}.py").is_file():
-            raise ValueError(f"cocotb test module not found: {_base(info) / (v + '.py')}")
-        return v
+            raise ValueError(f"cocotb: not a Python module name: {v!r}")
+        assert self.test_dir is not None
+        if not (self.test_dir / f"{v}.py").is_file():
+            raise ValueError(f"cocotb: test module not found: {self.test_dir / (v + '.py')}")
+        return self
 
     @field_validator("pass_regex", "fail_regex")
     @classmethod

@@ -24,7 +24,8 @@ from .errors import ToolError
 from .tools import tool_env, tool_path
 
 SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)|^(OPENAI_|ANTHROPIC_|AZURE_OPENAI)", re.I)
-DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024  # bytes of stdout+stderr before the tool is stopped
+DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024  # bytes of stdout+stderr before the tool is stopped (polled)
+DEFAULT_MAX_FILE = 1024 * 1024 * 1024  # hard cap on any one file a tool writes (RLIMIT_FSIZE)
 READ_BACK_LIMIT = 8 * 1024 * 1024  # bytes of each stream kept in memory
 
 _run_commands_file: Path | None = None
@@ -104,8 +105,9 @@ class ToolResult:
         }
 
 
-def _limits(mem_mb: int | None, cpu_s: int | None):
+def _limits(mem_mb: int | None, cpu_s: int | None, file_bytes: int):
     def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
         if mem_mb:
             b = mem_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (b, b))
@@ -155,11 +157,13 @@ def run_tool(
     mem_mb: int | None = None,
     cpu_s: int | None = None,
     max_output: int = DEFAULT_MAX_OUTPUT,
+    max_file_bytes: int = DEFAULT_MAX_FILE,
     resolve: bool = True,
 ) -> ToolResult:
     """Run ``argv`` and return what happened. Never raises for the tool's own failure.
 
-    ``argv[0]`` is a tool name from ``tools.TOOLS`` (resolved to its path, ToolNotFound if missing)
+    ``max_output`` bounds the logs (checked while waiting); ``max_file_bytes`` is a hard per-file
+    cap enforced by the kernel (the tool dies with SIGXFSZ). ``argv[0]`` is a tool name from ``tools.TOOLS`` (resolved to its path, ToolNotFound if missing)
     or a path. Logs go to ``log_dir/<name>.stdout`` and ``.stderr``.
     """
     if timeout_s is None or timeout_s <= 0:
@@ -185,7 +189,7 @@ def run_tool(
         try:
             proc = subprocess.Popen(
                 argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True, preexec_fn=_limits(mem_mb, cpu_s),
+                start_new_session=True, preexec_fn=_limits(mem_mb, cpu_s, max_file_bytes),
             )
         except FileNotFoundError as exc:
             raise ToolError(f"cannot start {argv[0]}: {exc.strerror}") from exc
@@ -214,6 +218,8 @@ def run_tool(
             raise
         finally:
             _kill_group(proc.pid)  # reap anything the tool left running in its group
+    if proc.returncode == -signal.SIGXFSZ or max(out_path.stat().st_size, err_path.stat().st_size) >= max_file_bytes:
+        limited = True  # killed by the file-size cap (Python children get EFBIG instead of the signal)
     res = ToolResult(
         name=name, argv=argv, cwd=str(cwd), returncode=proc.returncode,
         wall_s=time.monotonic() - t0, timed_out=timed_out, output_limited=limited,

@@ -1,0 +1,23 @@
+"""Shared fixtures. Tests that need real tools are marked `tools`; CI installs them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BENCHMARKS = REPO / "benchmarks"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    """Each test session uses its own PPA cache, so results never leak from a developer's machine."""
+    if "HH_CACHE_DIR" not in os.environ or not os.environ["HH_CACHE_DIR"].startswith(str(tmp_path_factory.getbasetemp())):
+        monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "hh-cache"))
+
+
+@pytest.fixture
+def repo() -> Path:
+    return REPO

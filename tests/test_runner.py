@@ -1,0 +1,128 @@
+"""The tool runner: timeouts kill the whole process group, crashes are reported, logs are kept."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.errors import ToolError, ToolNotFound
+from hyperheurist.runner import run_tool, safe_env, set_run_commands_file
+from hyperheurist.tools import tool_path
+
+PY = sys.executable
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purposes
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_hang_is_killed_with_its_children(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    script = (
+        "import subprocess, sys, time\n"
+        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(600)\n"
+    )
+    t0 = time.monotonic()
+    res = run_tool([PY, "-c", script], name="hang", log_dir=tmp_path, timeout_s=1.5)
+    assert time.monotonic() - t0 < 10
+    assert res.timed_out and not res.ok
+    assert "timed out" in res.describe()
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "grandchild survived the timeout"
+
+
+def test_crash_reports_return_code_and_keeps_logs(tmp_path: Path) -> None:
+    res = run_tool([PY, "-c", "import sys; print('out-line'); print('err-line', file=sys.stderr); sys.exit(7)"],
+                   name="crash", log_dir=tmp_path, timeout_s=20)
+    assert res.returncode == 7 and not res.ok
+    assert "exited with code 7" in res.describe()
+    assert (tmp_path / "crash.stdout").read_text().strip() == "out-line"
+    assert (tmp_path / "crash.stderr").read_text().strip() == "err-line"
+    commands = (tmp_path / "COMMANDS").read_text()
+    assert "exited with code 7" in commands and "sys.exit(7)" in commands
+    with pytest.raises(ToolError, match="code 7"):
+        res.check()
+
+
+def test_signal_death_is_named(tmp_path: Path) -> None:
+    res = run_tool([PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"],
+                   name="segv", log_dir=tmp_path, timeout_s=20)
+    assert res.signal_name == "SIGSEGV"
+    assert "crashed (SIGSEGV)" in res.describe()
+
+
+def test_runaway_output_is_stopped(tmp_path: Path) -> None:
+    spam = [PY, "-c", "import sys\nwhile True: sys.stdout.write('x' * 65536)"]
+    res = run_tool(spam, name="spam", log_dir=tmp_path, timeout_s=30, max_output=2_000_000)
+    assert res.output_limited and not res.ok and not res.timed_out
+    res = run_tool(spam, name="capped", log_dir=tmp_path, timeout_s=30, max_file_bytes=4_000_000)
+    assert res.output_limited and "output exceeded" in res.describe()
+    assert (tmp_path / "capped.stdout").stat().st_size <= 4_000_000
+
+
+def test_secrets_are_not_inherited(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok")
+    monkeypatch.setenv("HH_HARMLESS", "1")
+    res = run_tool([PY, "-c", "import os; print(sorted(os.environ))"], name="env", log_dir=tmp_path, timeout_s=20)
+    assert "OPENAI_API_KEY" not in res.stdout and "MY_SERVICE_TOKEN" not in res.stdout
+    assert "HH_HARMLESS" in res.stdout
+    assert "sk-test-secret" not in "".join(safe_env().values())
+
+
+def test_run_level_commands_file(tmp_path: Path) -> None:
+    cmds = tmp_path / "RUN_COMMANDS"
+    set_run_commands_file(cmds)
+    try:
+        run_tool([PY, "-c", "pass"], name="noop", log_dir=tmp_path / "stage", timeout_s=20)
+    finally:
+        set_run_commands_file(None)
+    assert "noop: noop ok" in cmds.read_text()
+
+
+def test_memory_limit_stops_allocation(tmp_path: Path) -> None:
+    res = run_tool([PY, "-c", "x = bytearray(2_000_000_000)"], name="mem", log_dir=tmp_path, timeout_s=30, mem_mb=300)
+    assert res.returncode != 0
+    assert "MemoryError" in res.stderr
+
+
+def test_timeout_is_mandatory(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        run_tool([PY, "-c", "pass"], name="x", log_dir=tmp_path, timeout_s=0)
+
+
+def test_missing_tool_says_how_to_install(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HH_YOSYS", str(tmp_path / "nope"))
+    with pytest.raises(ToolNotFound, match="HH_YOSYS"):
+        tool_path("yosys")
+    monkeypatch.delenv("HH_YOSYS")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ToolNotFound, match="apt-get install yosys"):
+        tool_path("yosys")
+
+
+def test_override_points_at_a_fake_tool(monkeypatch, tmp_path: Path) -> None:
+    fake = tmp_path / "fake-yosys"
+    fake.write_text("#!/bin/sh\necho fake-yosys \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("HH_YOSYS", str(fake))
+    res = run_tool(["yosys", "-V"], name="v", log_dir=tmp_path / "logs", timeout_s=10)
+    assert res.ok and res.stdout.strip() == "fake-yosys -V"
