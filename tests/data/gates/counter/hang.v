@@ -1,0 +1,13 @@
+// Saturates at 200: the test waits for wrap forever (simulated time keeps running).
+module counter (
+    input  wire       clk,
+    input  wire       rst_n,
+    input  wire       en,
+    output reg  [7:0] count,
+    output wire       wrap
+);
+    always @(posedge clk or negedge rst_n)
+        if (!rst_n) count <= 8'd0;
+        else if (en && count != 8'd200) count <= count + 8'd1;
+    assign wrap = (count == 8'hff);
+endmodule
