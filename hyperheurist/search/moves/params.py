@@ -1,0 +1,46 @@
+"""The tunable-parameter move: a new value for a parameter declared tunable in design.yaml."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..state import MoveContext, State
+from .verilog import MAX_TEXT, module_name, modules, overridable_parameters, parse
+
+
+def declared_parameters(files: tuple[tuple[str, str], ...], top: str) -> dict[str, str]:
+    """Overridable parameters of the top module and their default value text."""
+    for _, text in files:
+        if len(text) > MAX_TEXT:
+            continue
+        for mod in modules(parse(text)):
+            if module_name(mod) == top:
+                return overridable_parameters(mod, text)
+    return {}
+
+
+@dataclass(frozen=True)
+class TunableParamMove:
+    """Pick a tunable the candidate's top module declares and give it another listed value."""
+
+    name: str = "tunable_param"
+    kind: str = "param"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        tunables = ctx.design.tunables
+        if not tunables:
+            return None
+        cand = state.candidate
+        declared = declared_parameters(cand.files, cand.top)
+        overrides = dict(cand.params)
+        options: list[tuple[str, str]] = []
+        for t in tunables:
+            if t.name not in declared:
+                continue  # only when this candidate declares the parameter
+            current = overrides.get(t.name, declared[t.name])
+            options += [(t.name, str(v)) for v in t.values if str(v) != current.replace(" ", "")]
+        if not options:
+            return None
+        name, value = rng.choice(options)
+        return State(cand.with_params({**overrides, name: value}, move=self.name), state.recipe)

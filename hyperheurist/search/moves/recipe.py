@@ -1,0 +1,36 @@
+"""Synthesis-recipe moves: change one Yosys/ABC knob to another value the flow preset allows."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..state import MoveContext, State
+
+
+@dataclass(frozen=True)
+class RecipeKnobMove:
+    """Set ``knob`` to a different value from ``ctx.flow.space[knob]``; None if there is none."""
+
+    name: str
+    knob: str
+    kind: str = "recipe"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        current = getattr(state.recipe, self.knob)
+        if self.knob == "fsm_encoding" and not state.recipe.fsm:
+            return None  # the encoding only matters when Yosys extracts FSMs
+        choices = [v for v in ctx.flow.space.get(self.knob, ()) if v != current]
+        if not choices:
+            return None
+        return State(state.candidate, state.recipe.with_(**{self.knob: rng.choice(choices)}))
+
+
+def recipe_moves() -> list[RecipeKnobMove]:
+    return [
+        RecipeKnobMove("recipe_abc_script", "abc_script"),
+        RecipeKnobMove("recipe_delay_target", "abc_delay_target_ps"),
+        RecipeKnobMove("recipe_fsm_encoding", "fsm_encoding"),
+        RecipeKnobMove("recipe_share", "share"),
+        RecipeKnobMove("recipe_opt_full", "opt_full"),
+    ]

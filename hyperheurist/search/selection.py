@@ -1,0 +1,81 @@
+"""Hyper-heuristic move selection: adaptive operator selection by probability matching.
+
+Each move keeps a recency-weighted quality ``q`` (exponential moving average of its rewards). The
+selection probability is ``p_min + (1 - K * p_min) * q / sum(q)``: moves that recently produced
+valid improvements are picked more often, yet every move keeps at least ``p_min`` so the controller
+can notice when a move starts to pay off later in the run. Rewards are computed by the annealer
+(validity and relative improvement); "not applicable" and invalid proposals earn zero.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+VALID_REWARD = 0.05  # a valid proposal is worth a little even when it does not improve
+BEST_REWARD = 0.5  # extra reward for a proposal that improves its chain's best
+
+
+def reward(valid: bool, parent_cost: float, cost: float | None, improved_best: bool) -> float:
+    """The credit one evaluated proposal earns its move: validity plus relative improvement."""
+    if not valid or cost is None:
+        return 0.0
+    gain = (parent_cost - cost) / max(abs(parent_cost), 1e-12)
+    return VALID_REWARD + min(1.0, max(0.0, gain)) + (BEST_REWARD if improved_best else 0.0)
+
+
+@dataclass
+class AdaptiveSelector:
+    """Probability-matching selector over move names (deterministic given the RNG it is handed)."""
+
+    names: Sequence[str]
+    alpha: float = 0.3  # learning rate of the moving average: how fast credit follows recent results
+    p_min: float | None = None  # floor on each move's probability; default 0.2 / K
+    initial_quality: float = 1.0  # optimistic start, so every move is tried early
+    quality: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.names:
+            raise ValueError("the selector needs at least one move")
+        if len(set(self.names)) != len(self.names):
+            raise ValueError("move names must be unique")
+        if self.p_min is None:
+            self.p_min = 0.2 / len(self.names)
+        for n in self.names:
+            self.quality.setdefault(n, self.initial_quality)
+
+    def probabilities(self, exclude: Iterable[str] = ()) -> dict[str, float]:
+        """Selection probabilities over the moves not in ``exclude`` (they sum to 1)."""
+        skip = set(exclude)
+        names = [n for n in self.names if n not in skip]
+        if not names:
+            return {}
+        k = len(names)
+        p_min = min(float(self.p_min or 0.0), 1.0 / k)
+        total = sum(self.quality[n] for n in names)
+        if total <= 0:
+            return {n: 1.0 / k for n in names}
+        return {n: p_min + (1.0 - k * p_min) * self.quality[n] / total for n in names}
+
+    def choose(self, rng: random.Random, exclude: Iterable[str] = ()) -> str | None:
+        """Roulette-wheel pick; None when every move is excluded."""
+        probs = self.probabilities(exclude)
+        if not probs:
+            return None
+        x = rng.random()
+        acc = 0.0
+        last = None
+        for name, p in probs.items():  # dict order = self.names order: deterministic
+            acc += p
+            last = name
+            if x < acc:
+                return name
+        return last  # rounding: the sums can fall a hair short of 1
+
+    def update(self, name: str, r: float) -> None:
+        q = self.quality[name]
+        self.quality[name] = q + self.alpha * (r - q)
+
+    def state_dict(self) -> dict[str, float]:
+        return dict(self.quality)

@@ -1,0 +1,71 @@
+"""Recipe and tunable-parameter moves, and the default move set."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import load_design
+from hyperheurist.recipe import load_flow
+from hyperheurist.search.moves import default_moves
+from hyperheurist.search.moves.params import TunableParamMove, declared_parameters
+from hyperheurist.search.moves.recipe import recipe_moves
+from hyperheurist.search.state import MoveContext, State
+
+DATA = Path(__file__).parent / "data" / "config"
+PARAM_RTL = """module add8 #(parameter W = 8, parameter STAGES = 1) (input [7:0] a, b, output [7:0] sum);
+  localparam HIDDEN = 3;
+  assign sum = a + b;
+endmodule
+"""
+
+
+def ctx(flow: str = "default", **overrides) -> MoveContext:
+    return MoveContext(design=load_design(DATA / "good.yaml", overrides), flow=load_flow(flow))
+
+
+def test_recipe_moves_change_one_knob_within_the_space():
+    c = ctx()
+    start = State(Candidate.from_text(PARAM_RTL, "add8"), c.flow.recipe)
+    rng = random.Random(0)
+    for move in recipe_moves():
+        for _ in range(10):
+            new = move.propose(start, c, rng)
+            assert new is not None and new.candidate is start.candidate
+            changed = {k for k, v in new.recipe.to_dict().items() if v != start.recipe.to_dict()[k]}
+            assert changed == {move.knob}
+            assert getattr(new.recipe, move.knob) in c.flow.space[move.knob]
+
+
+def test_recipe_move_not_applicable_outside_the_space():
+    c = ctx("area")  # the area preset does not vary the delay target
+    start = State(Candidate.from_text(PARAM_RTL, "add8"), c.flow.recipe)
+    by_name = {m.name: m for m in recipe_moves()}
+    assert by_name["recipe_delay_target"].propose(start, c, random.Random(0)) is None
+    no_fsm = State(start.candidate, start.recipe.with_(fsm=False))
+    assert by_name["recipe_fsm_encoding"].propose(no_fsm, c, random.Random(0)) is None
+
+
+def test_tunable_param_only_for_declared_parameters():
+    c = ctx(tunables=[{"name": "W", "values": [8, 16]}, {"name": "HIDDEN", "values": [1, 2]},
+                      {"name": "DEPTH", "values": [1, 2]}])
+    cand = Candidate.from_text(PARAM_RTL, "add8")
+    assert declared_parameters(cand.files, "add8") == {"W": "8", "STAGES": "1"}
+    new = TunableParamMove().propose(State(cand, c.flow.recipe), c, random.Random(0))
+    assert new is not None and dict(new.candidate.params) == {"W": "16"}
+    assert new.candidate.parent == cand.digest and new.candidate.move == "tunable_param"
+    # the only other value is the current one: nothing left to try
+    again = TunableParamMove().propose(new, ctx(tunables=[{"name": "W", "values": [16]}]), random.Random(0))
+    assert again is None
+
+
+def test_default_moves_unique_names_and_kinds():
+    c = ctx(tunables=[{"name": "W", "values": [8, 16]}])
+    moves = default_moves(c.design, c.flow, llm_available=False)
+    names = [m.name for m in moves]
+    assert len(names) == len(set(names))
+    assert {"tunable_param", "recipe_abc_script", "recipe_delay_target", "recipe_share"} <= set(names)
+    assert all(m.kind in {"rtl", "recipe", "param", "llm"} for m in moves)
+    plain = default_moves(ctx().design, load_flow("area"), llm_available=False)
+    assert "tunable_param" not in {m.name for m in plain} and "recipe_delay_target" not in {m.name for m in plain}

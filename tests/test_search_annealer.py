@@ -1,0 +1,256 @@
+"""The annealer with a fake evaluator and fake moves: pure, fast, seeded."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import Anneal
+from hyperheurist.errors import NoValidCandidate
+from hyperheurist.recipe import ABC_SCRIPTS, Recipe
+from hyperheurist.search.annealer import Annealer, acceptance_probability, anneal, initial_temperature
+from hyperheurist.search.state import Evaluation, MoveContext, State
+
+HYP = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def make_state(v: int, recipe: Recipe | None = None) -> State:
+    return State(Candidate.from_text(f"v={v}\n", top="t"), recipe or Recipe())
+
+
+def value(state: State) -> int:
+    return int(state.candidate.files[0][1].strip().split("=")[1])
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    delta: int
+    kind: str = "rtl"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        return make_state(value(state) + self.delta, state.recipe)
+
+
+@dataclass(frozen=True)
+class Jump:
+    name: str = "jump"
+    kind: str = "rtl"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        return make_state(value(state) + rng.randint(-6, 6), state.recipe)
+
+
+@dataclass(frozen=True)
+class Never:
+    name: str = "never"
+    kind: str = "rtl"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        return None
+
+
+@dataclass(frozen=True)
+class Script:
+    name: str = "script"
+    kind: str = "recipe"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        choices = [s for s in ABC_SCRIPTS if s != state.recipe.abc_script]
+        return State(state.candidate, state.recipe.with_(abc_script=rng.choice(choices)))
+
+
+MOVES = [Step("inc", 1), Step("dec", -1), Jump(), Never(), Script()]
+
+
+class FakeEvaluator:
+    """A rugged deterministic landscape; v % 5 == 3 fails simulation. Logs every key it is asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def one(self, state: State) -> Evaluation:
+        v = value(state)
+        self.calls.append(state.key)
+        if v % 5 == 3:
+            return Evaluation(key=state.key, valid=False, failed_gate="simulation", message="mismatch")
+        bonus = ABC_SCRIPTS.index(state.recipe.abc_script) * 0.01
+        area, delay, power = 100 + (v - 20) ** 2, 2.0 + abs(v - 4) * 0.1 + bonus, 1.0 + math.sin(v) * 0.2
+        cost = area / 100 * 0.5 + delay / 2 * 0.3 + power * 0.2
+        return Evaluation(key=state.key, valid=True, cost=cost,
+                          metrics={"area_um2": area, "delay_ns": delay, "power_mw": power})
+
+    def __call__(self, batch: list[tuple[State, State | None]]) -> list[Evaluation]:
+        return [self.one(s) for s, _ in batch]
+
+
+def ctx_factory(state: State, ev: Evaluation) -> MoveContext:
+    return MoveContext(design=None, flow=None, metrics=ev.metrics)  # type: ignore[arg-type]
+
+
+def starts(fake: FakeEvaluator, values=(0, 11)) -> list[tuple[State, Evaluation]]:
+    out = []
+    for v in values:
+        s = make_state(v)
+        out.append((s, fake.one(s)))
+    return out
+
+
+def run(seed=1, chains=2, iterations=30, t0=None, moves=MOVES, stop_after=None, evaluate=None, fake=None):
+    fake = fake or FakeEvaluator()
+    records: list[dict] = []
+    cfg = Anneal(seed=seed, chains=chains, iterations=iterations, t0=t0, reheat_after=6)
+    done = {"n": 0}
+
+    def progress(info: dict) -> None:
+        done["n"] += 1
+
+    def should_stop() -> bool:
+        return stop_after is not None and done["n"] >= stop_after
+
+    res = anneal(starts(fake), list(moves), ctx_factory, evaluate or fake, cfg, records.append, progress, should_stop)
+    return res, records, fake
+
+
+@given(delta=st.floats(allow_nan=True, allow_infinity=True),
+       temperature=st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)))
+@HYP
+def test_acceptance_probability_is_a_probability(delta, temperature):
+    p = acceptance_probability(delta, temperature)
+    assert 0.0 <= p <= 1.0
+    if not math.isnan(delta) and delta <= 0:
+        assert p == 1.0
+
+
+def test_initial_temperature_accepts_mean_uphill_with_half():
+    t0 = initial_temperature([0.1, 0.3, -0.5])
+    assert acceptance_probability(0.2, t0) == pytest.approx(0.5)
+    assert initial_temperature([-1.0, 0.0]) is None
+
+
+@given(seed=st.integers(0, 10_000), chains=st.integers(1, 3), iterations=st.integers(0, 25))
+@HYP
+def test_best_never_regresses_and_invalid_never_accepted(seed, chains, iterations):
+    res, records, fake = run(seed, chains, iterations)
+    initial_best = min(e.cost for _, e in starts(FakeEvaluator()))
+    bests = [h["best_cost"] for h in res.history]
+    assert all(b2 <= b1 for b1, b2 in zip(bests, bests[1:]))
+    assert res.best[1].valid and res.best[1].cost <= initial_best
+    per_chain: dict[int, float] = {}
+    for r in records:
+        if r["verdict"].startswith("invalid") or r["verdict"] == "not-applicable":
+            assert not r["accepted"]
+        assert r["current_cost"] is not None  # the current state is always a valid one
+        prev = per_chain.get(r["chain"], math.inf)
+        assert r["best_cost"] <= prev
+        per_chain[r["chain"]] = r["best_cost"]
+    assert len(records) == chains * iterations
+    assert len(fake.calls) == len(set(fake.calls))  # memoised: no state is evaluated twice
+    assert res.counters["evaluations"] + 2 == len(fake.calls)
+
+
+def test_same_seed_same_trajectory_and_seed_matters():
+    _, a, _ = run(seed=5)
+    _, b, _ = run(seed=5)
+    _, c, _ = run(seed=6)
+    assert a == b
+    assert a != c
+
+
+@given(seed=st.integers(0, 1000), stop=st.integers(0, 12))
+@HYP
+def test_resume_equals_uninterrupted_run(seed, stop):
+    full, full_records, _ = run(seed=seed, iterations=15)
+    journal: dict[str, Evaluation] = {}
+    fake = FakeEvaluator()
+
+    def journaled(batch):
+        evs = fake(batch)
+        journal.update({e.key: e for e in evs})
+        return evs
+
+    part, part_records, _ = run(seed=seed, iterations=15, stop_after=stop, evaluate=journaled)
+    assert part.stopped == (stop < 15) and part.iterations_done == min(stop, 15)
+    assert part_records == full_records[: len(part_records)]
+    fresh = FakeEvaluator()
+
+    def resumed(batch):
+        return [journal[s.key] if s.key in journal else fresh.one(s) for s, _ in batch]
+
+    again, again_records, _ = run(seed=seed, iterations=15, evaluate=resumed)
+    assert again_records == full_records
+    assert again.best[0].key == full.best[0].key and again.move_stats == full.move_stats
+    assert not set(fresh.calls) & set(journal)  # nothing the journal held was evaluated again
+
+
+def test_explicit_t0_and_reheating():
+    res, records, _ = run(seed=3, chains=1, iterations=40, t0=0.05)
+    assert records[0]["temperature"] == pytest.approx(0.05)
+    temps = [r["temperature"] for r in records]
+    reheats = [i for i, r in enumerate(records) if r["reheated"]]
+    assert res.counters["reheats"] == len(reheats) > 0
+    for i in range(1, len(records)):
+        if not records[i - 1]["reheated"]:
+            assert temps[i] == pytest.approx(max(1e-4, temps[i - 1] * 0.95))
+        else:
+            assert temps[i] >= temps[i - 1]
+
+
+def test_auto_t0_from_first_uphill_deltas():
+    res, records, _ = run(seed=2, chains=2, iterations=10)
+    first = next(i for i, r in enumerate(records) if r["temperature"] is not None)
+    it = records[first]["iteration"]
+    ups = [r["delta"] for r in records if r["iteration"] == it and r.get("delta", 0) > 0]
+    assert res.t0 == pytest.approx(initial_temperature(ups))
+    assert all(r["temperature"] is None for r in records[:first])
+
+
+def test_not_applicable_moves_are_skipped_then_counted():
+    res, records, fake = run(iterations=5, moves=[Never()])
+    assert all(r["verdict"] == "not-applicable" and r["not_applicable"] == ["never"] for r in records)
+    assert res.counters["evaluations"] == 0 and len(fake.calls) == 2
+    assert res.move_stats["never"]["not_applicable"] == 10
+    _, records, _ = run(iterations=20, moves=[Never(), Step("inc", 1)])
+    assert all(r["move"] == "inc" for r in records)
+
+
+def test_selector_credits_moves_that_pay_off():
+    @dataclass(frozen=True)
+    class Broken:
+        name: str = "broken"
+        kind: str = "rtl"
+
+        def propose(self, state, ctx, rng):
+            return make_state(value(state) * 5 + 3 if value(state) % 5 != 3 else 8, state.recipe)
+
+    res, _, _ = run(iterations=40, moves=[Step("toward", 5), Broken()])
+    good, bad = res.move_stats["toward"], res.move_stats["broken"]
+    assert bad["valid"] == 0 and bad["invalid"] == bad["proposals"] > 0
+    assert good["credit"] > bad["credit"] == 0
+    assert good["weight"] > bad["weight"]
+    assert res.invalid_by_gate == {"simulation": bad["invalid"]}
+
+
+def test_pareto_archive_is_non_dominated():
+    res, _, fake = run(seed=4, iterations=30)
+    pts = [tuple(e.metrics[k] for k in ("area_um2", "delay_ns", "power_mw")) for _, e in res.pareto]
+    assert pts and len(set(pts)) == len(pts)
+    for a in pts:
+        for b in pts:
+            assert not (all(x <= y for x, y in zip(a, b)) and a != b)
+
+
+def test_no_valid_start_raises():
+    bad = make_state(3)
+    with pytest.raises(NoValidCandidate):
+        Annealer([(bad, FakeEvaluator().one(bad))], MOVES, ctx_factory, FakeEvaluator(), Anneal(), lambda r: None)
+
+
+def test_evaluate_contract_is_checked():
+    with pytest.raises(ValueError, match="evaluations for"):
+        run(evaluate=lambda batch: [])
