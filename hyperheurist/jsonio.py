@@ -78,3 +78,22 @@ def read_jsonl(path: Path) -> Iterator[dict]:
             if i == len(lines) - 1:
                 return
             raise
+
+
+def repair_jsonl(path: Path) -> int:
+    """Cut a torn final line (left by a kill mid-write) so appends start on a fresh line.
+
+    Returns the number of bytes removed.
+    """
+    path = Path(path)
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return 0
+    keep = data.rfind(b"\n") + 1
+    with open(path, "r+b") as fh:
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return len(data) - keep

@@ -1,0 +1,473 @@
+"""``hh run``: Phase 1 (candidates through the gates, LLM repair) then Phase 2 (annealing).
+
+The run directory is the record; the journal makes the run resumable. Tool work happens in a
+local process pool; scoring, acceptance and bookkeeping happen here.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from .candidate import Candidate
+from .config import DesignConfig, Weights
+from .errors import HHError, NoValidCandidate
+from .evaluate import EvalTask, Outcome, evaluate, first_line, worker_init
+from .jsonio import write_json, write_text_atomic
+from .journal import Journal
+from .recipe import FlowPreset, load_flow
+from .rundir import RunDir, default_jobs
+from .runner import set_run_commands_file
+from .search.state import Evaluation, State
+
+
+@dataclass
+class RunOptions:
+    out_root: Path = Path("runs")
+    jobs: int | None = None
+    quiet: bool = False
+    power: str | None = None
+    resume: Path | None = None
+    replay: Path | None = None
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    report: bool = True
+    argv: list[str] = field(default_factory=lambda: list(sys.argv))
+
+
+class StopFlag:
+    """Set by SIGINT/SIGTERM: the annealer finishes its iteration and the run is left resumable."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def __call__(self) -> bool:
+        return self.reason is not None
+
+    def install(self) -> Callable[[], None]:
+        old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+        def handler(signum: int, _frame: Any) -> None:
+            if self.reason is not None:  # second Ctrl-C: stop now
+                raise KeyboardInterrupt
+            self.reason = signal.Signals(signum).name
+
+        for s in old:
+            signal.signal(s, handler)
+
+        def restore() -> None:
+            for s, h in old.items():
+                signal.signal(s, h)
+
+        return restore
+
+
+def _weights(design: DesignConfig, flow: FlowPreset) -> Weights:
+    """design.yaml's weights, unless it leaves them unset and the flow preset gives some."""
+    if "weights" not in design.ppa.model_fields_set and flow.weights:
+        return Weights(**flow.weights)
+    return design.ppa.weights
+
+
+class Scorer:
+    """Turns metrics into the scalar cost, normalised to the baseline (first valid candidate)."""
+
+    def __init__(self, design: DesignConfig, flow: FlowPreset) -> None:
+        self.design = design
+        self.weights = _weights(design, flow)
+        self.baseline: dict | None = None
+
+    def __call__(self, metrics: dict) -> float:
+        from .ppa import PPAMetrics, cost
+
+        assert self.baseline is not None, "baseline must be set before scoring"
+        return cost(PPAMetrics.from_dict(metrics), PPAMetrics.from_dict(self.baseline), self.weights,
+                    self.design.ppa.clock_period_ns, self.design.ppa.timing_penalty)
+
+    def score(self, ev: Evaluation) -> Evaluation:
+        if not ev.valid or ev.metrics is None:
+            return ev
+        return Evaluation(**{**ev.__dict__, "cost": round(self(ev.metrics), 9)})
+
+
+class Flow:
+    def __init__(self, design: DesignConfig, rd: RunDir, opts: RunOptions, resume: bool = False) -> None:
+        self.design = design
+        self.rd = rd
+        self.opts = opts
+        self.flow = load_flow(design.ppa.flow)
+        self.scorer = Scorer(design, self.flow)
+        self.journal = Journal(rd.journal, resume=resume)
+        self.power = opts.power or design.ppa.power
+        self.jobs = opts.jobs or design.anneal.jobs or default_jobs()
+        self.stop = StopFlag()
+        self.t0 = time.monotonic()
+        self.evaluations = 0
+        self.cache_hits = 0
+        self.llm_client: Any = None
+        self.llm_note: str | None = None
+        self.rules: Any = None
+        self.pool: Executor | None = None
+        self.console: Any = None
+
+    # ---- plumbing -------------------------------------------------------------------------------
+    def _say(self, text: str) -> None:
+        if not self.opts.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    def _run_tasks(self, tasks: list[EvalTask]) -> list[Outcome]:
+        if not tasks:
+            return []
+        assert self.pool is not None
+        if len(tasks) == 1 or self.jobs == 1:
+            return [evaluate(t) for t in tasks]
+        return list(self.pool.map(evaluate, tasks))
+
+    def _count(self, ev: Evaluation) -> None:
+        self.evaluations += 1
+        if ev.cached:
+            self.cache_hits += 1
+
+    # ---- Phase 1 --------------------------------------------------------------------------------
+    def _setup_llm(self) -> None:
+        from .llm.providers import make_client
+        from .llm.rules import RuleMemory
+
+        self.rules = RuleMemory(self.rd.path / "rules.json", self.design.generation.rules_file)
+        made = make_client(self.design, self.rd.path, base_url=self.opts.base_url, api_key=self.opts.api_key,
+                           model=self.opts.model, replay_dir=self.opts.replay)
+        if isinstance(made, tuple):
+            self.llm_client, self.llm_note = made
+        else:
+            self.llm_client = made
+        if self.llm_note:
+            self._say(f"hh: {self.llm_note}")
+
+    def _candidates(self) -> list[Candidate]:
+        from .llm.providers import initial_candidates
+
+        cands = initial_candidates(self.design, self.llm_client, self.rules)
+        seen: set[str] = set()
+        unique = []
+        for c in cands:
+            if c.digest not in seen:
+                seen.add(c.digest)
+                unique.append(c)
+        return unique
+
+    def _phase1_outcomes(self, cands: list[Candidate]) -> list[tuple[Evaluation, dict | None]]:
+        """Gate + PPA every candidate (journal-memoised), in candidate order."""
+        results: list[tuple[Evaluation, dict | None] | None] = [None] * len(cands)
+        todo = []
+        for i, c in enumerate(cands):
+            st = State(c, self.flow.recipe)
+            rec = self.journal.phase1.get(st.key)
+            if rec is not None:
+                results[i] = (Evaluation.from_dict(rec["evaluation"]), rec.get("gates"))
+            else:
+                todo.append((i, EvalTask(self.design, self.rd.path, st, None, self.power)))
+        for (i, _), out in zip(todo, self._run_tasks([t for _, t in todo])):
+            results[i] = (out.evaluation, out.gate_report)
+        return [r for r in results if r is not None]
+
+    def _entry(self, cand: Candidate, ev: Evaluation, gates: dict | None, repaired_from: str | None) -> dict:
+        return {
+            "key": State(cand, self.flow.recipe).key, "digest": cand.digest, "label": cand.label or cand.short,
+            "origin": cand.origin, "repaired_from": repaired_from,
+            "verdict": "valid" if ev.valid else "invalid", "gate": ev.failed_gate, "message": ev.message,
+            "evaluation": ev.to_dict(), "gates": gates,
+        }
+
+    def phase1(self) -> tuple[list[tuple[State, Evaluation]], list[dict]]:
+        self._setup_llm()
+        cands = self._candidates()
+        self._say(f"hh: phase 1: {len(cands)} candidates through the gates ({self.jobs} jobs)")
+        entries: list[dict] = []
+        valid: list[tuple[State, Evaluation]] = []
+        outcomes = self._phase1_outcomes(cands)
+        for cand, (ev, gates) in zip(cands, outcomes):
+            entry = self._entry(cand, ev, gates, None)
+            self.journal.record_phase1(entry)
+            entries.append(entry)
+            self._count(ev)
+            if ev.valid:
+                valid.append((State(cand, self.flow.recipe), ev))
+                continue
+            if self.rules is not None:
+                self.rules.observe(ev.failed_gate or "unknown", ev.message)
+            repaired = self._repair(cand, ev, entries)
+            if repaired is not None:
+                valid.append(repaired)
+        if self.rules is not None:
+            self.rules.save()
+        return valid, entries
+
+    def _repair(self, cand: Candidate, ev: Evaluation, entries: list[dict]) -> tuple[State, Evaluation] | None:
+        if self.llm_client is None or ev.failed_gate == "infrastructure":
+            return None
+        from .llm.client import LLMUnavailable
+
+        current, current_ev = cand, ev
+        for _attempt in range(self.design.generation.repair_attempts):
+            failure = _GateFailure(current_ev.failed_gate or "unknown", current_ev.message)
+            try:
+                fixed = self.llm_client.repair(self.design, current, failure, self.rules)
+            except LLMUnavailable as exc:
+                self.llm_note = f"LLM unavailable during repair: {first_line(exc)}"
+                self._say(f"hh: {self.llm_note}; continuing without repair")
+                self.llm_client = None
+                return None
+            if fixed is None:
+                return None
+            (out_ev, gates), = self._phase1_outcomes([fixed])
+            entry = self._entry(fixed, out_ev, gates, current.digest)
+            self.journal.record_phase1(entry)
+            entries.append(entry)
+            self._count(out_ev)
+            if out_ev.valid:
+                return State(fixed, self.flow.recipe), out_ev
+            self.rules.observe(out_ev.failed_gate or "unknown", out_ev.message)
+            current, current_ev = fixed, out_ev
+        return None
+
+    # ---- Phase 2 --------------------------------------------------------------------------------
+    def _evaluate_batch(self, batch: list[tuple[State, State | None]]) -> list[Evaluation]:
+        out: list[Evaluation | None] = [None] * len(batch)
+        todo: list[tuple[int, EvalTask]] = []
+        for i, (st, parent) in enumerate(batch):
+            known = self.journal.evals.get(st.key)
+            if known is not None:
+                out[i] = self.scorer.score(known)
+            else:
+                todo.append((i, EvalTask(self.design, self.rd.path, st, parent, self.power)))
+        for (i, task), res in zip(todo, self._run_tasks([t for _, t in todo])):
+            ev = res.evaluation
+            self._count(ev)
+            self.journal.record_eval(task.state.candidate.digest, task.state.recipe.to_dict(), ev)
+            out[i] = self.scorer.score(ev)
+        return [e for e in out if e is not None]
+
+    def phase2(self, starts: list[tuple[State, Evaluation]]) -> Any:
+        from .search.annealer import anneal
+        from .search.moves import default_moves
+        from .search.state import MoveContext
+
+        moves = default_moves(self.design, self.flow, llm_available=self.llm_client is not None)
+        if self.design.anneal.moves:
+            wanted = set(self.design.anneal.moves)
+            unknown = wanted - {m.name for m in moves}
+            if unknown:
+                raise HHError(f"anneal.moves: unknown move(s) {', '.join(sorted(unknown))}")
+            moves = [m for m in moves if m.name in wanted]
+
+        def ctx_factory(state: State, ev: Evaluation) -> MoveContext:
+            return MoveContext(design=self.design, flow=self.flow, metrics=ev.metrics, llm=self.llm_client)
+
+        progress = _Progress(self.design.anneal.iterations, quiet=self.opts.quiet)
+        try:
+            return anneal(starts, moves, ctx_factory, self._evaluate_batch, self.design.anneal,
+                          self.journal.record_step, progress.update, self.stop)
+        finally:
+            progress.close()
+
+    # ---- the whole run --------------------------------------------------------------------------
+    def run(self) -> dict:
+        restore = self.stop.install()
+        set_run_commands_file(self.rd.commands)
+        self.pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=worker_init,
+                                        initargs=(str(self.rd.commands),))
+        try:
+            valid, entries = self.phase1()
+            if not valid:
+                summary = self._summary_no_valid(entries)
+                write_json(self.rd.summary, summary)
+                counts = ", ".join(f"{g}: {n}" for g, n in summary["rejected_by_gate"].items()) or "none"
+                raise NoValidCandidate(f"no candidate passed every gate ({len(entries)} tried; rejected by {counts}); "
+                                       f"see {self.rd.path}")
+            baseline_state, baseline_ev = valid[0]
+            self.scorer.baseline = baseline_ev.metrics
+            starts = [(st, self.scorer.score(ev)) for st, ev in valid]
+            self._say(f"hh: phase 1: {len(valid)} valid of {len(entries)}; baseline {baseline_state.candidate.label} "
+                      f"area {baseline_ev.metrics['area_um2']:.0f} um2, delay {baseline_ev.metrics['delay_ns']:.3f} ns")
+            result = self.phase2(starts) if self.design.anneal.iterations > 0 else None
+            summary = self._summary(starts, entries, result)
+            self._write_outputs(starts[0], summary, result)
+            self.journal.record({"type": "end", "status": summary["status"], "best_cost": summary["best"]["cost"]})
+            return summary
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            set_run_commands_file(None)
+            restore()
+
+    # ---- outputs --------------------------------------------------------------------------------
+    def _llm_usage(self) -> dict:
+        usage = getattr(self.llm_client, "usage", None)
+        if callable(usage):
+            usage = usage()
+        out = dict(usage) if isinstance(usage, dict) else {"requests": 0, "tokens": 0}
+        if self.llm_note:
+            out["note"] = self.llm_note
+        return out
+
+    def _phase1_stats(self, entries: list[dict]) -> dict:
+        rejected: dict[str, int] = {}
+        for e in entries:
+            if e["verdict"] != "valid":
+                rejected[e["gate"] or "unknown"] = rejected.get(e["gate"] or "unknown", 0) + 1
+        return {
+            "candidates": sum(1 for e in entries if e["repaired_from"] is None),
+            "valid": sum(1 for e in entries if e["verdict"] == "valid"),
+            "repaired": sum(1 for e in entries if e["repaired_from"] and e["verdict"] == "valid"),
+            "rejected_by_gate": rejected,
+            "entries": [{k: e[k] for k in ("label", "digest", "origin", "verdict", "gate", "message", "repaired_from")}
+                        for e in entries],
+        }
+
+    def _base_summary(self, entries: list[dict]) -> dict:
+        from .rundir import manifest
+
+        p1 = self._phase1_stats(entries)
+        return {
+            "design": self.design.name,
+            "seed": self.design.anneal.seed,
+            "run_dir": str(self.rd.path),
+            "phase1": p1,
+            "rejected_by_gate": dict(p1["rejected_by_gate"]),
+            "wall_s": round(time.monotonic() - self.t0, 3),
+            "cache_hits": self.cache_hits,
+            "llm": self._llm_usage(),
+            "tools": manifest(self.design, self.design.anneal.seed, [])["tools"],
+            "reproduce": self._reproduce(),
+        }
+
+    def _reproduce(self) -> list[str]:
+        src = self.design.source or self.rd.resolved
+        return [
+            f"hh run {src} --set anneal.seed={self.design.anneal.seed} --set anneal.iterations={self.design.anneal.iterations}",
+            f"hh run --resume {self.rd.path}",
+            f"hh gate {src} {self.rd.path / 'best' / 'src'}/*.v",
+        ]
+
+    def _summary_no_valid(self, entries: list[dict]) -> dict:
+        s = self._base_summary(entries)
+        s.update({"status": "no-valid-candidate", "initial": None, "best": None, "improvement": None,
+                  "evaluations": self.evaluations, "moves": {}, "pareto": []})
+        return s
+
+    @staticmethod
+    def _point(st: State, ev: Evaluation) -> dict:
+        m = ev.metrics or {}
+        return {"digest": st.candidate.digest, "key": st.key, "label": st.candidate.label, "move": st.candidate.move,
+                "recipe": st.recipe.to_dict(), "area_um2": m.get("area_um2"), "delay_ns": m.get("delay_ns"),
+                "power_mw": m.get("power_mw"), "cost": ev.cost, "cells": m.get("cells"),
+                "slack_ns": m.get("slack_ns"), "fmax_mhz": m.get("fmax_mhz"), "power_fidelity": m.get("power_fidelity")}
+
+    def _summary(self, starts: list[tuple[State, Evaluation]], entries: list[dict], result: Any) -> dict:
+        s = self._base_summary(entries)
+        init_st, init_ev = starts[0]
+        if result is not None:
+            best_st, best_ev = result.best
+            pareto = [self._point(st, ev) for st, ev in result.pareto]
+            moves = result.move_stats
+            rejected2 = dict(result.invalid_by_gate)
+            status = "interrupted" if self.stop() else "complete"
+            extra = {"chains": self.design.anneal.chains, "iterations": self.design.anneal.iterations,
+                     "iterations_done": result.iterations_done,
+                     "chain_best": [self._point(st, ev) for st, ev in result.chain_best],
+                     "t0": result.t0, "counters": result.counters, "history": result.history}
+        else:
+            best_st, best_ev = min(starts, key=lambda se: se[1].cost if se[1].cost is not None else float("inf"))
+            pareto, moves, rejected2, status, extra = [self._point(best_st, best_ev)], {}, {}, "complete", {}
+        for g, n in rejected2.items():
+            s["rejected_by_gate"][g] = s["rejected_by_gate"].get(g, 0) + n
+        initial, best = self._point(init_st, init_ev), self._point(best_st, best_ev)
+        improvement = (initial["cost"] - best["cost"]) / initial["cost"] if initial["cost"] else 0.0
+        s.update({"status": status, "initial": initial, "best": best, "improvement": round(improvement, 6),
+                  "evaluations": self.evaluations, "moves": moves, "phase2_rejected_by_gate": rejected2,
+                  "pareto": pareto, **extra})
+        if status == "interrupted":
+            s["interrupted_by"] = self.stop.reason
+        return s
+
+    def _write_design(self, folder: Path, st: State, ev: Evaluation) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        st.candidate.write(folder)
+        write_text_atomic(folder / "design.v", st.candidate.text)
+        write_text_atomic(folder / "recipe.yaml", yaml.safe_dump(st.recipe.to_dict(), sort_keys=False))
+        write_json(folder / "ppa.json", {"metrics": ev.metrics, "cost": ev.cost, "candidate": st.candidate.to_dict()})
+
+    def _write_outputs(self, initial: tuple[State, Evaluation], summary: dict, result: Any) -> None:
+        if result is not None:
+            best = result.best
+        else:
+            best = next((se for se in [initial] if se[0].key == summary["best"]["key"]), initial)
+        self._write_design(self.rd.path / "initial", *initial)
+        self._write_design(self.rd.path / "best", *best)
+        write_json(self.rd.path / "pareto.json", summary["pareto"])
+        summary["wall_s"] = round(time.monotonic() - self.t0, 3)
+        write_json(self.rd.summary, summary)
+
+
+@dataclass(frozen=True)
+class _GateFailure:
+    gate: str
+    message: str
+    passed: bool = False
+
+
+class _Progress:
+    """A live line (iteration, temperature, best cost, acceptance, ETA) on a terminal; silent with --quiet."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total = total
+        self.quiet = quiet or not sys.stderr.isatty()
+        self.t0 = time.monotonic()
+        self.progress: Any = None
+        self.task: Any = None
+        self.last_print = 0.0
+        if not self.quiet:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.progress = Progress(TextColumn("[bold]anneal[/]"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                                     TextColumn("{task.fields[info]}"), TimeRemainingColumn(), transient=True)
+            self.task = self.progress.add_task("anneal", total=total, info="")
+            self.progress.start()
+
+    def update(self, info: dict) -> None:
+        if self.progress is None:
+            return
+        text = (f"T={info.get('temperature', 0):.3g} best={info.get('best_cost', float('nan')):.4f} "
+                f"acc={info.get('acceptance_rate', 0):.0%}")
+        self.progress.update(self.task, completed=info.get("iteration", 0) + 1, info=text)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def start_run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, bool]:
+    if opts.resume is not None:
+        return RunDir.open(opts.resume), True
+    return RunDir.create(design, design.anneal.seed, root=opts.out_root, argv=opts.argv), False
+
+
+def run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, dict]:
+    rd, resumed = start_run(design, opts)
+    summary = Flow(design, rd, opts, resume=resumed).run()
+    if opts.report:
+        try:
+            from .report import render_run
+
+            render_run(rd.path)
+        except (HHError, OSError, ImportError) as exc:
+            print(f"hh: warning: report not written: {first_line(exc)}", file=sys.stderr)
+    return rd, summary
+

@@ -1,0 +1,57 @@
+"""The run journal: an append-only JSONL record that also drives ``--resume``.
+
+On resume the journal is read back into memos (Phase-1 verdicts by candidate digest, evaluations by
+state key, the number of steps already written). The flow then replays from the start with the same
+seed: memoised results are reused instead of re-evaluated, and records already present are not
+written twice, so the file stays one clean trajectory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .jsonio import append_jsonl, read_jsonl, repair_jsonl
+from .search.state import Evaluation
+
+
+class Journal:
+    def __init__(self, path: Path, resume: bool = False) -> None:
+        self.path = Path(path)
+        self.phase1: dict[str, dict] = {}
+        self.evals: dict[str, Evaluation] = {}
+        self.torn_bytes = 0
+        self._steps_on_disk = 0
+        self._steps_seen = 0
+        if resume:
+            self.torn_bytes = repair_jsonl(self.path)
+            for rec in read_jsonl(self.path):
+                kind = rec.get("type")
+                if kind == "phase1":
+                    self.phase1[rec["key"]] = rec
+                elif kind == "eval":
+                    self.evals[rec["key"]] = Evaluation.from_dict(rec)
+                elif kind == "step":
+                    self._steps_on_disk += 1
+
+    @property
+    def resumed_steps(self) -> int:
+        return self._steps_on_disk
+
+    def record_phase1(self, rec: dict[str, Any]) -> None:
+        if rec["key"] not in self.phase1:
+            self.phase1[rec["key"]] = rec
+            append_jsonl(self.path, {"type": "phase1", **rec})
+
+    def record_eval(self, state_digest: str, recipe: dict, ev: Evaluation) -> None:
+        if ev.key not in self.evals:
+            self.evals[ev.key] = ev
+            append_jsonl(self.path, {"type": "eval", "digest": state_digest, "recipe": recipe, **ev.to_dict()})
+
+    def record_step(self, rec: dict[str, Any]) -> None:
+        self._steps_seen += 1
+        if self._steps_seen > self._steps_on_disk:
+            append_jsonl(self.path, {"type": "step", **rec})
+
+    def record(self, rec: dict[str, Any]) -> None:
+        append_jsonl(self.path, rec)
