@@ -9,7 +9,6 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -20,6 +19,7 @@ from .candidate import Candidate
 from .config import DesignConfig, Weights
 from .errors import HHError, NoValidCandidate
 from .evaluate import EvalTask, Outcome, evaluate, first_line, worker_init
+from .executors import Executor, make_executor
 from .jsonio import write_json, write_text_atomic
 from .journal import Journal
 from .recipe import FlowPreset, load_flow
@@ -40,6 +40,8 @@ class RunOptions:
     model: str | None = None
     api_key: str | None = None
     report: bool = True
+    executor: str = "local"
+    ray_address: str | None = None
     argv: list[str] = field(default_factory=lambda: list(sys.argv))
 
 
@@ -127,9 +129,7 @@ class Flow:
         if not tasks:
             return []
         assert self.pool is not None
-        if len(tasks) == 1 or self.jobs == 1:
-            return [evaluate(t) for t in tasks]
-        return list(self.pool.map(evaluate, tasks))
+        return self.pool.map(evaluate, tasks)
 
     def _count(self, ev: Evaluation) -> None:
         self.evaluations += 1
@@ -244,7 +244,8 @@ class Flow:
         todo: list[tuple[int, EvalTask]] = []
         for i, (st, parent) in enumerate(batch):
             known = self.journal.evals.get(st.key)
-            if known is not None:
+            if known is not None:  # evaluated before the run was killed: replayed, not re-run
+                self._count(known)
                 out[i] = self.scorer.score(known)
             else:
                 todo.append((i, EvalTask(self.design, self.rd.path, st, parent, self.power)))
@@ -282,8 +283,8 @@ class Flow:
     def run(self) -> dict:
         restore = self.stop.install()
         set_run_commands_file(self.rd.commands)
-        self.pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=worker_init,
-                                        initargs=(str(self.rd.commands),))
+        self.pool = make_executor(self.opts.executor, self.jobs, address=self.opts.ray_address,
+                                  initializer=worker_init, initargs=(str(self.rd.commands),))
         try:
             valid, entries = self.phase1()
             if not valid:
@@ -303,7 +304,7 @@ class Flow:
             self.journal.record({"type": "end", "status": summary["status"], "best_cost": summary["best"]["cost"]})
             return summary
         finally:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool.shutdown()
             set_run_commands_file(None)
             restore()
 

@@ -27,11 +27,15 @@ from .errors import EXIT_INTERRUPTED, ConfigError, InputError
 @click.option("--base-url", help="OpenAI-compatible endpoint (overrides generation.base_url and OPENAI_BASE_URL).")
 @click.option("--model", help="Model name (overrides generation.model).")
 @click.option("--provider", type=click.Choice(["offline", "openai", "files"]), help="Candidate source (generation.provider).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where evaluations run: a local process pool or a Ray cluster.")
+@click.option("--ray-address", help="Ray cluster address (default: RAY_ADDRESS, else a local Ray instance).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display (CI logs).")
 @click.option("--no-report", is_flag=True, help="Skip report.html.")
 def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: int | None, chains: int | None,
         jobs: int | None, overrides: tuple[str, ...], power: str | None, resume: Path | None, replay: Path | None,
-        base_url: str | None, model: str | None, provider: str | None, quiet: bool, no_report: bool) -> int:
+        base_url: str | None, model: str | None, provider: str | None, executor: str, ray_address: str | None,
+        quiet: bool, no_report: bool) -> int:
     """Run DESIGN_YAML end to end: Phase 1 gates every candidate, Phase 2 anneals the valid ones for PPA.
 
     Leaves runs/<design>/<timestamp>-s<seed>/ with every candidate, journal.jsonl, summary.json,
@@ -57,7 +61,7 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
     design = load_design(design_yaml, sets)
     opts = RunOptions(out_root=out_root, jobs=jobs, quiet=quiet, power=power, resume=resume, replay=replay,
                       base_url=base_url, model=model, api_key=os.environ.get("OPENAI_API_KEY"),
-                      report=not no_report, argv=["hh", *sys.argv[1:]])
+                      report=not no_report, executor=executor, ray_address=ray_address, argv=["hh", *sys.argv[1:]])
     rd, summary = run_flow(design, opts)
     _print_summary(rd.path, summary, quiet)
     if summary.get("status") == "interrupted":

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""The benchmark sweep: `hh run` on every benchmark for K seeds, plus the reference, into one table.
+
+Writes <out>/sweep.json, sweep.csv, sweep.md and sweep.html. Runs execute as separate `hh run`
+processes (one evaluation job each), JOBS at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from hyperheurist.config import load_design  # noqa: E402
+from hyperheurist.jsonio import read_json  # noqa: E402
+
+
+def hh() -> list[str]:
+    return [sys.executable, "-m", "hyperheurist"]
+
+
+def run_one(design_yaml: Path, seed: int, iterations: int | None, out: Path, timeout_s: float) -> dict:
+    argv = [*hh(), "run", str(design_yaml), "--seed", str(seed), "--jobs", "1", "--quiet", "--out", str(out / "runs")]
+    if iterations is not None:
+        argv += ["--iterations", str(iterations)]
+    t0 = time.monotonic()
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+    wall = time.monotonic() - t0
+    runs = sorted((out / "runs" / load_design(design_yaml).name).glob(f"*-s{seed}*"), key=lambda p: p.stat().st_mtime)
+    run_dir = runs[-1] if runs else None
+    if proc.returncode != 0 or run_dir is None or not (run_dir / "summary.json").is_file():
+        return {"ok": False, "rc": proc.returncode, "stderr": proc.stderr.strip().splitlines()[-3:], "wall_s": wall,
+                "run_dir": str(run_dir) if run_dir else None}
+    return {"ok": True, "run_dir": str(run_dir), "summary": read_json(run_dir / "summary.json"), "wall_s": wall}
+
+
+def reference_ppa(design_yaml: Path, run_dir: Path) -> dict | None:
+    """The hand-written reference with the default recipe, costed against the run's baseline."""
+    from hyperheurist.candidate import Candidate
+    from hyperheurist.flow import Scorer
+    from hyperheurist.ppa import PPACache, estimate
+    from hyperheurist.recipe import load_flow
+
+    design = load_design(design_yaml)
+    if design.verification.reference is None:
+        return None
+    flow = load_flow(design.ppa.flow)
+    cand = Candidate.from_paths([design.verification.reference], design.top, label="reference")
+    m = estimate(cand, design, flow.recipe, run_dir / "reference-ppa", power=design.ppa.power, cache=PPACache.default())
+    scorer = Scorer(design, flow)
+    scorer.baseline = read_json(run_dir / "initial" / "ppa.json")["metrics"]
+    md = m.to_dict()
+    return {"area_um2": md["area_um2"], "delay_ns": md["delay_ns"], "power_mw": md["power_mw"], "cost": scorer(md)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=None, help="override anneal.iterations")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--benchmarks", default="", help="comma-separated subset")
+    ap.add_argument("--out", type=Path, default=REPO / "results")
+    ap.add_argument("--timeout", type=float, default=3600)
+    args = ap.parse_args()
+
+    names = [b for b in args.benchmarks.split(",") if b] or sorted(
+        p.parent.name for p in (REPO / "benchmarks").glob("*/design.yaml"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    jobs = [(REPO / "benchmarks" / n / "design.yaml", s) for n in names for s in range(1, args.seeds + 1)]
+    t0 = time.monotonic()
+    print(f"sweep: {len(names)} benchmarks x {args.seeds} seeds = {len(jobs)} runs, {args.jobs} at a time", flush=True)
+
+    def work(job: tuple[Path, int]) -> dict:
+        yaml_path, seed = job
+        res = run_one(yaml_path, seed, args.iterations, args.out, args.timeout)
+        name = yaml_path.parent.name
+        status = "ok" if res["ok"] else f"FAILED rc={res['rc']}: {' '.join(res['stderr'])}"
+        print(f"  {name} seed {seed}: {status} ({res['wall_s']:.0f} s)", flush=True)
+        res.update({"benchmark": name, "seed": seed, "design_yaml": str(yaml_path)})
+        return res
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(work, jobs))
+
+    entries = []
+    refs: dict[str, dict | None] = {}
+    for res in results:
+        if not res["ok"]:
+            continue
+        name = res["benchmark"]
+        if name not in refs:
+            refs[name] = reference_ppa(Path(res["design_yaml"]), Path(res["run_dir"]))
+        entries.append({"benchmark": name, "seed": res["seed"], "summary": res["summary"], "reference": refs[name]})
+    failed = [f"{r['benchmark']}/s{r['seed']}" for r in results if not r["ok"]]
+
+    from hyperheurist.report.sweep import aggregate, write_sweep
+
+    agg = aggregate(entries)
+    agg["failed_runs"] = failed
+    agg["wall_s"] = round(time.monotonic() - t0, 1)
+    agg["settings"] = {"seeds": args.seeds, "iterations": args.iterations, "jobs": args.jobs}
+    write_sweep(args.out, agg)
+    print((args.out / "sweep.md").read_text())
+    print(f"sweep: {len(entries)}/{len(jobs)} runs ok in {agg['wall_s']:.0f} s; results in {args.out}")
+    if failed:
+        print(f"sweep: failed runs: {', '.join(failed)}", file=sys.stderr)
+    json.dumps(agg)  # fail loudly here rather than in a later reader if something is not serialisable
+    return 0 if not failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
