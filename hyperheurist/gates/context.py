@@ -1,0 +1,87 @@
+"""What every gate needs: the candidate on disk, the design, the golden side, limits and timeouts."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..candidate import Candidate
+from ..config import DesignConfig
+from ..errors import ConfigError
+
+VERILOG_EXT = (".v", ".sv", ".vh", ".svh")
+DATA_EXT = (".hex", ".mem", ".txt", ".bin", ".dat")
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
+# parameter values end up in command lines and generated Verilog: allow literals only
+PARAM_VALUE = re.compile(r"^(-?[0-9_]+|[0-9]*'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+|[A-Za-z_][A-Za-z0-9_]*|\"[^\"\\\n]*\")$")
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+
+
+def is_verilog(name: str) -> bool:
+    return name.lower().endswith(VERILOG_EXT)
+
+
+def is_header(name: str) -> bool:
+    return name.lower().endswith((".vh", ".svh"))
+
+
+def checked_params(cand: Candidate) -> dict[str, str]:
+    """Candidate.params as a dict, validated so they cannot smuggle text into argv or Verilog."""
+    out: dict[str, str] = {}
+    for k, v in cand.params:
+        v = str(v).strip()
+        if not IDENT.match(k) or not PARAM_VALUE.match(v):
+            raise ConfigError(f"parameter override {k}={v!r}: not a Verilog identifier and literal")
+        out[k] = v
+    return out
+
+
+@dataclass
+class GateContext:
+    cand: Candidate
+    design: DesignConfig
+    workdir: Path
+    golden: Candidate | None
+    equivalence: bool
+
+    @property
+    def src_dir(self) -> Path:
+        return self.workdir / "src"
+
+    @property
+    def top(self) -> str:
+        return self.design.top
+
+    @property
+    def params(self) -> dict[str, str]:
+        return checked_params(self.cand)
+
+    @property
+    def tool_timeout(self) -> float:
+        return self.design.limits.tool_timeout_s
+
+    @property
+    def sim_timeout(self) -> float:
+        return self.design.verification.timeout_s
+
+    @property
+    def mem_mb(self) -> int:
+        return self.design.limits.tool_mem_mb
+
+    def write_sources(self) -> None:
+        """Write the candidate into ``workdir/src`` (after the safety gate vetted names and sizes)."""
+        self.cand.write(self.workdir)
+
+    def sources(self) -> list[Path]:
+        """Verilog files to compile (headers are only reached through `include)."""
+        return [self.src_dir / Path(n).name for n, _ in self.cand.files if is_verilog(n) and not is_header(n)]
+
+    def data_files(self) -> list[Path]:
+        return [self.src_dir / Path(n).name for n, _ in self.cand.files if not is_verilog(n)]
+
+    def stage_inputs(self, folder: Path) -> None:
+        """Copy data files ($readmem targets) beside a tool's working directory, where it resolves them."""
+        for p in self.data_files():
+            shutil.copyfile(p, Path(folder) / p.name)

@@ -1,0 +1,130 @@
+"""Gate 1, safety: vet untrusted RTL text before any tool reads it.
+
+Rejects: too many or too large files, binary data, unsafe file names; system tasks outside an
+allow-list (file I/O, ``$system``, dumps, Verilator's ``$c`` C++ escapes, ...); ``$readmemh/b`` of
+anything but a data file shipped with the candidate; ``include`` of anything but a candidate
+header; macro token pasting (it could assemble a forbidden name); Verilator ``systemc_*`` code
+blocks; ``translate_off`` pragmas (the simulated and the synthesized design would differ).
+An allow-list rather than a deny-list because the input is adversarial by assumption.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from ..candidate import Candidate
+from ..config import Limits
+from .context import SAFE_NAME, is_header, is_verilog
+from .lexer import Lexed, lex
+from .result import GateResult, failed, passed
+
+ALLOWED_TASKS = frozenset("""
+display displayb displayh displayo write writeb writeh writeo strobe strobeb strobeh strobeo
+monitor monitorb monitorh monitoro monitoron monitoroff
+finish stop fatal error warning info exit
+time stime realtime timeformat printtimescale
+random urandom urandom_range dist_uniform dist_normal dist_exponential dist_poisson dist_chi_square dist_t dist_erlang
+signed unsigned cast clog2 bits size high low left right increment dimensions unpacked_dimensions typename
+countones countbits onehot onehot0 isunknown
+rtoi itor realtobits bitstoreal shortrealtobits bitstoshortreal
+ln log10 exp sqrt pow floor ceil sin cos tan asin acos atan atan2 hypot sinh cosh tanh asinh acosh atanh
+sformat sformatf psprintf swrite swriteb swriteh swriteo sscanf
+readmemh readmemb
+test$plusargs value$plusargs
+past rose fell stable changed sampled
+""".split())
+DENIED_HINT = {
+    "system": "runs a shell command", "fopen": "opens a file", "fwrite": "writes a file",
+    "fdisplay": "writes a file", "dumpfile": "writes a waveform file", "dumpvars": "writes a waveform file",
+    "c": "embeds C++ code (Verilator)", "writememh": "writes a file", "writememb": "writes a file",
+}
+READMEM = ("readmemh", "readmemb")
+DENIED_DIRECTIVE = re.compile(r"^(systemc_\w+|verilator_config)$")
+TASK = re.compile(r"(?<![A-Za-z0-9_$\\])\$([A-Za-z_][A-Za-z0-9_]*(?:\$[A-Za-z_][A-Za-z0-9_]*)?)")
+DIRECTIVE = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)")
+RESERVED = re.compile(r"\b(?:module|macromodule)\s+((?:hhref_|hh_)[A-Za-z0-9_$]*)")
+PRAGMA_OFF = re.compile(r"\b(translate_off|synthesis_off|translate\s+off)\b", re.I)
+
+
+def _check_sizes(cand: Candidate, limits: Limits) -> str | None:
+    if len(cand.files) > limits.max_files:
+        return f"{len(cand.files)} files: more than limits.max_files={limits.max_files}"
+    if not any(is_verilog(n) and not is_header(n) for n, _ in cand.files):
+        return "no Verilog source (.v/.sv) in the candidate"
+    names = [n for n, _ in cand.files]
+    for name, text in cand.files:
+        if not SAFE_NAME.match(name) or name in (".", ".."):
+            return f"{name!r}: unsafe file name (use letters, digits, _ . - and no folders)"
+        if names.count(name) > 1:
+            return f"{name}: two files with the same name"
+        size = len(text.encode("utf-8", errors="surrogateescape"))
+        if size > limits.max_file_bytes:
+            return f"{name}: {size} bytes, more than limits.max_file_bytes={limits.max_file_bytes}"
+        if is_verilog(name) and ("\x00" in text or any("\udc80" <= ch <= "\udcff" for ch in text)):
+            return f"{name}: binary data or invalid UTF-8 in a Verilog file"
+    return None
+
+
+def _next_string(lx: Lexed, start: int) -> str | None:
+    """The string literal that follows ``start`` (skipping blanks and an opening parenthesis)."""
+    m = re.compile(r'[\s(]*"').match(lx.code, start)
+    if not m:
+        return None
+    return lx.strings.get(m.end() - 1)
+
+
+def _scan(name: str, text: str, data_files: set[str], headers: set[str]) -> str | None:
+    lx = lex(text)
+    if lx.unterminated is not None:
+        return None  # unterminated comment/string: a syntax error, the compile gate words it better
+    for off, comment in lx.comments:
+        if PRAGMA_OFF.search(comment):
+            return f"{name}:{lx.line_of(off)}: translate_off/synthesis_off pragmas are not allowed (simulation and synthesis would see different designs)"
+    if "``" in lx.code:
+        return f"{name}:{lx.line_of(lx.code.index('``'))}: macro token pasting (``) is not allowed"
+    for m in RESERVED.finditer(lx.code):
+        return f"{name}:{lx.line_of(m.start())}: module name `{m.group(1)}` uses a prefix reserved for hh's own testbenches"
+    for m in TASK.finditer(lx.code):
+        task = m.group(1)
+        line = lx.line_of(m.start())
+        if task in READMEM:
+            path = _next_string(lx, m.end())
+            if path is None:
+                return f"{name}:{line}: ${task} needs a literal file name"
+            if path not in data_files:
+                return f"{name}:{line}: ${task}(\"{path}\"): only data files shipped with the candidate may be read (plain names, no folders)"
+        elif task not in ALLOWED_TASKS:
+            hint = DENIED_HINT.get(task) or ("file I/O" if task.startswith("f") else "not on the allow-list")
+            return f"{name}:{line}: system task ${task} is not allowed in a design ({hint})"
+    for m in DIRECTIVE.finditer(lx.code):
+        word = m.group(1)
+        line = lx.line_of(m.start())
+        if DENIED_DIRECTIVE.match(word):
+            return f"{name}:{line}: `{word} is not allowed (embeds foreign code)"
+        if word == "include":
+            path = _next_string(lx, m.end())
+            if path is None:
+                return f"{name}:{line}: `include needs a \"file\" name"
+            if path not in headers:
+                return f"{name}:{line}: `include \"{path}\": only headers shipped with the candidate may be included (plain names, no folders)"
+    return None
+
+
+def check_safety(cand: Candidate, limits: Limits) -> GateResult:
+    """Pure text checks; no tool runs, nothing is written."""
+    t0 = time.monotonic()
+    problem = _check_sizes(cand, limits)
+    if problem is None:
+        names = {n for n, _ in cand.files}
+        data = {n for n in names if not is_verilog(n)}
+        headers = {n for n in names if is_verilog(n)}
+        for name, text in cand.files:
+            if is_verilog(name):
+                problem = _scan(name, text, data, headers)
+                if problem:
+                    break
+    wall = time.monotonic() - t0
+    if problem:
+        return failed("safety", problem, wall)
+    return passed("safety", f"{len(cand.files)} file(s) vetted", wall)

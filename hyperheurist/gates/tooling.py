@@ -1,0 +1,36 @@
+"""Running tools for a gate: the runner with the design's limits, and tool messages made short.
+
+Policy: a tool that exits with an error on a design is data (the gate fails); a tool killed by a
+signal other than our own limits (timeout, output cap) is an infrastructure fault (ToolError).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import ToolError
+from ..runner import ToolResult, run_tool
+from .context import GateContext
+
+LOC = re.compile(r"(?:[^\s:'`\"]*/)?([A-Za-z0-9_][A-Za-z0-9_.-]*\.s?vh?):(\d+)")
+
+
+def run(ctx: GateContext, argv: Sequence[str], *, name: str, stage: Path, timeout_s: float | None = None,
+        cwd: Path | None = None) -> ToolResult:
+    res = run_tool(list(argv), name=name, log_dir=stage, timeout_s=timeout_s or ctx.tool_timeout, cwd=cwd or stage,
+                   mem_mb=ctx.mem_mb)
+    if res.signal_name and not res.timed_out and not res.output_limited:
+        raise ToolError(f"{res.describe()} on {ctx.cand.short}; see {res.stderr_path}")
+    return res
+
+
+def strip_paths(text: str) -> str:
+    """``/long/run/dir/src/x.v:12`` -> ``x.v:12``: messages name the candidate's own files."""
+    return LOC.sub(lambda m: f"{m.group(1)}:{m.group(2)}", text)
+
+
+def first_location(text: str) -> str | None:
+    m = LOC.search(text)
+    return f"{m.group(1)}:{m.group(2)}" if m else None
