@@ -5,8 +5,16 @@ from __future__ import annotations
 from ...config import DesignConfig
 from ...recipe import FlowPreset
 from ..state import Move
+from .arith import BalanceChain, ConstMultShiftAdd
+from .fsm import FsmEncoding
 from .params import TunableParamMove
 from .recipe import RecipeKnobMove, recipe_moves
+from .registers import DropDatapathReset, EnableGating
+
+
+def rtl_moves() -> list[Move]:
+    """The deterministic, offline RTL transforms."""
+    return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating()]
 
 
 def llm_moves(design: DesignConfig, flow: FlowPreset) -> list[Move]:
@@ -20,8 +28,10 @@ def llm_moves(design: DesignConfig, flow: FlowPreset) -> list[Move]:
 
 
 def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -> list[Move]:
-    """Every move that can apply to this design: parameter, recipe knobs the preset varies, LLM."""
-    moves: list[Move] = []
+    """Every move that can apply to this design: RTL transforms, parameters, recipe knobs the preset
+    varies, and the LLM moves when a client is available. Per-state applicability is the moves' own
+    business (they return None)."""
+    moves: list[Move] = rtl_moves()
     if design.tunables:
         moves.append(TunableParamMove())
     moves += [m for m in recipe_moves() if len(flow.space.get(m.knob, ())) > 1]
@@ -30,4 +40,5 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
     return moves
 
 
-__all__ = ["RecipeKnobMove", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves"]
+__all__ = ["BalanceChain", "ConstMultShiftAdd", "DropDatapathReset", "EnableGating", "FsmEncoding", "RecipeKnobMove",
+           "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves"]

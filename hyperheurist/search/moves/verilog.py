@@ -39,6 +39,11 @@ def semantic_errors(texts: list[str]) -> int:
     return sum(1 for d in comp.getAllDiagnostics() if d.isError())
 
 
+def nodes(seq) -> list:
+    """The syntax nodes of a separated list (drops the comma tokens)."""
+    return [x for x in seq if isinstance(x, syntax.SyntaxNode)]
+
+
 def walk(node) -> Iterator:
     """Every syntax node below ``node`` (pre-order, tokens skipped)."""
     yield node
@@ -98,7 +103,7 @@ def module_name(mod) -> str:
 def identifiers(node) -> Iterator[str]:
     """Names referenced under ``node`` (simple identifiers)."""
     for n in walk(node):
-        if n.kind == K.IdentifierName:
+        if n.kind in (K.IdentifierName, K.IdentifierSelectName):
             yield n.identifier.valueText
 
 
@@ -108,7 +113,7 @@ def overridable_parameters(mod, text: str) -> dict[str, str]:
     for n in walk(mod):
         if n.kind != K.ParameterDeclaration or n.keyword.kind.name != "ParameterKeyword":
             continue
-        for d in n.declarators:
+        for d in nodes(n.declarators):
             init = d.initializer
             value = node_text(init.expr, text) if init is not None else None
             out[d.name.valueText] = (value or "").strip()

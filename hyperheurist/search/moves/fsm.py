@@ -1,0 +1,166 @@
+"""FSM state re-encoding in the RTL: localparam state codes -> binary, Gray or one-hot.
+
+Applies to a group of at least three integer-literal localparams (one statement, or consecutive
+statements of the same type) that a register is assigned from or compared with, when that register
+and the codes are used only whole (case, ==/!=, assignment, ?: branch): then the codes are just
+names and any injective encoding keeps the behaviour. The state registers are resized for one-hot.
+State registers that are ports are left alone (the encoding would be visible).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from ..state import MoveContext
+from .arith import literal
+from .rtl import RtlMove
+from .verilog import K, Edit, modules, node_text, nodes, walk
+
+WHOLE_USE = {
+    K.CaseStatement, K.StandardCaseItem, K.EqualityExpression, K.InequalityExpression,
+    K.CaseEqualityExpression, K.CaseInequalityExpression, K.NonblockingAssignmentExpression,
+    K.AssignmentExpression, K.ConditionalExpression, K.EqualsValueClause,
+}
+DECL_TYPE = re.compile(r"^(reg|logic|bit)\s*(\[\s*(\d+)\s*:\s*0\s*\])?$")
+PARAM_TYPE = re.compile(r"^(\[\s*\d+\s*:\s*0\s*\])?$")
+
+
+def encodings(n: int) -> dict[str, tuple[list[int], int]]:
+    width = max(1, (n - 1).bit_length())
+    return {"binary": (list(range(n)), width), "gray": ([i ^ (i >> 1) for i in range(n)], width),
+            "one-hot": ([1 << i for i in range(n)], n)}
+
+
+def _param_groups(mod, text: str) -> list[list]:
+    """Runs of localparam/body-parameter statements whose declarators all have literal values."""
+    groups: list[list] = []
+    run: list = []
+    run_type: str | None = None
+    for item in mod.members:
+        decl = item.parameter if item.kind == K.ParameterDeclarationStatement else None
+        ok = decl is not None and decl.kind == K.ParameterDeclaration and all(
+            d.initializer is not None and literal(d.initializer.expr) is not None for d in nodes(decl.declarators))
+        if not ok:
+            if run:
+                groups.append(run)
+            run, run_type = [], None
+            continue
+        tt = (node_text(decl.type, text) or "").strip() if decl.type is not None else ""
+        if run and tt != run_type:
+            groups.append(run)
+            run = []
+        run.append(decl)
+        run_type = tt
+    if run:
+        groups.append(run)
+    return groups
+
+
+def _port_names(mod) -> set[str]:
+    names = set()
+    for n in walk(mod.header):
+        if n.kind == K.Declarator:
+            names.add(n.name.valueText)
+        if n.kind == K.IdentifierName:
+            names.add(n.identifier.valueText)
+    for n in walk(mod):
+        if n.kind == K.PortDeclaration:
+            names.update(d.name.valueText for d in walk(n) if d.kind == K.Declarator)
+    return names
+
+
+def _used_whole(refs: list) -> bool:
+    return all(r.kind == K.IdentifierName and r.parent is not None and r.parent.kind in WHOLE_USE for r in refs)
+
+
+def _group_site(mod, text: str, decls: list, rng: random.Random) -> list[Edit] | None:
+    declarators = [d for decl in decls for d in nodes(decl.declarators)]
+    names = [d.name.valueText for d in declarators]
+    values = [literal(d.initializer.expr)[0] for d in declarators]
+    if len(names) < 3 or len(set(values)) != len(values) or any(v < 0 for v in values):
+        return None
+    for decl in decls:
+        if decl.type is not None and not PARAM_TYPE.match((node_text(decl.type, text) or "").strip()):
+            return None  # integer/signed/other typed codes: leave alone
+    code = set(names)
+    refs = [n for n in walk(mod) if n.kind in (K.IdentifierName, K.IdentifierSelectName)]
+    state_vars: set[str] = set()
+    for n in walk(mod):
+        if n.kind in (K.NonblockingAssignmentExpression, K.AssignmentExpression):
+            l, r = n.left, n.right
+            if l.kind == K.IdentifierName and r.kind == K.IdentifierName and r.identifier.valueText in code:
+                state_vars.add(l.identifier.valueText)
+    grew = True
+    while grew:  # registers copied from a state register hold state codes too (nxt -> state)
+        grew = False
+        for n in walk(mod):
+            if n.kind in (K.NonblockingAssignmentExpression, K.AssignmentExpression):
+                l, r = n.left, n.right
+                if (l.kind == K.IdentifierName and r.kind == K.IdentifierName
+                        and r.identifier.valueText in state_vars and l.identifier.valueText not in state_vars):
+                    state_vars.add(l.identifier.valueText)
+                    grew = True
+    if not state_vars or state_vars & _port_names(mod):
+        return None
+    watched = code | state_vars
+    if not _used_whole([r for r in refs if r.identifier.valueText in watched]):
+        return None
+    # the state registers' declarations: every declarator a state register, range [W-1:0]
+    var_decls, width = [], None
+    for n in walk(mod):
+        if n.kind == K.DataDeclaration and any(d.name.valueText in state_vars for d in nodes(n.declarators)):
+            if not all(d.name.valueText in state_vars for d in nodes(n.declarators)):
+                return None
+            m = DECL_TYPE.match((node_text(n.type, text) or "").strip())
+            if m is None:
+                return None
+            w = int(m.group(3)) + 1 if m.group(3) else 1
+            if width not in (None, w):
+                return None
+            width = w
+            var_decls.append(n)
+    if width is None or {d.name.valueText for n in var_decls for d in nodes(n.declarators)} != state_vars:
+        return None
+    choices = [(k, v, w) for k, (v, w) in encodings(len(names)).items() if v != values]
+    if not choices:
+        return None
+    _, new_values, new_width = rng.choice(choices)
+    if new_width < max(new_values).bit_length():
+        return None
+    edits = []
+    for d, v in zip(declarators, new_values):
+        r = d.initializer.expr.sourceRange
+        edits.append(Edit(r.start.offset, r.end.offset, f"{new_width}'b{v:0{new_width}b}"))
+    rng_text = f"[{new_width - 1}:0]"
+    for decl in decls:
+        dims = [n for n in walk(decl.type)] if decl.type is not None else []
+        dim = next((n for n in dims if n.kind == K.VariableDimension), None)
+        if dim is not None:
+            r = dim.sourceRange
+            edits.append(Edit(r.start.offset, r.end.offset, rng_text))
+    if new_width != width:
+        for n in var_decls:
+            dim = next((x for x in walk(n.type) if x.kind == K.VariableDimension), None)
+            if dim is None:
+                r = n.type.sourceRange
+                edits.append(Edit(r.end.offset, r.end.offset, f" {rng_text}"))
+            else:
+                r = dim.sourceRange
+                edits.append(Edit(r.start.offset, r.end.offset, rng_text))
+    return edits
+
+
+class FsmEncoding(RtlMove):
+    """Re-encode an FSM's localparam state codes (binary, Gray, one-hot)."""
+
+    name = "fsm_encoding"
+
+    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+        out = []
+        for mod in modules(tree):
+            for group in _param_groups(mod, text):
+                site = _group_site(mod, text, group, rng)
+                if site is not None:
+                    out.append(site)
+        return out

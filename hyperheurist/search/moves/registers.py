@@ -1,0 +1,257 @@
+"""Register moves for area and power: drop the reset of datapath registers, gate loads with an enable.
+
+Both work on clocked always blocks whose body is ``if (<reset>) <resets> else <loads>`` (or plain
+loads) made only of nonblocking assignments, so moving or guarding one register's statements does
+not change what the others see. They propose plausible rewrites; the evaluator's differential test
+against the parent decides whether the behaviour is kept.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from ..state import MoveContext
+from .rtl import RtlMove, line_span
+from .verilog import K, Edit, identifiers, modules, node_text, nodes, walk
+
+ALWAYS = {K.AlwaysBlock, K.AlwaysFFBlock}
+ENABLE_NAME = re.compile(r"(^|_)(valid|vld|en|enable|ce|load|ld|start|req|stb|strobe|go)(_|$)|valid", re.I)
+CONTROL_PARENTS = {K.ConditionalPredicate, K.CaseStatement}
+
+
+@dataclass
+class Clocked:
+    block: object  # the always block
+    clock_event: str  # e.g. "posedge clk"
+    reset_stmt: object | None  # the if-branch taken in reset (None: no reset structure)
+    loads: list  # top-level statements that load the registers
+    loads_parent: object | None  # the block statement holding ``loads`` (None: a single statement)
+
+
+def _items(stmt) -> list:
+    return list(stmt.items) if stmt.kind == K.SequentialBlockStatement else [stmt]
+
+
+def _only_stmt(stmt):
+    """A begin/end holding exactly one statement is that statement."""
+    while stmt.kind == K.SequentialBlockStatement and len(stmt.items) == 1 and not stmt.blockName:
+        stmt = stmt.items[0]
+    return stmt
+
+
+def _nonblocking_only(node) -> bool:
+    kinds = {n.kind for n in walk(node)}
+    return K.AssignmentExpression not in kinds and K.NonblockingAssignmentExpression in kinds
+
+
+def targets(node) -> set[str]:
+    """Registers assigned under ``node`` (the base name of selects)."""
+    out = set()
+    for n in walk(node):
+        if n.kind == K.NonblockingAssignmentExpression:
+            lhs = n.left
+            named = lhs.kind in (K.IdentifierName, K.IdentifierSelectName)
+            out.add(lhs.identifier.valueText if named else "")  # "": a concatenation, unknown targets
+    return out
+
+
+def clocked_blocks(mod, text: str) -> list[Clocked]:
+    out = []
+    for blk in walk(mod):
+        if blk.kind not in ALWAYS or blk.statement.kind != K.TimingControlStatement:
+            continue
+        tc = blk.statement.timingControl
+        if tc.kind != K.EventControlWithExpression or not _nonblocking_only(blk):
+            continue
+        ev = tc.expr.expr if tc.expr.kind == K.ParenthesizedEventExpression else tc.expr
+        events = []
+        stack = [ev]
+        while stack:
+            e = stack.pop()
+            if e.kind == K.BinaryEventExpression:
+                stack += [e.right, e.left]
+            elif e.kind == K.SignalEventExpression and e.edge.valueText in ("posedge", "negedge") \
+                    and e.expr.kind == K.IdentifierName:
+                events.append((e.edge.valueText, e.expr.identifier.valueText))
+            else:
+                events = []
+                break
+        if not events:
+            continue
+        body = _only_stmt(blk.statement.statement)
+        reset_stmt, loads_stmt = None, body
+        signals = {name for _, name in events}
+        if body.kind == K.ConditionalStatement and body.elseClause is not None:
+            cond = set(identifiers(body.predicate))
+            if len(cond) == 1 and (len(events) == 1 or cond <= signals):
+                reset_stmt, loads_stmt = body.statement, body.elseClause.clause
+                signals -= cond
+        if len(signals) != 1 or (reset_stmt is None and len(events) != 1):
+            continue
+        clock = next((f"{edge} {name}" for edge, name in events if name in signals), None)
+        parent = loads_stmt if loads_stmt.kind == K.SequentialBlockStatement else None
+        out.append(Clocked(blk, clock, reset_stmt, _items(loads_stmt), parent))
+    return out
+
+
+def _widths(mod, text: str) -> dict[str, int]:
+    """Declared widths of simple vectors (``[N:0]``), 1 for scalars; unknown widths are absent."""
+    out: dict[str, int] = {}
+    for n in walk(mod):
+        if n.kind not in (K.DataDeclaration, K.NetDeclaration, K.ImplicitAnsiPort, K.PortDeclaration):
+            continue
+        tt = node_text(n, text) or ""
+        if n.kind == K.ImplicitAnsiPort and not re.match(r"\s*(input|output|inout)\b", tt):
+            continue  # "input [7:0] a, b": b's type is inherited, not in its own text
+        m = re.search(r"\[\s*(\d+)\s*:\s*(\d+)\s*\]", tt.split(";")[0])
+        ranged = m is not None and "[" in tt
+        w = abs(int(m.group(1)) - int(m.group(2))) + 1 if ranged else 1
+        if re.search(r"\[[^\]]*[A-Za-z_][^\]]*\]", tt):
+            continue  # a parameterised width: unknown
+        for d in walk(n):
+            if d.kind == K.Declarator:
+                out[d.name.valueText] = w
+    return out
+
+
+def _control_names(mod) -> set[str]:
+    """Signals read in an if/case condition or a ?: select: they steer control."""
+    out = set()
+    for n in walk(mod):
+        if n.kind in CONTROL_PARENTS:
+            expr = n.expr if n.kind == K.CaseStatement else n
+            out.update(identifiers(expr))
+        if n.kind == K.ConditionalExpression:
+            out.update(identifiers(n.predicate))
+    return out
+
+
+def _ports(mod) -> set[str]:
+    return {d.name.valueText for d in walk(mod.header) if d.kind == K.Declarator} | {
+        d.name.valueText for p in walk(mod) if p.kind == K.PortDeclaration for d in walk(p) if d.kind == K.Declarator}
+
+
+def _datapath(mod, text: str) -> set[str]:
+    """Multi-bit registers that are not ports and never steer control."""
+    widths = _widths(mod, text)
+    skip = _ports(mod) | _control_names(mod)
+    return {n for n, w in widths.items() if w > 1 and n not in skip}
+
+
+class DropDatapathReset(RtlMove):
+    """Move datapath registers out of a reset block into a plain clocked block (smaller flops)."""
+
+    name = "drop_datapath_reset"
+
+    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+        out = []
+        for mod in modules(tree):
+            data = _datapath(mod, text)
+            for cb in clocked_blocks(mod, text):
+                if cb.reset_stmt is None:
+                    continue
+                resets = [s for s in _items(cb.reset_stmt) if s.kind == K.ExpressionStatement]
+                by_reg = {}
+                for s in resets:
+                    t = targets(s)
+                    if len(t) == 1 and s.expr.kind == K.NonblockingAssignmentExpression:
+                        by_reg.setdefault(next(iter(t)), []).append(s)
+                owners = [targets(s) for s in cb.loads]
+                movable = []
+                for reg in sorted(set(by_reg) & data):
+                    mine = [s for s, t in zip(cb.loads, owners) if reg in t]
+                    if mine and all(targets(s) == {reg} for s in mine):
+                        movable.append(reg)
+                if not movable:
+                    continue
+                chosen = movable if len(movable) == 1 or rng.random() < 0.5 else [rng.choice(movable)]
+                site = self._site(text, cb, chosen, by_reg, owners)
+                if site:
+                    out.append(site)
+        return out
+
+    def _site(self, text, cb: Clocked, regs: list[str], by_reg: dict, owners: list) -> list[Edit] | None:
+        edits, moved = [], []
+        for reg in regs:
+            for s in by_reg[reg]:
+                r = s.sourceRange
+                edits.append(Edit(*line_span(text, r.start.offset, r.end.offset), ""))
+        for s, t in zip(cb.loads, owners):
+            if t and t <= set(regs):
+                r = s.sourceRange
+                moved.append(text[r.start.offset:r.end.offset])
+                edits.append(Edit(*line_span(text, r.start.offset, r.end.offset), ""))
+        if cb.reset_stmt.kind != K.SequentialBlockStatement and len(_items(cb.reset_stmt)) == 1:
+            r = cb.reset_stmt.sourceRange  # the whole reset branch goes: leave an empty block
+            edits = [e for e in edits if not (r.start.offset <= e.start < r.end.offset)]
+            edits.append(Edit(r.start.offset, r.end.offset, "begin end"))
+        if cb.loads_parent is None:
+            r = cb.loads[0].sourceRange
+            edits = [e for e in edits if not (r.start.offset <= e.start < r.end.offset)]
+            edits.append(Edit(r.start.offset, r.end.offset, "begin end"))
+        br = cb.block.sourceRange
+        keyword = cb.block.keyword.valueText
+        body = "\n".join(f"    {m}" for m in moved)
+        edits.append(Edit(br.end.offset, br.end.offset,
+                          f"\n\n  // {', '.join(regs)}: datapath, no reset\n  {keyword} @({cb.clock_event}) begin\n{body}\n  end"))
+        return edits
+
+
+def _stage(name: str, loaded: dict[str, set[str]], seen: frozenset = frozenset()) -> int:
+    """Pipeline depth of a signal inside one clocked block: 0 when it is not loaded there."""
+    if name not in loaded or name in seen:
+        return 0
+    return 1 + max((_stage(x, loaded, seen | {name}) for x in loaded[name]), default=0)
+
+
+class EnableGating(RtlMove):
+    """Hold a datapath register when its qualifying valid/enable is low: ``if (en) r <= d;``."""
+
+    name = "enable_gating"
+
+    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+        out = []
+        for mod in modules(tree):
+            widths = _widths(mod, text)
+            data = _datapath(mod, text)
+            inputs = {n for n in _ports(mod) if widths.get(n) == 1 and ENABLE_NAME.search(n)}
+            for cb in clocked_blocks(mod, text):
+                enables = set(inputs)
+                plain, pairs = [], []
+                for s in cb.loads:
+                    if s.kind != K.ExpressionStatement or s.expr.kind != K.NonblockingAssignmentExpression:
+                        continue
+                    lhs, rhs = s.expr.left, s.expr.right
+                    if lhs.kind != K.IdentifierName:
+                        continue
+                    name = lhs.identifier.valueText
+                    if widths.get(name) == 1 and rhs.kind == K.IdentifierName:
+                        pairs.append((name, rhs.identifier.valueText))
+                    elif name in data:
+                        plain.append((name, s))
+                grew = True
+                while grew:  # valid_q <= valid_in: a delayed valid qualifies the next stage
+                    grew = False
+                    for name, src in pairs:
+                        if (src in enables or ENABLE_NAME.search(name)) and not {name, src} <= enables:
+                            enables.update({name, src})
+                            grew = True
+                loaded: dict[str, set[str]] = {}
+                for n in cb.loads:
+                    t = targets(n)
+                    if len(t) == 1 and "" not in t:
+                        reg = next(iter(t))
+                        loaded.setdefault(reg, set()).update(set(identifiers(n)) - {reg})
+                for name, s in plain:
+                    reads = set(identifiers(s.expr.right))
+                    if not reads:
+                        continue
+                    # the enable that travels alongside this register's sources: same pipeline stage
+                    level = max(_stage(x, loaded) for x in reads)
+                    for en in sorted(e for e in enables - reads - {name} if _stage(e, loaded) == level):
+                        r = s.sourceRange
+                        out.append([Edit(r.start.offset, r.end.offset,
+                                         f"if ({en}) {text[r.start.offset:r.end.offset]}")])
+        return out
