@@ -1,0 +1,4 @@
+module alu (input [7:0] a, input [7:0] b, input [1:0] op, output [7:0] y);
+    assign y = a + b;
+    assign y = a - b;
+endmodule
