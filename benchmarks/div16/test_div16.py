@@ -94,7 +94,7 @@ class Bench:
         """Start one division, keep the inputs changing while busy, then idle."""
         await self.step(1, 1, n, d)
         for i in range(LATENCY):
-            await self.step(1, i % 3 == 0, (n * 7 + i) & 0xFFFF, (d + 3 * i) & 0xFF)  # ignored while busy
+            await self.step(1, int(i % 3 == 0), (n * 7 + i) & 0xFFFF, (d + 3 * i) & 0xFF)  # ignored while busy
         for _ in range(idle_after):
             await self.step(1, 0, 0, 0)
 
