@@ -10,6 +10,7 @@ command -v iverilog >/dev/null || need+=(iverilog)
 command -v yosys >/dev/null || need+=(yosys)
 command -v sta >/dev/null || need+=(opensta)
 [ -f /usr/share/qflow/tech/osu018/osu018_stdcells.lib ] || need+=(qflow-tech-osu018)
+[ -f /usr/share/qflow/tech/osu035/osu035_stdcells.lib ] || need+=(qflow-tech-osu035)
 command -v ccache >/dev/null || need+=(ccache)
 command -v perl >/dev/null || need+=(perl)
 if [ "${HH_WITH_CHROMIUM:-0}" = 1 ] && ! command -v chromium >/dev/null; then need+=(chromium); fi

@@ -1,0 +1,9 @@
+"""PPA: Yosys synthesis onto a liberty, OpenSTA timing, two power fidelities, cost and cache."""
+
+from .cache import PPACache
+from .cost import cost
+from .estimate import estimate
+from .metrics import PPAMetrics
+from .report import ppa_report_text
+
+__all__ = ["PPACache", "PPAMetrics", "cost", "estimate", "ppa_report_text"]

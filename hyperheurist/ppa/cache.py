@@ -1,0 +1,56 @@
+"""Content-addressed PPA cache, safe for several processes sharing one folder.
+
+Key = sha256 over candidate digest, recipe, liberty digest, tool versions, power fidelity, clock
+period, input activity and the constraint/model version of this package. Entries are JSON files
+written atomically (temp file + rename), so a concurrent reader sees a whole entry or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from ..jsonio import write_json
+from .metrics import PPAMetrics
+
+MODEL_VERSION = "ppa-1"  # bump when constraints or power models change, to invalidate old entries
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("HH_CACHE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "hyperheurist"
+
+
+def cache_key(*, candidate: str, recipe: dict, liberty_digest: str, tools: str, power: str,
+              clock_period_ns: float, activity: float, extra: dict | None = None) -> str:
+    blob = json.dumps({"v": MODEL_VERSION, "candidate": candidate, "recipe": recipe, "liberty": liberty_digest,
+                       "tools": tools, "power": power, "period": repr(float(clock_period_ns)),
+                       "activity": repr(float(activity)), "extra": extra or {}}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class PPACache:
+    """``get(key) -> PPAMetrics | None`` and ``put(key, metrics)`` over ``<dir>/ppa/<k2>/<key>.json``."""
+
+    def __init__(self, cache_dir: Path | str | None = None) -> None:
+        self.root = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()) / "ppa"
+
+    @classmethod
+    def default(cls) -> "PPACache":
+        return cls(None)
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> PPAMetrics | None:
+        try:
+            with open(self._path(key), encoding="utf-8") as fh:
+                data = json.load(fh)
+            return PPAMetrics.from_dict(data["metrics"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing or unreadable entry: recompute (never trust a half entry)
+
+    def put(self, key: str, metrics: PPAMetrics) -> None:
+        write_json(self._path(key), {"key": key, "metrics": metrics.to_dict()})

@@ -1,0 +1,75 @@
+"""``hh ppa DESIGN_YAML RTL_FILE...``: synthesize and print area, timing and power.
+
+Runs no gates: it scores the RTL as given (``hh gate`` checks it). ``--json`` prints the metrics
+(area_um2, cells, delay_ns, slack_ns, fmax_mhz, power_mw, power_fidelity, liberty, ...).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from ..candidate import Candidate
+from ..config import load_design, parse_override
+from ..errors import EXIT_OK, ConfigError, InputError
+from ..jsonio import dumps
+from ..recipe import Recipe, load_flow
+from .cache import PPACache
+from .estimate import estimate
+from .metrics import FIDELITIES
+from .report import ppa_report_text
+
+
+def recipe_from(flow_name: str, pairs: tuple[str, ...]) -> Recipe:
+    """The flow preset's recipe with ``KEY=VALUE`` overrides (values parsed as YAML)."""
+    recipe = load_flow(flow_name).recipe
+    changes: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ConfigError(f"--recipe {pair}: expected KEY=VALUE")
+        key, raw = pair.split("=", 1)
+        try:
+            changes[key.strip()] = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            changes[key.strip()] = raw
+    return Recipe.from_dict({**recipe.to_dict(), **changes}, where="--recipe")
+
+
+@click.command("ppa")
+@click.argument("design_yaml", type=click.Path(dir_okay=False))
+@click.argument("rtl_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+@click.option("--power", type=click.Choice(FIDELITIES), default=None,
+              help="Power fidelity (default: ppa.power from design.yaml).")
+@click.option("--flow", "flow_name", default=None, help="Flow preset name or file (default: ppa.flow).")
+@click.option("--recipe", "recipe_pairs", multiple=True, metavar="KEY=VALUE", help="Override a recipe knob.")
+@click.option("--workdir", type=click.Path(file_okay=False), help="Keep the stage folders here.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="PPA cache folder (default: $HH_CACHE_DIR).")
+@click.option("--no-cache", is_flag=True, help="Always run the tools.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a design.yaml key.")
+def ppa(design_yaml: str, rtl_files: tuple[str, ...], as_json: bool, power: str | None, flow_name: str | None,
+        recipe_pairs: tuple[str, ...], workdir: str | None, cache_dir: str | None, no_cache: bool,
+        overrides: tuple[str, ...]) -> int:
+    """Synthesize RTL_FILE... with DESIGN_YAML's liberty and print area, timing and power."""
+    design = load_design(design_yaml, dict(parse_override(o) for o in overrides))
+    paths = [Path(f) for f in rtl_files]
+    for p in paths:
+        if not p.is_file():
+            raise InputError(f"{p}: file not found")
+    cand = Candidate.from_paths(paths, top=design.top, origin="ppa", label=paths[0].name)
+    recipe = recipe_from(flow_name or design.ppa.flow, recipe_pairs)
+    cache = None if no_cache else PPACache(cache_dir)
+    with tempfile.TemporaryDirectory(prefix="hh-ppa-") as tmp:
+        wd = Path(workdir) if workdir else Path(tmp) / cand.short
+        m = estimate(cand, design, recipe, wd, power=power or design.ppa.power, cache=cache)
+    if as_json:
+        click.echo(dumps({**m.to_dict(), "cached": m.cached, "recipe": recipe.to_dict()}))
+    else:
+        click.echo(ppa_report_text(m))
+        click.echo(f"(fidelity {m.power_fidelity}; synth {m.timings['synth_s']:.2f} s, sta {m.timings['sta_s']:.2f} s,"
+                   f" power {m.timings['power_s']:.2f} s{'; cached' if m.cached else ''})")
+    return EXIT_OK

@@ -1,0 +1,161 @@
+"""Static timing and vectorless power with OpenSTA: one ``sta`` process per netlist.
+
+Constraints (the SDC part of the script):
+- sequential designs: ``create_clock`` on the clock port at ``ppa.clock_period_ns``; inputs and
+  outputs are constrained against it with zero external delay;
+- combinational designs: a *virtual* clock of the same period, zero input/output delay, so the
+  reported path is the input-to-output delay and slack = period - delay;
+- the reset port is a false path (it is quasi-static; recovery checks would otherwise mask the
+  real critical path);
+- every input is driven by the library's smallest inverter, every output drives 4x that
+  inverter's input capacitance (an FO4-like load), so delays are load- and slew-aware.
+Critical-path delay is ``period - worst slack`` (includes clock-to-Q and setup), fmax = 1/delay.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import DesignConfig
+from ..errors import ToolError
+from ..runner import run_tool
+from .liberty import Liberty
+
+OUTPUT_LOAD_FANOUT = 4.0
+_MARK = "HH_SECTION"
+_NOT_FOUND = re.compile(r"module (\S+) not found")
+
+
+@dataclass
+class StaResult:
+    delay_ns: float
+    slack_ns: float
+    start: str
+    end: str
+    path_group: str
+    internal_w: float
+    switching_w: float
+    leakage_w: float
+    wall_s: float
+    details: dict = field(default_factory=dict)
+
+
+def _tcl(text: str) -> str:
+    """A Tcl word in braces; refuses characters that could escape them."""
+    if any(c in text for c in "{}\\\n"):
+        raise ToolError(f"unusable name for OpenSTA: {text!r}")
+    return "{" + text + "}"
+
+
+def build_script(netlist: Path, top: str, design: DesignConfig, lib: Liberty, *, activity: float) -> str:
+    iface = design.interface
+    tu_ns = lib.time_unit_s / 1e-9
+    period = design.ppa.clock_period_ns / tu_ns  # OpenSTA takes times in the liberty's units
+    inv = lib.inverter()
+    in_pin, out_pin = inv.inputs()[0], inv.outputs()[0]
+    load = OUTPUT_LOAD_FANOUT * in_pin.capacitance
+    clock = iface.clock
+    lines = [f"read_liberty {_tcl(str(lib.path))}", f"read_verilog {_tcl(str(netlist))}", f"link_design {_tcl(top)}"]
+    if clock:
+        lines += [f"create_clock -name hh_clk -period {period:.6g} [get_ports {_tcl(clock)}]",
+                  f"set data_in [delete_from_list [all_inputs] [get_ports {_tcl(clock)}]]"]
+    else:
+        lines += [f"create_clock -name hh_clk -period {period:.6g}", "set data_in [all_inputs]"]
+    lines += ["set_input_delay 0 -clock hh_clk $data_in", "set_output_delay 0 -clock hh_clk [all_outputs]",
+              f"set_driving_cell -lib_cell {_tcl(inv.name)} -pin {_tcl(out_pin.name)} $data_in",
+              f"set_load {load:.6g} [all_outputs]"]
+    if iface.reset:
+        lines.append(f"set_false_path -from [get_ports {_tcl(iface.reset.name)}]")
+    lines += [f"puts {_MARK}:checks", "report_checks -path_delay max -digits 6",
+              f"puts {_MARK}:slack", "report_worst_slack -digits 6",
+              f"set_power_activity -input -activity {activity:.6g}",
+              f"puts {_MARK}:power", "report_power -digits 8", f"puts {_MARK}:end"]
+    return "\n".join(lines) + "\n"
+
+
+def first_error(text: str) -> str | None:
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("Error") or _NOT_FOUND.search(s):
+            return s
+    return None
+
+
+def _sections(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    name = None
+    buf: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(_MARK + ":"):
+            if name:
+                out[name] = "\n".join(buf)
+            name, buf = line.split(":", 1)[1].strip(), []
+        elif name:
+            buf.append(line)
+    if name:
+        out[name] = "\n".join(buf)
+    return out
+
+
+def _pin_name(text: str) -> str:
+    return text.split(" (")[0].strip()
+
+
+def parse_report(text: str, period_lib: float, tu_ns: float) -> dict:
+    """Pull slack, start/end points and the power split out of the marked script output."""
+    sec = _sections(text)
+    if "end" not in sec:
+        raise ToolError("OpenSTA output ended early (no end marker)")
+    checks = sec.get("checks", "")
+    start = re.search(r"^Startpoint:\s*(.+)$", checks, re.M)
+    end = re.search(r"^Endpoint:\s*(.+)$", checks, re.M)
+    group = re.search(r"^Path Group:\s*(\S+)", checks, re.M)
+    slack_m = re.search(r"^\s*(-?[\d.]+(?:e[-+]?\d+)?)\s+slack\s+\((MET|VIOLATED)", checks, re.M)
+    ws = re.search(r"worst slack\s+(\S+)", sec.get("slack", ""))
+    if slack_m:
+        slack = float(slack_m.group(1))
+    elif ws and ws.group(1) not in ("INF", "inf"):
+        slack = float(ws.group(1))
+    else:
+        slack = math.inf  # no constrained path (e.g. constant outputs)
+    total = re.search(r"^Total\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", sec.get("power", ""), re.M)
+    if not total:
+        raise ToolError("cannot read OpenSTA report_power output (no Total line)")
+    internal, switching, leakage = (float(total.group(i)) for i in (1, 2, 3))
+    delay = 0.0 if math.isinf(slack) else (period_lib - slack) * tu_ns
+    return {
+        "delay_ns": delay, "slack_ns": (period_lib * tu_ns) if math.isinf(slack) else slack * tu_ns,
+        "start": _pin_name(start.group(1)) if start else "", "end": _pin_name(end.group(1)) if end else "",
+        "start_kind": start.group(1).split(" (", 1)[-1].rstrip(")") if start else "",
+        "end_kind": end.group(1).split(" (", 1)[-1].rstrip(")") if end else "",
+        "path_group": group.group(1) if group else "",
+        "internal_w": internal, "switching_w": switching, "leakage_w": leakage,
+        "path_report": checks.strip()[:6000],
+    }
+
+
+def run_sta(netlist: Path, top: str, design: DesignConfig, lib: Liberty, folder: Path, *,
+            timeout_s: float) -> StaResult:
+    script = build_script(netlist, top, design, lib, activity=design.ppa.input_activity)
+    (folder / "sta.tcl").write_text(script, encoding="utf-8")
+    t0 = time.monotonic()
+    res = run_tool(["sta", "-no_init", "-no_splash", "-exit", "sta.tcl"], name="sta", log_dir=folder,
+                   timeout_s=timeout_s, cwd=folder)
+    wall = time.monotonic() - t0
+    # OpenSTA prints read_verilog/link errors on stderr and later command errors on stdout:
+    # the earlier (root-cause) error is the one to report.
+    err = first_error(res.stderr) or first_error(res.stdout)
+    if err is not None:
+        raise ToolError(f"OpenSTA rejected the netlist: {err} (see {folder / 'sta.stdout'})")
+    if not res.ok:
+        raise ToolError(f"OpenSTA failed: {res.describe()} (see {folder / 'sta.stdout'})")
+    tu_ns = lib.time_unit_s / 1e-9
+    d = parse_report(res.stdout, design.ppa.clock_period_ns / tu_ns, tu_ns)
+    return StaResult(delay_ns=d["delay_ns"], slack_ns=d["slack_ns"], start=d["start"], end=d["end"],
+                     path_group=d["path_group"], internal_w=d["internal_w"], switching_w=d["switching_w"],
+                     leakage_w=d["leakage_w"], wall_s=wall,
+                     details={k: d[k] for k in ("start_kind", "end_kind", "path_report")})

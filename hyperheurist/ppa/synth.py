@@ -1,0 +1,124 @@
+"""Synthesis: a Recipe becomes a Yosys script (flatten, dfflibmap, abc -liberty) run in one process.
+
+Every Recipe knob changes the script: ``flatten``, ``fsm``/``fsm_encoding`` (``fsm -encoding``),
+``share``, ``opt_full`` (``opt -full``), ``abc_script`` (distinct ABC command sequences) and
+``abc_delay_target_ps`` (``abc -D``). The netlist is written in the form OpenSTA 2019 accepts.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..candidate import Candidate
+from ..errors import ConfigError, ToolError
+from ..recipe import Recipe
+from ..runner import run_tool
+
+# ABC command sequences per abc_script value; ``{D}`` becomes ``-D <ps>`` when a target is set.
+# "default" uses Yosys' own liberty script (no -script argument); "fast" uses ``abc -fast``.
+ABC_SCRIPTS: dict[str, str | None] = {
+    "default": None,
+    "fast": None,
+    "area": "+strash;ifraig;scorr;dc2;strash;dch,-f;map,-a,{D};topo",
+    "delay": "+strash;ifraig;scorr;dc2;strash;dch,-f;map,{D};buffer,-p;upsize,{D};dnsize,{D}",
+    "resyn2": "+strash;balance;rewrite;refactor;balance;rewrite;rewrite,-z;balance;refactor,-z;"
+              "rewrite,-z;balance;map,{D};topo",
+}
+_PARAM_VALUE = re.compile(r"""^(-?\d+|\d*'[sS]?[bBoOdDhH][0-9a-fA-F_xXzZ?]+|"[^"\\\n]*")$""")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+NETLIST = "netlist.v"
+
+
+@dataclass(frozen=True)
+class SynthResult:
+    netlist: Path
+    wall_s: float
+    warnings: int
+
+
+def _quote(path: Path) -> str:
+    text = str(path)
+    if '"' in text or "\n" in text:
+        raise ToolError(f"unusable path for Yosys: {text!r}")
+    return f'"{text}"'
+
+
+def _param_args(cand: Candidate) -> list[str]:
+    out: list[str] = []
+    for name, value in sorted(cand.params):
+        value = str(value).strip()
+        if not _IDENT.match(name) or not _PARAM_VALUE.match(value):
+            raise ConfigError(f"parameter override {name}={value!r}: expected a Verilog identifier and constant")
+        out.append(f"-chparam {name} {value}")
+    return out
+
+
+def build_script(sources: list[Path], top: str, recipe: Recipe, liberty: Path, params: list[str]) -> str:
+    """The Yosys script for one recipe (pure: easy to test that every knob matters)."""
+    lib = _quote(liberty)
+    opt = "opt -full" if recipe.opt_full else "opt"
+    lines = [f"read_verilog -defer {'-sv ' if s.suffix == '.sv' else ''}{_quote(s)}" for s in sources]
+    lines.append(" ".join(["hierarchy -check -top", top, *params]))
+    lines += ["proc", "flatten" if recipe.flatten else "# flatten: off (hierarchy kept)", "opt_expr", "opt_clean"]
+    if recipe.fsm:
+        lines.append("fsm" if recipe.fsm_encoding == "auto" else f"fsm -encoding {recipe.fsm_encoding}")
+    else:
+        lines.append("# fsm: off")
+    lines += [opt, "wreduce", "peepopt", "opt_clean"]
+    lines.append("share" if recipe.share else "# share: off")
+    lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt, "techmap", opt,
+              f"dfflibmap -liberty {lib}", opt]
+    abc = f"abc -liberty {lib}"
+    target = f"-D {recipe.abc_delay_target_ps}" if recipe.abc_delay_target_ps else ""
+    script = ABC_SCRIPTS[recipe.abc_script]
+    if recipe.abc_script == "fast":
+        abc += " -fast"
+    if script is not None:
+        abc += f" -script {script}"  # Yosys itself replaces {D} by the -D option (or nothing)
+    if target:
+        abc += f" {target}"
+    lines += [abc, "opt_clean -purge", "setundef -zero", "splitnets -ports" if not recipe.flatten else "splitnets",
+              "opt_clean -purge", f"hierarchy -top {top}", "check",
+              f"write_verilog -noattr -noexpr -nohex -nodec {NETLIST}"]
+    return "\n".join(lines) + "\n"
+
+
+def first_error(text: str) -> str | None:
+    """The first ``ERROR:`` line of a Yosys log, without the noise around it."""
+    lines = text.splitlines()
+    for line in lines:
+        if "** cmd error" in line:  # ABC's own complaint explains the ERROR Yosys prints after it
+            return line.strip()
+    for line in lines:
+        if "ERROR:" in line:
+            return line.strip()
+    return None
+
+
+def synthesize(cand: Candidate, recipe: Recipe, liberty: Path, folder: Path, *, timeout_s: float,
+               mem_mb: int | None = None) -> SynthResult:
+    """Run Yosys in ``folder``; the netlist lands in ``folder/netlist.v``. Failures raise ToolError."""
+    src = folder / "src"
+    src.mkdir(parents=True, exist_ok=True)
+    sources = []
+    for i, (name, text) in enumerate(cand.files):
+        # our own file names: an untrusted name never reaches the script
+        p = src / f"f{i:02d}{'.sv' if name.endswith('.sv') else '.v'}"
+        p.write_text(text, encoding="utf-8", errors="surrogateescape")
+        sources.append(p)
+    script = build_script(sources, cand.top, recipe, Path(liberty), _param_args(cand))
+    (folder / "synth.ys").write_text(script, encoding="utf-8")
+    t0 = time.monotonic()
+    res = run_tool(["yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"], name="yosys", log_dir=folder,
+                   timeout_s=timeout_s, cwd=folder, mem_mb=mem_mb)
+    wall = time.monotonic() - t0
+    if not res.ok or not (folder / NETLIST).is_file():
+        err = first_error(res.stdout + "\n" + res.stderr)
+        if err is None and (folder / "yosys.log").is_file():
+            err = first_error((folder / "yosys.log").read_text(encoding="utf-8", errors="replace"))
+        raise ToolError(f"yosys synthesis failed: {err or res.describe()} (see {folder / 'yosys.log'})")
+    warnings = sum(1 for ln in (res.stdout + res.stderr).splitlines() if ln.startswith("Warning"))
+    return SynthResult(folder / NETLIST, wall, warnings)

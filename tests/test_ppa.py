@@ -1,0 +1,180 @@
+"""PPA with the real tools: synthesis, STA, vectorless power, cache, cost, CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import Weights, load_design
+from hyperheurist.errors import ConfigError, ToolError
+from hyperheurist.ppa import PPACache, PPAMetrics, cost, estimate, ppa_report_text
+from hyperheurist.ppa.liberty import read_liberty
+from hyperheurist.ppa.sta import run_sta
+from hyperheurist.ppa.synth import build_script
+from hyperheurist.recipe import ABC_SCRIPTS, Recipe
+
+DATA = Path(__file__).parent / "data" / "ppa"
+OSU018 = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
+OSU035 = Path("/usr/share/qflow/tech/osu035/osu035_stdcells.lib")
+
+
+def _cand(design: str, file: str, **params: str) -> Candidate:
+    d = load_design(DATA / design / "design.yaml")
+    c = Candidate.from_paths([DATA / design / file], d.top)
+    return c.with_params(params, move="test") if params else c
+
+
+def _design(name: str, **overrides):
+    return load_design(DATA / name / "design.yaml", overrides or None)
+
+
+def _numbers(m: PPAMetrics) -> dict:
+    d = m.to_dict()
+    d.pop("timings")
+    return d
+
+
+def test_every_recipe_knob_changes_the_script() -> None:
+    base = Recipe()
+    script = build_script([Path("a.v")], "top", base, OSU018, [])
+    variants = [base.with_(abc_script=s) for s in ABC_SCRIPTS if s != base.abc_script]
+    variants += [base.with_(abc_delay_target_ps=700), base.with_(fsm=False), base.with_(fsm_encoding="one-hot"),
+                 base.with_(fsm_encoding="binary"), base.with_(share=False), base.with_(opt_full=True),
+                 base.with_(flatten=False)]
+    scripts = [build_script([Path("a.v")], "top", r, OSU018, []) for r in variants]
+    assert all(s != script for s in scripts)
+    assert len(set(scripts)) == len(scripts)
+    assert "abc -liberty" in script and "dfflibmap -liberty" in script
+    assert "-D 700" in build_script([Path("a.v")], "top", base.with_(abc_delay_target_ps=700), OSU018, [])
+
+
+def test_bad_parameter_value_is_a_config_error(tmp_path: Path) -> None:
+    cand = _cand("acc", "acc.v", WIDTH="8; shell")
+    with pytest.raises(ConfigError):
+        estimate(cand, _design("acc"), Recipe(), tmp_path)
+
+
+@pytest.mark.tools
+def test_area_grows_with_width_and_params_are_applied(tmp_path: Path) -> None:
+    d = _design("acc")
+    m8 = estimate(_cand("acc", "acc.v", WIDTH="8"), d, Recipe(), tmp_path / "w8")
+    m16 = estimate(_cand("acc", "acc.v", WIDTH="16"), d, Recipe(), tmp_path / "w16")
+    assert m16.area_um2 > 1.6 * m8.area_um2
+    assert m16.cells > m8.cells
+    assert sum(m8.cell_histogram.values()) == m8.cells
+    assert m8.power_fidelity == "vectorless" and m8.power_mw > 0 and m8.leakage_mw > 0
+    for stage in ("10-synth", "11-sta", "12-power"):
+        assert (tmp_path / "w8" / stage / "result.json").is_file()
+
+
+@pytest.mark.tools
+def test_pipelining_shortens_the_critical_path(tmp_path: Path) -> None:
+    d = _design("chain")
+    flat = estimate(_cand("chain", "flat.v"), d, Recipe(), tmp_path / "flat")
+    piped = estimate(_cand("chain", "piped.v"), d, Recipe(), tmp_path / "piped")
+    assert piped.delay_ns < 0.8 * flat.delay_ns
+    assert piped.fmax_mhz > flat.fmax_mhz
+    assert flat.slack_ns == pytest.approx(d.ppa.clock_period_ns - flat.delay_ns, abs=1e-4)
+    assert flat.critical_path["start"] and flat.critical_path["end"]
+    text = ppa_report_text(flat)
+    assert flat.critical_path["start"] in text and "DFFPOSX1" in text and "internal" in text
+
+
+@pytest.mark.tools
+def test_tight_clock_violates_and_costs_a_penalty(tmp_path: Path) -> None:
+    d = _design("chain", **{"ppa.clock_period_ns": 1.0})
+    m = estimate(_cand("chain", "flat.v"), d, Recipe(), tmp_path)
+    assert not m.met_timing and m.slack_ns < 0
+    w = Weights()
+    assert cost(m, m, w, 1.0, 2.0) == pytest.approx(1.0 + 2.0 * (m.delay_ns - 1.0) / 1.0)
+    assert cost(m, m, w, 100.0, 2.0) == pytest.approx(1.0)
+
+
+@pytest.mark.tools
+def test_two_runs_identical_and_cache_hit(tmp_path: Path) -> None:
+    d = _design("chain")
+    cand = _cand("chain", "flat.v")
+    r = Recipe(abc_script="delay", abc_delay_target_ps=1500)
+    a = estimate(cand, d, r, tmp_path / "a")
+    b = estimate(cand, d, r, tmp_path / "b")
+    assert _numbers(a) == _numbers(b)
+    cache = PPACache(tmp_path / "cache")
+    first = estimate(cand, d, r, tmp_path / "c", cache=cache)
+    assert not first.cached
+    t0 = time.monotonic()
+    hit = estimate(cand, d, r, tmp_path / "d", cache=cache)
+    assert time.monotonic() - t0 < 0.5
+    assert hit.cached and _numbers(hit) == _numbers(first)
+    assert not (tmp_path / "d").exists()
+    other = estimate(cand, d, r.with_(abc_script="area"), tmp_path / "e", cache=cache)
+    assert not other.cached
+    assert PPAMetrics.from_dict(json.loads(json.dumps(hit.to_dict()))) == hit
+
+
+@pytest.mark.tools
+def test_custom_liberty_is_honoured(tmp_path: Path) -> None:
+    cand = _cand("acc", "acc.v")
+    base = estimate(cand, _design("acc"), Recipe(), tmp_path / "018")
+    m035 = estimate(cand, _design("acc", **{"ppa.liberty": "osu035"}), Recipe(), tmp_path / "035")
+    assert m035.liberty == str(OSU035) and m035.area_um2 > 2 * base.area_um2
+    # a copy of osu018 with every cell area doubled: area must double exactly
+    text = OSU018.read_text()
+    import re
+
+    doubled = re.sub(r"area : ([0-9.]+);", lambda m: f"area : {2 * float(m.group(1))};", text)
+    lib = tmp_path / "osu018_x2.lib"
+    lib.write_text(doubled)
+    m2 = estimate(cand, _design("acc", **{"ppa.liberty": str(lib)}), Recipe(), tmp_path / "x2")
+    assert m2.liberty == str(lib)
+    assert m2.area_um2 == pytest.approx(2 * base.area_um2)
+    assert read_liberty(OSU035).voltage == pytest.approx(3.3)
+
+
+@pytest.mark.tools
+def test_unreadable_liberty_is_a_one_line_tool_error(tmp_path: Path) -> None:
+    lib = tmp_path / "broken.lib"
+    lib.write_text(OSU018.read_text()[:5000])
+    with pytest.raises(ToolError) as exc:
+        estimate(_cand("acc", "acc.v"), _design("acc", **{"ppa.liberty": str(lib)}), Recipe(), tmp_path / "w")
+    msg = str(exc.value)
+    assert "\n" not in msg and "broken.lib" in msg and "truncated" in msg
+
+
+@pytest.mark.tools
+def test_netlist_rejected_by_opensta_is_a_tool_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.v"
+    bad.write_text("module acc(clk, s);\n input clk;\n output s;\n NOSUCHCELL u0 (.A(clk), .Y(s));\nendmodule garbage (\n")
+    with pytest.raises(ToolError) as exc:
+        run_sta(bad, "acc", _design("acc"), read_liberty(OSU018), tmp_path, timeout_s=30)
+    line = str(exc.value).splitlines()[0]
+    assert "OpenSTA rejected" in line and ("syntax error" in line or "not found" in line)
+
+
+@pytest.mark.tools
+def test_yosys_error_is_a_tool_error(tmp_path: Path) -> None:
+    cand = _cand("acc", "acc.v", NOPE="3")
+    with pytest.raises(ToolError) as exc:
+        estimate(cand, _design("acc"), Recipe(), tmp_path)
+    assert "NOPE" in str(exc.value).splitlines()[0]
+
+
+@pytest.mark.tools
+def test_cli_json(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "hyperheurist", "ppa", str(DATA / "acc" / "design.yaml"),
+                          str(DATA / "acc" / "acc.v"), "--json", "--recipe", "abc_script=area",
+                          "--cache-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    for key in ("area_um2", "cells", "delay_ns", "slack_ns", "fmax_mhz", "power_mw", "power_fidelity", "liberty"):
+        assert key in data
+    assert data["recipe"]["abc_script"] == "area"
+    bad = subprocess.run([sys.executable, "-m", "hyperheurist", "ppa", str(DATA / "acc" / "design.yaml"),
+                          str(DATA / "acc" / "acc.v"), "--recipe", "abc_script=nope"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "abc_script" in bad.stderr
