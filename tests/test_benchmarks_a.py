@@ -14,7 +14,7 @@ from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.runner import run_tool
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
-NAMES = ("adder32", "mult8_pipe", "div16", "mac16")
+NAMES = ("adder32", "mult8_pipe", "div16", "mac16", "fir4")
 HEADER = re.compile(r"^// SEED: (valid|faulty) - \S.{10,}$")
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 

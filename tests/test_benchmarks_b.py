@@ -13,10 +13,10 @@ from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.sim.cocotb_run import run_cocotb
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-NAMES = ("fifo8", "crc32", "traffic_fsm")
+NAMES = ("fifo8", "crc32", "traffic_fsm", "fir4")
 # one faulty seed per benchmark that only simulation can catch: the cocotb test must reject it
 SIM_CAUGHT = {"fifo8": "bad_full_off_by_one.v", "crc32": "bad_init_priority.v",
-              "traffic_fsm": "bad_ped_not_latched.v"}
+              "traffic_fsm": "bad_ped_not_latched.v", "fir4": "bad_shift_on_idle.v"}
 HEADER = re.compile(r"^// SEED: (valid|faulty) - \S.*$")
 FORBIDDEN = re.compile(r"\binitial\b|#\s*\d|\$[a-z]")
 

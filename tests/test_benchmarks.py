@@ -1,0 +1,59 @@
+"""Every bundled benchmark: reference.v and every seed marked valid pass every gate; every seed
+marked faulty is rejected. Runs the same gate chain as `hh gate` (one CLI call per benchmark is
+checked too, for the exit codes)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import load_design
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+NAMES = sorted(p.parent.name for p in BENCH.glob("*/design.yaml"))
+pytestmark = pytest.mark.tools
+
+
+def seed_label(path: Path) -> str:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("// SEED: "), f"{path}: first line must be a SEED header"
+    return "valid" if first.startswith("// SEED: valid") else "faulty"
+
+
+def test_all_eight_benchmarks_exist() -> None:
+    assert set(NAMES) >= {"adder32", "mult8_pipe", "div16", "mac16", "fir4", "crc32", "traffic_fsm", "fifo8"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_benchmark_verdicts(name: str, tmp_path: Path) -> None:
+    from hyperheurist.gates import run_gates
+
+    design = load_design(BENCH / name / "design.yaml")
+    seeds = design.generation.seed_files()
+    labels = {p.name: seed_label(p) for p in seeds}
+    assert sum(v == "valid" for v in labels.values()) >= 2 and sum(v == "faulty" for v in labels.values()) >= 2
+    cases = [("reference.v", design.verification.reference, "valid")] + [(p.name, p, labels[p.name]) for p in seeds]
+    wrong = []
+    for label, path, expected in cases:
+        report = run_gates(Candidate.from_paths([path], design.top, label=label), design, tmp_path / label)
+        got = "valid" if report.passed else "faulty"
+        if got != expected:
+            wrong.append(f"{label}: expected {expected}, got {got} ({report.failed.gate if report.failed else ''}: "
+                         f"{report.failed.message if report.failed else ''})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_hh_gate_exit_codes_on_a_benchmark(tmp_path: Path) -> None:
+    b = BENCH / "fifo8"
+    bad = sorted((b / "seeds").glob("bad_*.v"))[0]
+    hh = [sys.executable, "-m", "hyperheurist", "gate", str(b / "design.yaml")]
+    ok = subprocess.run([*hh, str(b / "reference.v")], capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    junit = tmp_path / "gate.xml"
+    fail = subprocess.run([*hh, str(bad), "--junit", str(junit)], capture_output=True, text=True, timeout=300)
+    assert fail.returncode == 1, fail.stdout + fail.stderr
+    assert "<testcase" in junit.read_text() and "<failure" in junit.read_text()
