@@ -1,0 +1,1 @@
+"""The LLM layer: candidate providers, the OpenAI-compatible client, prompts, failure-rule memory."""

@@ -1,0 +1,56 @@
+"""Where Phase-1 candidates come from: seed files (``offline``/``files``) and, with an endpoint, the LLM."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..candidate import Candidate
+from ..config import DesignConfig
+from ..errors import ConfigError
+
+
+def seed_candidates(design: DesignConfig) -> list[Candidate]:
+    """One candidate per seed file, labelled by its file name, in sorted order."""
+    gen = design.generation
+    files = gen.seed_files()
+    if gen.seeds and not files:
+        raise ConfigError(f"{design.source}: generation.seeds: no file matches {gen.seeds}")
+    out = []
+    for p in files:
+        try:
+            out.append(Candidate.from_paths([p], design.top, origin="seed", label=Path(p).stem))
+        except OSError as exc:
+            raise ConfigError(f"{p}: cannot read seed file: {exc.strerror}") from None
+    return out
+
+
+def endpoint(design: DesignConfig, base_url: str | None, api_key: str | None) -> tuple[str | None, str | None]:
+    """The endpoint and key in force: CLI flag, then environment, then design.yaml."""
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or design.generation.base_url
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    return url, key
+
+
+def make_client(design: DesignConfig, run_dir: Path, *, base_url: str | None = None, api_key: str | None = None,
+                model: str | None = None, replay_dir: Path | None = None) -> tuple[Any, str | None]:
+    """The LLM client for this run, or None with a note saying why the run is offline."""
+    if design.generation.provider != "openai":
+        return None, None
+    url, key = endpoint(design, base_url, api_key)
+    if replay_dir is None and not url and not key:
+        return None, "generation.provider is openai but no endpoint or OPENAI_API_KEY is set; running offline"
+    from .client import LLMClient
+
+    return LLMClient.create(design, run_dir, base_url=url, api_key=key, model=model, replay_dir=replay_dir), None
+
+
+def initial_candidates(design: DesignConfig, client: Any, rules: Any) -> list[Candidate]:
+    """Seed files first (when configured), then the LLM's candidates when a client is available."""
+    cands = seed_candidates(design)
+    if client is not None:
+        cands += client.generate(design, design.generation.candidates, rules)
+    if not cands:
+        raise ConfigError(f"{design.source}: generation: no candidates: set generation.seeds or configure an endpoint")
+    return cands

@@ -1,0 +1,113 @@
+"""Failure-rule memory: recurring gate failures become short validity rules added to later prompts.
+
+Rules live in the run directory (``rules.json``) and, when ``generation.rules_file`` is set, in a
+YAML file shared across runs that the user can read and edit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from ..errors import ConfigError
+from ..jsonio import read_json, write_json, write_text_atomic
+
+# (gate, pattern in the gate message) -> the rule a generator should follow. First match wins.
+PATTERNS: tuple[tuple[str, str, str], ...] = (
+    ("structure", r"latch", "Every combinational always block assigns every output on every path: give defaults "
+                             "at the top of always @(*) or use a complete case with default; never infer latches."),
+    ("structure", r"loop", "No combinational loops: a signal computed in always @(*) must not feed back into itself."),
+    ("structure", r"driv", "Drive every net from exactly one always block or assign; never assign a reg in two blocks."),
+    ("structure", r"port|width", "Declare exactly the ports of the interface, with the names, directions and widths given."),
+    ("structure", r"initial|delay", "Synthesizable RTL only: no initial blocks and no # delays in the design."),
+    ("structure", r"top module|not found", "Name the top module exactly as the interface says."),
+    ("compile", r"syntax|expect", "Plain Verilog-2005/2012 that Icarus Verilog accepts: no SystemVerilog-only "
+                                   "constructs (interfaces, classes, unique case), declare before use."),
+    ("compile", r"width|WIDTH", "Size every constant and match operand widths explicitly (e.g. {8'd0, a})."),
+    ("compile", r".", "The code must compile with iverilog -g2012 and verilator --lint-only."),
+    ("safety", r".", "No system tasks with side effects ($system, $fopen, $fwrite, $readmem*, $dumpfile) and no "
+                      "`include of files outside the design."),
+    ("simulation", r"reset", "Apply the reset exactly as specified (polarity, sync/async) to every state register."),
+    ("simulation", r"timeout|hang|time limit", "No loops without a bound; every state machine must leave every state."),
+    ("simulation", r".", "Match the spec's cycle timing exactly: latency, when outputs update, reset values."),
+    ("equivalence", r".", "Keep the exact behaviour of the reference, including corner cases (overflow, zero, reset)."),
+)
+
+
+@dataclass
+class Rule:
+    text: str
+    gate: str
+    count: int = 0
+    source: str = "observed"  # "observed" in this run, "file" from the shared rules file
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "gate": self.gate, "count": self.count, "source": self.source}
+
+
+def rule_for(gate: str, message: str) -> str | None:
+    for g, pattern, text in PATTERNS:
+        if g == gate and re.search(pattern, message or "", re.IGNORECASE):
+            return text
+    return None
+
+
+class RuleMemory:
+    """Counts failures per rule; a rule seen ``threshold`` times (or loaded from the file) is active."""
+
+    def __init__(self, run_file: Path, shared_file: Path | None = None, threshold: int = 1) -> None:
+        self.run_file = Path(run_file)
+        self.shared_file = Path(shared_file) if shared_file else None
+        self.threshold = threshold
+        self.rules: dict[str, Rule] = {}
+        if self.shared_file is not None and self.shared_file.is_file():
+            for r in self._read_shared(self.shared_file):
+                self.rules[r.text] = r
+        if self.run_file.is_file():  # a resumed run keeps its counts
+            for d in (read_json(self.run_file) or {}).get("rules", []):
+                self.rules[d["text"]] = Rule(d["text"], d.get("gate", ""), int(d.get("count", 0)), d.get("source", "observed"))
+
+    @staticmethod
+    def _read_shared(path: Path) -> list[Rule]:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{path}: cannot read rules file: {str(exc).splitlines()[0]}") from None
+        if not isinstance(data, list):
+            raise ConfigError(f"{path}: rules file must be a YAML list of rules")
+        out = []
+        for i, item in enumerate(data):
+            if isinstance(item, str):
+                out.append(Rule(item, "", 0, "file"))
+            elif isinstance(item, dict) and isinstance(item.get("text"), str):
+                out.append(Rule(item["text"], str(item.get("gate", "")), int(item.get("count", 0)), "file"))
+            else:
+                raise ConfigError(f"{path}: rules[{i}]: expected a string or a mapping with 'text'")
+        return out
+
+    def observe(self, gate: str, message: str) -> str | None:
+        text = rule_for(gate, message)
+        if text is None:
+            return None
+        rule = self.rules.setdefault(text, Rule(text, gate))
+        rule.count += 1
+        return text
+
+    def active(self) -> list[str]:
+        """Rules to put into prompts: from the shared file, or observed often enough; most frequent first."""
+        live = [r for r in self.rules.values() if r.source == "file" or r.count >= self.threshold]
+        return [r.text for r in sorted(live, key=lambda r: (-r.count, r.text))]
+
+    def to_dict(self) -> dict:
+        return {"threshold": self.threshold, "rules": [r.to_dict() for r in self.rules.values()]}
+
+    def save(self) -> None:
+        write_json(self.run_file, self.to_dict())
+        if self.shared_file is not None:
+            items = [{"text": r.text, "gate": r.gate, "count": r.count} for r in self.rules.values()
+                     if r.source == "file" or r.count >= self.threshold]
+            write_text_atomic(self.shared_file, "# hh failure rules: edit freely; each is added to generation prompts\n"
+                              + yaml.safe_dump(items, sort_keys=False, width=100))

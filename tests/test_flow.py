@@ -1,0 +1,137 @@
+"""`hh run` end to end on a small offline design: the run directory, exit codes, kill and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperheurist.jsonio import read_jsonl
+
+DATA = Path(__file__).parent / "data" / "flow"
+HH = [sys.executable, "-m", "hyperheurist"]
+pytestmark = pytest.mark.tools
+
+
+def hh(*args: str, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **(env or {})})
+
+
+def only_run(root: Path) -> Path:
+    runs = sorted(p for p in root.glob("*/*") if p.is_dir())
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+STABLE = ("design", "seed", "initial", "best", "improvement", "evaluations", "rejected_by_gate", "moves", "pareto")
+
+
+def stable(summary: dict) -> dict:
+    return {k: summary[k] for k in STABLE}
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("runs")
+    res = hh("run", str(DATA / "design.yaml"), "--out", str(out), "--quiet", "--jobs", "2")
+    assert res.returncode == 0, res.stderr
+    return only_run(out)
+
+
+def test_run_directory_holds_the_record(full_run: Path) -> None:
+    for name in ("manifest.json", "resolved.yaml", "COMMANDS", "journal.jsonl", "summary.json", "best/design.v",
+                 "best/recipe.yaml", "best/ppa.json", "initial/design.v", "report.html"):
+        assert (full_run / name).exists(), name
+    manifest = json.loads((full_run / "manifest.json").read_text())
+    assert {"iverilog", "verilator", "yosys", "sta"} <= set(manifest["tools"])
+    assert all(v["version"] for v in manifest["tools"].values())
+    summary = json.loads((full_run / "summary.json").read_text())
+    assert summary["status"] == "complete"
+    assert summary["phase1"]["candidates"] == 2 and summary["phase1"]["valid"] == 1
+    assert summary["rejected_by_gate"], "the truncated seed must be rejected by some gate"
+    assert summary["best"]["cost"] <= summary["initial"]["cost"]
+    assert summary["initial"]["area_um2"] > 0 and summary["initial"]["delay_ns"] > 0
+    cands = list((full_run / "candidates").iterdir())
+    assert len(cands) >= 2
+    assert any(p.name.startswith("0") for c in cands for p in c.iterdir()), "stage folders NN-<stage>"
+    kinds = {r["type"] for r in read_jsonl(full_run / "journal.jsonl")}
+    assert {"phase1", "step", "end"} <= kinds
+    resolved = yaml.safe_load((full_run / "resolved.yaml").read_text())
+    assert Path(resolved["spec"]).is_absolute()
+
+
+def test_best_design_passes_hh_gate(full_run: Path) -> None:
+    srcs = sorted((full_run / "best" / "src").glob("*.v"))
+    res = hh("gate", str(DATA / "design.yaml"), *map(str, srcs))
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_bad_config_exits_2_with_one_line(tmp_path: Path) -> None:
+    data = yaml.safe_load((DATA / "design.yaml").read_text())
+    for f in ("spec.md", "reference.v"):
+        (tmp_path / f).write_text((DATA / f).read_text())
+    cases = {
+        "unknown": lambda d: d.update(colour=1),
+        "nospec": lambda d: d.update(spec="missing.md"),
+        "nowidth": lambda d: d["interface"]["ports"][0].pop("width"),
+    }
+    for name, mutate in cases.items():
+        d = json.loads(json.dumps(data))
+        mutate(d)
+        p = tmp_path / f"{name}.yaml"
+        p.write_text(yaml.safe_dump(d))
+        res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet")
+        assert res.returncode == 2, (name, res.stderr)
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(p) in lines[0] and "Traceback" not in res.stderr, res.stderr
+    assert not (tmp_path / "runs").exists(), "a bad config must not leave a run directory"
+
+
+def test_no_valid_candidate_exits_1(tmp_path: Path) -> None:
+    d = yaml.safe_load((DATA / "design.yaml").read_text())
+    d["generation"]["seeds"] = str(DATA / "seeds" / "bad_*.v")
+    for k in ("spec", ):
+        d[k] = str(DATA / d[k])
+    d["verification"]["reference"] = str(DATA / "reference.v")
+    p = tmp_path / "d.yaml"
+    p.write_text(yaml.safe_dump(d))
+    res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet")
+    assert res.returncode == 1, res.stderr
+    assert "no candidate passed every gate" in res.stderr
+    summary = json.loads((only_run(tmp_path / "runs") / "summary.json").read_text())
+    assert summary["best"] is None and summary["status"] == "no-valid-candidate"
+
+
+def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path) -> None:
+    proc = subprocess.Popen([*HH, "run", str(DATA / "design.yaml"), "--out", str(tmp_path), "--quiet", "--jobs", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    journal = None
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:  # kill once Phase 2 has written at least one step
+        runs = list(tmp_path.glob("*/*/journal.jsonl"))
+        if runs and '"type": "step"' in runs[0].read_text():
+            journal = runs[0]
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert journal is not None, "the run never reached Phase 2"
+    run_dir = journal.parent
+    assert not (run_dir / "summary.json").exists()
+    res = hh("run", "--resume", str(run_dir), "--quiet")
+    assert res.returncode == 0, res.stderr
+    resumed = json.loads((run_dir / "summary.json").read_text())
+    reference = json.loads((full_run / "summary.json").read_text())
+    assert stable(resumed) == stable(reference)
+    steps = [r for r in read_jsonl(run_dir / "journal.jsonl") if r["type"] == "step"]
+    ref_steps = [r for r in read_jsonl(full_run / "journal.jsonl") if r["type"] == "step"]
+    assert [(s["chain"], s["iteration"], s["move"], s["accepted"]) for s in steps] == \
+        [(s["chain"], s["iteration"], s["move"], s["accepted"]) for s in ref_steps]
