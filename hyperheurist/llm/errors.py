@@ -6,4 +6,8 @@ from ..errors import HHError
 
 
 class LLMUnavailable(HHError):
-    """The endpoint cannot be used any more (down, budget spent, bad key); the run goes on without it."""
+    """The endpoint cannot be used any more (down, budget spent, bad key, replay miss); the run goes on without it."""
+
+
+class RequestFailed(HHError):
+    """One request failed in a way that says nothing about the endpoint (e.g. HTTP 400); that role returns None."""

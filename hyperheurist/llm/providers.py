@@ -8,7 +8,8 @@ from typing import Any
 
 from ..candidate import Candidate
 from ..config import DesignConfig
-from ..errors import ConfigError
+from ..errors import ConfigError, NoValidCandidate
+from .errors import LLMUnavailable
 
 
 def seed_candidates(design: DesignConfig) -> list[Candidate]:
@@ -35,15 +36,21 @@ def endpoint(design: DesignConfig, base_url: str | None, api_key: str | None) ->
 
 def make_client(design: DesignConfig, run_dir: Path, *, base_url: str | None = None, api_key: str | None = None,
                 model: str | None = None, replay_dir: Path | None = None) -> tuple[Any, str | None]:
-    """The LLM client for this run, or None with a note saying why the run is offline."""
-    if design.generation.provider != "openai":
+    """The LLM client for this run, or None with a note saying why the run is offline.
+
+    ``replay_dir`` (``hh run --replay``) answers every request from that run's recording and sends none;
+    it implies the openai provider. A base URL without a key is a local server: a dummy key is used.
+    """
+    if replay_dir is None and design.generation.provider != "openai":
         return None, None
     url, key = endpoint(design, base_url, api_key)
     if replay_dir is None and not url and not key:
         return None, "generation.provider is openai but no endpoint or OPENAI_API_KEY is set; running offline"
     from .client import LLMClient
 
-    return LLMClient.create(design, run_dir, base_url=url, api_key=key, model=model, replay_dir=replay_dir), None
+    client = LLMClient.create(design, run_dir, base_url=url, api_key=key, model=model, replay_dir=replay_dir)
+    note = f"replaying LLM responses recorded in {replay_dir}" if replay_dir is not None else None
+    return client, note
 
 
 def initial_candidates(design: DesignConfig, client: Any, rules: Any) -> list[Candidate]:
@@ -52,5 +59,11 @@ def initial_candidates(design: DesignConfig, client: Any, rules: Any) -> list[Ca
     if client is not None:
         cands += client.generate(design, design.generation.candidates, rules)
     if not cands:
+        dead = getattr(client, "dead", None) if client is not None else None
+        if dead:
+            raise LLMUnavailable(f"no candidates: no seed files and the LLM is unavailable ({dead})")
+        if client is not None:
+            raise NoValidCandidate(f"{design.source}: the LLM returned no usable Verilog "
+                                   f"({design.generation.candidates} requests; see the run's llm/ folder)")
         raise ConfigError(f"{design.source}: generation: no candidates: set generation.seeds or configure an endpoint")
     return cands

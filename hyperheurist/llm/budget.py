@@ -1,0 +1,78 @@
+"""Per-run LLM budget: requests, tokens and (when prices are configured) cost, counted per phase."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..config import Generation
+from .errors import LLMUnavailable
+
+PHASES = ("generate", "repair", "mutate", "critique")
+
+
+@dataclass
+class Budget:
+    """Counts what the endpoint has been asked for; ``check`` refuses a request once a limit is reached.
+
+    A request is refused *before* it is sent, so a run overshoots the token limit by at most one
+    response; the request limit is exact.
+    """
+
+    max_requests: int
+    max_tokens: int
+    max_cost: float | None = None
+    price_in: float | None = None  # per million prompt tokens
+    price_out: float | None = None  # per million completion tokens
+    requests: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    per_phase: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, gen: Generation) -> "Budget":
+        return cls(gen.max_requests, gen.max_tokens, gen.max_cost, gen.price_per_mtok_in, gen.price_per_mtok_out)
+
+    @property
+    def tokens(self) -> int:
+        return self.tokens_in + self.tokens_out
+
+    @property
+    def cost(self) -> float | None:
+        if self.price_in is None and self.price_out is None:
+            return None
+        return (self.tokens_in * (self.price_in or 0.0) + self.tokens_out * (self.price_out or 0.0)) / 1e6
+
+    def exhausted(self) -> str | None:
+        """Why no further request may be sent, or None."""
+        if self.requests >= self.max_requests:
+            return f"LLM budget spent: {self.requests} of {self.max_requests} requests (generation.max_requests)"
+        if self.tokens >= self.max_tokens:
+            return f"LLM budget spent: {self.tokens} of {self.max_tokens} tokens (generation.max_tokens)"
+        cost = self.cost
+        if self.max_cost is not None and cost is not None and cost >= self.max_cost:
+            return f"LLM budget spent: cost {cost:.4f} of {self.max_cost:g} (generation.max_cost)"
+        return None
+
+    def check(self) -> None:
+        reason = self.exhausted()
+        if reason:
+            raise LLMUnavailable(reason)
+
+    def charge(self, phase: str, tokens_in: int, tokens_out: int) -> None:
+        """Count one request that reached the endpoint (even a failed one costs a request)."""
+        self.requests += 1
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
+        p = self.per_phase.setdefault(phase, {"requests": 0, "tokens": 0})
+        p["requests"] += 1
+        p["tokens"] += tokens_in + tokens_out
+
+    def usage(self) -> dict:
+        out: dict = {"requests": self.requests, "tokens": self.tokens, "tokens_in": self.tokens_in,
+                     "tokens_out": self.tokens_out,
+                     "phases": {ph: dict(self.per_phase.get(ph, {"requests": 0, "tokens": 0})) for ph in PHASES}}
+        for ph in PHASES:  # flat keys too: generate_tokens, repair_tokens, ...
+            out[f"{ph}_tokens"] = out["phases"][ph]["tokens"]
+        if self.cost is not None:
+            out["cost"] = round(self.cost, 6)
+        return out

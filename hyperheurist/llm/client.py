@@ -1,0 +1,204 @@
+"""The LLM client the flow and the moves use: roles (generate, repair, mutate, critique) over one
+OpenAI-compatible endpoint, with the budget, the recording/replay cache and code extraction.
+
+Once the endpoint is lost (retries exhausted, budget spent, key refused) the client is *dead*: every
+later call raises LLMUnavailable at once, without a request, and ``usage()['note']`` says why.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+from ..candidate import Candidate
+from ..config import DesignConfig
+from . import prompts
+from .budget import Budget
+from .errors import LLMUnavailable, RequestFailed
+from .extract import THINK, Extracted, extract_verilog
+from .record import Recorder, public_url, request_key
+from .transport import Reply, Transport
+
+__all__ = ["LLMClient", "LLMUnavailable", "variant_temperature"]
+
+MAX_COMPLETION_TOKENS = 4096
+
+
+def variant_temperature(base: float, i: int, n: int) -> float:
+    """Spread generation temperatures over 0.75x..1.25x of the configured one (clamped to 0..2)."""
+    if n <= 1:
+        return round(base, 3)
+    return round(min(2.0, max(0.0, base * (0.75 + 0.5 * i / (n - 1)))), 3)
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+class LLMClient:
+    """Roles over one endpoint; all requests pass the budget and are recorded under ``RUN_DIR/llm``."""
+
+    def __init__(self, design: DesignConfig, transport: Transport | None, recorder: Recorder, model: str,
+                 base_url: str | None = None) -> None:
+        self.design = design
+        self.transport = transport
+        self.recorder = recorder
+        self.model = model
+        self.base_url = public_url(base_url)
+        self.budget = Budget.from_config(design.generation)
+        self.dead: str | None = None
+        self.rules: Any = None
+        self.say: Callable[[str], None] | None = None
+        self.critique_enabled = _flag("HH_LLM_CRITIQUE")
+        self.counts = {"cache_hits": 0, "replayed": 0, "failed_requests": 0, "no_code": 0, "critique_rejected": 0}
+
+    @classmethod
+    def create(cls, design: DesignConfig, run_dir: Path, *, base_url: str | None, api_key: str | None,
+               model: str | None = None, replay_dir: Path | None = None) -> "LLMClient":
+        gen = design.generation
+        recorder = Recorder(run_dir, replay_dir, secrets=[api_key] if api_key else [])
+        transport = None if replay_dir is not None else Transport(base_url, api_key, gen.request_timeout_s, gen.retries)
+        return cls(design, transport, recorder, model or gen.model, base_url)
+
+    def attach(self, rules: Any = None, say: Callable[[str], None] | None = None) -> None:
+        """Give the client the run's rule memory (used by mutation prompts) and a way to tell the user things."""
+        self.rules = rules
+        self.say = say
+
+    # ---- state ----------------------------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        return self.dead is None
+
+    @property
+    def replaying(self) -> bool:
+        return self.recorder.replaying
+
+    def usage(self) -> dict:
+        out = self.budget.usage()
+        out.update(self.counts)
+        out.update({"model": self.model, "endpoint": self.base_url, "mode": "replay" if self.replaying else "live",
+                    "records": str(self.recorder.dir)})
+        if self.dead:
+            out["note"] = self.dead
+        return out
+
+    def _die(self, reason: str) -> None:
+        if self.dead is None:
+            self.dead = reason
+            if self.say is not None:
+                self.say(f"hh: LLM disabled for the rest of the run: {reason}")
+
+    # ---- one request ----------------------------------------------------------------------------
+    def _params(self, temperature: float, seed: int) -> dict:
+        return {"temperature": round(temperature, 3), "seed": int(seed) % 2**31, "max_tokens": MAX_COMPLETION_TOKENS}
+
+    def _complete(self, phase: str, messages: list[dict], params: dict, top: str | None) -> tuple[str | None, Extracted | None]:
+        """The response text and, when ``top`` is given, the Verilog in it. (None, None) when this request
+        failed; LLMUnavailable when the endpoint is gone or a replay has no such request."""
+        if self.dead:
+            raise LLMUnavailable(self.dead)
+        key = request_key(self.model, messages, params)
+        rec: dict[str, Any] = {"phase": phase, "key": key, "model": self.model, "endpoint": self.base_url,
+                               "params": params, "messages": messages}
+        hit = self.recorder.lookup(key)
+        if hit is not None:
+            self.counts["replayed" if self.replaying else "cache_hits"] += 1
+            text = hit["response"]
+            ex = extract_verilog(text, top) if top else None
+            self.recorder.write({**rec, "source": "replay" if self.replaying else "cache", "response": text,
+                                 "finish_reason": hit.get("finish_reason"), "usage": hit.get("usage"),
+                                 "latency_s": 0.0, "extracted": ex.to_dict() if ex else None, "error": None})
+            self._count_extract(ex)
+            return text, ex
+        if self.replaying or self.transport is None:
+            self.recorder.write({**rec, "source": "replay", "response": None, "error": "not in the recording"})
+            raise LLMUnavailable(f"replay: the recording has no response for this {phase} request (key {key[:12]})")
+        try:
+            reply = self.transport.chat(self.model, messages, params, before_attempt=self.budget.check,
+                                        after_attempt=lambda a: self._charge(phase, a))
+        except LLMUnavailable as exc:
+            self._die(str(exc))
+            self.recorder.write({**rec, "source": "network", "response": None, "error": str(exc),
+                                 "attempts": getattr(exc, "attempts", None)})
+            raise
+        except RequestFailed as exc:
+            self.counts["failed_requests"] += 1
+            self.recorder.write({**rec, "source": "network", "response": None, "error": str(exc),
+                                 "attempts": getattr(exc, "attempts", None)})
+            return None, None
+        ex = extract_verilog(reply.text, top) if top else None
+        self._count_extract(ex)
+        self.recorder.write({**rec, "source": "network", "response": reply.text, "finish_reason": reply.finish_reason,
+                             "usage": _usage(reply), "latency_s": round(reply.latency_s, 4), "attempts": reply.attempts,
+                             "extracted": ex.to_dict() if ex else None, "error": None})
+        return reply.text, ex
+
+    def _charge(self, phase: str, attempt: dict) -> None:
+        self.budget.charge(phase, int(attempt.get("tokens_in", 0)), int(attempt.get("tokens_out", 0)))
+
+    def _count_extract(self, ex: Extracted | None) -> None:
+        if ex is not None and not ex.ok:
+            self.counts["no_code"] += 1
+
+    # ---- roles ----------------------------------------------------------------------------------
+    def generate(self, design: DesignConfig, n: int, rules: Any) -> list[Candidate]:
+        """Up to ``n`` candidates, one request each with its own style, temperature and seed. Stops early
+        (keeping what it has) when the endpoint is lost; responses without code are skipped."""
+        out: list[Candidate] = []
+        gen = design.generation
+        for i in range(n):
+            params = self._params(variant_temperature(gen.temperature, i, n), design.anneal.seed * 1000 + i)
+            try:
+                _, ex = self._complete("generate", prompts.generate_messages(design, rules, i, n), params, design.top)
+            except LLMUnavailable:
+                if self.dead:
+                    break
+                continue  # a replay miss: the next request may be recorded
+            if ex is not None and ex.ok and ex.code:
+                out.append(Candidate.from_text(ex.code, design.top, name=f"{design.top}.v", origin="llm",
+                                               label=f"llm{i + 1}", move="llm_generate"))
+        return out
+
+    def repair(self, design: DesignConfig, candidate: Candidate, failure: Any, rules: Any) -> Candidate | None:
+        """A fixed version of ``candidate`` given the failing gate's message, or None (no code, same code)."""
+        messages = prompts.repair_messages(design, candidate, failure.gate, failure.message, rules)
+        params = self._params(design.generation.temperature * 0.5, int(candidate.digest[:8], 16))
+        _, ex = self._complete("repair", messages, params, design.top)
+        if ex is None or not ex.ok or not ex.code:
+            return None
+        fixed = candidate.with_sources(((f"{design.top}.v", ex.code),), move="llm_repair", origin="repair")
+        if fixed.digest == candidate.digest:
+            return None
+        return replace(fixed, label=f"{candidate.label or candidate.short}+fix")
+
+    def mutate(self, design: DesignConfig, candidate: Candidate, metrics: dict | None, goal: str, scope: str,
+               seed: int, move: str, rules: Any = None) -> Candidate | None:
+        """A PPA-directed rewrite (``scope`` local|rewrite, ``goal`` area|timing|power), or None."""
+        messages = prompts.mutate_messages(design, candidate, metrics, goal, scope, rules if rules is not None else self.rules)
+        temp = design.generation.temperature if scope == "rewrite" else min(design.generation.temperature, 0.5)
+        _, ex = self._complete("mutate", messages, self._params(temp, seed), design.top)
+        if ex is None or not ex.ok or not ex.code:
+            return None
+        new = candidate.with_sources(((f"{design.top}.v", ex.code),), move=move, origin="llm")
+        return None if new.digest == candidate.digest else new
+
+    def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: dict | None,
+                 goal: str) -> bool:
+        """Whether the LLM thinks ``proposal`` is worth evaluating (first line ACCEPT/REJECT; unclear = yes)."""
+        messages = prompts.critique_messages(design, parent, proposal, metrics, goal)
+        text, _ = self._complete("critique", messages, self._params(0.0, 0), None)
+        answer = THINK.sub("", text or "").strip()
+        first = answer.splitlines()[0].upper() if answer else ""
+        ok = "REJECT" not in first
+        if not ok:
+            self.counts["critique_rejected"] += 1
+        return ok
+
+
+def _usage(reply: Reply) -> dict:
+    return {"prompt_tokens": reply.tokens_in, "completion_tokens": reply.tokens_out,
+            "total_tokens": reply.tokens_in + reply.tokens_out, "estimated": reply.estimated_tokens}
+

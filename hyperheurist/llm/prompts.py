@@ -1,0 +1,132 @@
+"""Chat messages for each role, rendered from the editable templates in ``hyperheurist/prompts/*.md``.
+
+Placeholders are ``{{name}}``; values are inserted once (never re-scanned), so Verilog braces and
+``$`` in the inserted text are safe. ``HH_PROMPTS_DIR`` points at a folder of replacement templates.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ..candidate import Candidate
+from ..config import DesignConfig
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+MAX_RULES = 8  # most frequent first; a prompt is not a rule book
+TOP_CELLS = 8
+
+# Generation variants: the same spec asked for with a different emphasis gives diverse candidates.
+STYLES = (
+    "the most straightforward, readable implementation of the specification",
+    "small area: share resources, use the narrowest widths that are exact",
+    "short critical path: parallel or balanced logic rather than long chains",
+    "low power: avoid needless switching; registers load only when their value changes",
+    "a different architecture from the obvious one (another encoding, algorithm or datapath organisation)",
+)
+GOALS = {
+    "area": "Reduce the cell area: fewer and smaller cells (share or remove logic, narrow datapaths, "
+            "simpler arithmetic such as shifts and adds for constant products).",
+    "timing": "Shorten the critical path reported above (reduce logic depth between its start and end points: "
+              "balance adder trees, precompute, choose faster arithmetic structures) without adding latency.",
+    "power": "Reduce power: less switching activity and fewer or smaller cells "
+             "(avoid toggling unused logic, avoid loading registers that do not change).",
+}
+SCOPES = {
+    "local": "Make ONE small, local edit (a few lines) that you expect to help; leave the rest of the design as it is.",
+    "rewrite": "You may restructure the design (another architecture, encoding or arithmetic organisation) "
+               "as long as the interface and the exact cycle-level behaviour are kept.",
+}
+
+
+def template(name: str) -> str:
+    """The text of template ``name`` (``HH_PROMPTS_DIR`` first, then the bundled one)."""
+    override = os.environ.get("HH_PROMPTS_DIR")
+    for folder in ([Path(override)] if override else []) + [PROMPTS_DIR]:
+        p = folder / f"{name}.md"
+        if p.is_file():
+            return p.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"prompt template {name}.md not found in {PROMPTS_DIR}")
+
+
+def render(name: str, **values: Any) -> str:
+    """Fill every ``{{placeholder}}`` of a template; a placeholder without a value is an error."""
+    text = template(name)
+    missing = sorted({m.group(1) for m in PLACEHOLDER.finditer(text)} - set(values))
+    if missing:
+        raise KeyError(f"prompt template {name}.md: no value for {', '.join(missing)}")
+    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), text).strip() + "\n"
+
+
+def interface_text(design: DesignConfig) -> str:
+    itf = design.interface
+    lines = []
+    for p in itf.all_ports():
+        width = f"[{p.width - 1}:0] " if p.width > 1 else ""
+        signed = "signed " if p.signed else ""
+        lines.append(f"- {p.dir} {signed}{width}{p.name}")
+    if itf.clock:
+        lines.append(f"- clock: `{itf.clock}` (rising edge)")
+    else:
+        lines.append("- no clock: the design is purely combinational")
+    if itf.reset:
+        r = itf.reset
+        lines.append(f"- reset: `{r.name}`, active {r.active}, {'synchronous' if r.sync else 'asynchronous'}")
+    return "\n".join(lines)
+
+
+def rules_text(rules: Any) -> str:
+    active = list(rules.active())[:MAX_RULES] if rules is not None else []
+    return "\n".join(f"- {r}" for r in active) if active else "(none yet)"
+
+
+def ppa_report(metrics: dict | None, period_ns: float) -> str:
+    """The measurements a mutation prompt shows: area, top cells, critical path, delay, slack, power."""
+    if not metrics:
+        return "(no measurements)"
+    m = metrics
+    hist = sorted((m.get("cell_histogram") or {}).items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_CELLS]
+    cp = m.get("critical_path") or {}
+    lines = [
+        f"- area: {m.get('area_um2', 0):.1f} um2 in {m.get('cells', 0)} cells",
+        "- top cells: " + (", ".join(f"{c} x{n}" for c, n in hist) or "none"),
+        f"- critical path: {cp.get('start', '?')} -> {cp.get('end', '?')}",
+        f"- delay: {m.get('delay_ns', 0):.3f} ns (clock period {period_ns:g} ns, slack {m.get('slack_ns', 0):.3f} ns)",
+        f"- power: {m.get('power_mw', 0):.4f} mW (dynamic {m.get('dynamic_mw', 0):.4f}, leakage {m.get('leakage_mw', 0):.6f})",
+    ]
+    return "\n".join(lines)
+
+
+def _messages(design: DesignConfig, user: str) -> list[dict]:
+    return [{"role": "system", "content": render("system", top=design.top)}, {"role": "user", "content": user}]
+
+
+def generate_messages(design: DesignConfig, rules: Any, variant: int, count: int) -> list[dict]:
+    user = render("generate", spec=design.spec_text().strip(), top=design.top, interface=interface_text(design),
+                  rules=rules_text(rules), variant=variant + 1, count=count, style=STYLES[variant % len(STYLES)])
+    return _messages(design, user)
+
+
+def repair_messages(design: DesignConfig, cand: Candidate, gate: str, message: str, rules: Any) -> list[dict]:
+    user = render("repair", spec=design.spec_text().strip(), top=design.top, interface=interface_text(design),
+                  code=cand.text.strip(), gate=gate, message=message or "(no message)", rules=rules_text(rules))
+    return _messages(design, user)
+
+
+def mutate_messages(design: DesignConfig, cand: Candidate, metrics: dict | None, goal: str, scope: str,
+                    rules: Any) -> list[dict]:
+    user = render("mutate", spec=design.spec_text().strip(), top=design.top, interface=interface_text(design),
+                  code=cand.text.strip(), liberty=design.ppa.liberty, period=f"{design.ppa.clock_period_ns:g}",
+                  report=ppa_report(metrics, design.ppa.clock_period_ns), goal=goal, goal_text=GOALS[goal],
+                  scope_text=SCOPES[scope], rules=rules_text(rules))
+    return _messages(design, user)
+
+
+def critique_messages(design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: dict | None,
+                      goal: str) -> list[dict]:
+    user = render("critique", top=design.top, interface=interface_text(design), parent=parent.text.strip(),
+                  proposal=proposal.text.strip(), report=ppa_report(metrics, design.ppa.clock_period_ns), goal=goal)
+    return _messages(design, user)
