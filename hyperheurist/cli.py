@@ -22,6 +22,7 @@ COMMANDS = {
     "ppa": ("hyperheurist.ppa.cli", "ppa", "Synthesize RTL and print area, timing and power."),
     "doctor": ("hyperheurist.doctor", "doctor", "Check the tools and liberty hh needs."),
     "report": ("hyperheurist.report.cli", "report", "Render report.html for a run or sweep folder."),
+    "audit": ("hyperheurist.audit", "audit", "Re-gate every design a run accepted, against the reference."),
 }
 
 

@@ -148,6 +148,8 @@ class Flow:
             self.llm_client, self.llm_note = made
         else:
             self.llm_client = made
+        if self.llm_client is not None and hasattr(self.llm_client, "attach"):
+            self.llm_client.attach(rules=self.rules, say=self._say)
         if self.llm_note:
             self._say(f"hh: {self.llm_note}")
 
@@ -399,9 +401,12 @@ class Flow:
         return s
 
     def _write_design(self, folder: Path, st: State, ev: Evaluation) -> None:
+        from .search.moves.params import bake_parameters
+
         folder.mkdir(parents=True, exist_ok=True)
-        st.candidate.write(folder)
-        write_text_atomic(folder / "design.v", st.candidate.text)
+        baked = bake_parameters(st.candidate)  # the sources alone reproduce the scored design
+        baked.write(folder)
+        write_text_atomic(folder / "design.v", baked.text)
         write_text_atomic(folder / "recipe.yaml", yaml.safe_dump(st.recipe.to_dict(), sort_keys=False))
         write_json(folder / "ppa.json", {"metrics": ev.metrics, "cost": ev.cost, "candidate": st.candidate.to_dict()})
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ...candidate import Candidate
 from ..state import MoveContext, State
-from .verilog import MAX_TEXT, module_name, modules, overridable_parameters, parse
+from .verilog import (MAX_TEXT, K, Edit, apply_edits, module_name, modules, nodes, overridable_parameters, parse,
+                      span, walk)
 
 
 def declared_parameters(files: tuple[tuple[str, str], ...], top: str) -> dict[str, str]:
@@ -44,3 +46,30 @@ class TunableParamMove:
             return None
         name, value = rng.choice(options)
         return State(cand.with_params({**overrides, name: value}, move=self.name), state.recipe)
+
+
+def bake_parameters(cand: Candidate) -> Candidate:
+    """The same design with its parameter overrides written into the top module's defaults, so the
+    sources alone (``hh gate``, another tool) give exactly the design that was scored."""
+    if not cand.params:
+        return cand
+    want = dict(cand.params)
+    files = []
+    for name, text in cand.files:
+        edits: list[Edit] = []
+        if len(text) <= MAX_TEXT:
+            for mod in modules(parse(text)):
+                if module_name(mod) != cand.top:
+                    continue
+                for n in walk(mod):
+                    if n.kind != K.ParameterDeclaration or n.keyword.kind.name != "ParameterKeyword":
+                        continue
+                    for d in nodes(n.declarators):
+                        sp = span(d.initializer.expr, text) if d.initializer is not None else None
+                        if d.name.valueText in want and sp is not None:
+                            edits.append(Edit(sp[0], sp[1], want.pop(d.name.valueText)))
+        files.append((name, apply_edits(text, edits) or text if edits else text))
+    if want:
+        raise ValueError(f"cannot bake parameter(s) {', '.join(sorted(want))} into {cand.top}")
+    return Candidate(files=tuple(files), top=cand.top, parent=cand.digest, move=cand.move, origin=cand.origin,
+                     label=cand.label)
