@@ -1,0 +1,271 @@
+"""The LLM client against a real HTTP stub of an OpenAI-compatible endpoint (tests/llm_stub.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import DesignConfig, load_design
+from hyperheurist.errors import InputError
+from hyperheurist.llm.client import LLMClient, LLMUnavailable
+from hyperheurist.llm.providers import initial_candidates, make_client
+from hyperheurist.llm.rules import RuleMemory
+from hyperheurist.recipe import load_flow
+from hyperheurist.search.moves.llm import LLMMutation, llm_moves
+from hyperheurist.search.state import MoveContext, State
+
+sys.path.insert(0, str(Path(__file__).parent))
+from llm_stub import LATCHY, VALID, MacResponder, Stub, fenced, role_of, user_text  # noqa: E402
+
+DESIGN = Path(__file__).parent / "data" / "flow" / "design.yaml"
+SECRET = "sk-test-SECRET-0123456789abcdef"
+METRICS = {"area_um2": 1234.5, "cells": 97, "cell_histogram": {"FAX1": 20, "NAND2X1": 31, "INVX1": 12, "XOR2X1": 9},
+           "critical_path": {"start": "a[0]", "end": "y[11]"}, "delay_ns": 2.345, "slack_ns": 2.655,
+           "power_mw": 0.0421, "dynamic_mw": 0.04, "leakage_mw": 0.0021, "fmax_mhz": 426.4}
+
+
+@dataclass(frozen=True)
+class Failure:
+    gate: str
+    message: str
+
+
+@pytest.fixture(autouse=True)
+def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HH_LLM_BACKOFF_S", "0.01")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("HH_LLM_CRITIQUE", raising=False)
+
+
+@pytest.fixture
+def stub():
+    with Stub() as s:
+        s.default = MacResponder()
+        yield s
+
+
+def design(**over: object) -> DesignConfig:
+    return load_design(DESIGN, {"generation.provider": "openai", **{f"generation.{k}": v for k, v in over.items()}})
+
+
+def client(stub: Stub, run_dir: Path, d: DesignConfig | None = None, key: str | None = None) -> LLMClient:
+    made, note = make_client(d or design(), run_dir, base_url=stub.url, api_key=key)
+    assert note is None and made is not None
+    return made
+
+
+def records(run_dir: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((run_dir / "llm").glob("*.json"))]
+
+
+def test_generate_asks_for_diverse_candidates(stub: Stub, tmp_path: Path) -> None:
+    c = client(stub, tmp_path)
+    cands = c.generate(design(), 3, None)
+    assert [x.label for x in cands] == ["llm1", "llm2", "llm3"]
+    assert all(x.origin == "llm" and x.top == "mac_small" and "module mac_small" in x.text for x in cands)
+    assert len(stub.requests) == 3
+    params = {(r["temperature"], r["seed"]) for r in stub.requests}
+    assert len(params) == 3, "each request varies temperature and seed"
+    styles = {user_text(r).split("Style for this variant:")[1] for r in stub.requests}
+    assert len(styles) == 3
+    assert "y = 10*a + b + c + d" in user_text(stub.requests[0]) and "- output [11:0] y" in user_text(stub.requests[0])
+    recs = records(tmp_path)
+    assert [r["phase"] for r in recs] == ["generate"] * 3
+    assert all(r["extracted"]["ok"] and r["usage"]["total_tokens"] > 0 and r["latency_s"] >= 0 for r in recs)
+    u = c.usage()
+    assert u["requests"] == 3 and u["tokens"] == sum(r["usage"]["total_tokens"] for r in recs)
+    assert u["phases"]["generate"]["tokens"] == u["tokens"] and u["repair_tokens"] == 0
+
+
+def test_initial_candidates_puts_seeds_first_then_llm(stub: Stub, tmp_path: Path) -> None:
+    d = design(candidates=2)
+    cands = initial_candidates(d, client(stub, tmp_path, d), None)
+    assert [x.origin for x in cands] == ["seed", "seed", "llm", "llm"]
+
+
+def test_repair_prompt_holds_the_failure_and_the_rules(stub: Stub, tmp_path: Path) -> None:
+    rules = RuleMemory(tmp_path / "rules.json")
+    msg = "design.v:2: inferred latch for `y` (assign it on every path of the combinational block, or make it a flip-flop)"
+    rules.observe("structure", msg)
+    bad = Candidate.from_text(LATCHY, "mac_small", label="llm2", origin="llm")
+    fixed = client(stub, tmp_path).repair(design(), bad, Failure("structure", msg), rules)
+    text = user_text(stub.requests[-1])
+    assert role_of(stub.requests[-1]) == "repair"
+    assert "if (a != 8'd255)" in text and "inferred latch for `y`" in text and "`structure`" in text
+    assert "never infer latches" in text, "the active latch rule is in the repair prompt"
+    assert fixed is not None and fixed.parent == bad.digest and fixed.origin == "repair" and fixed.label == "llm2+fix"
+    assert "always" not in fixed.text and "think" not in fixed.text
+
+
+def test_mutation_prompt_holds_the_ppa_report(stub: Stub, tmp_path: Path) -> None:
+    d = design()
+    c = client(stub, tmp_path, d)
+    moves = {m.name: m for m in llm_moves(d, load_flow(d.ppa.flow))}
+    assert set(moves) == {f"llm_{g}_{s}" for g in ("area", "timing", "power") for s in ("local", "rewrite")}
+    start = State(Candidate.from_text(VALID[0], "mac_small"), load_flow(d.ppa.flow).recipe)
+    ctx = MoveContext(design=d, flow=load_flow(d.ppa.flow), metrics=METRICS, llm=c)
+    new = moves["llm_timing_local"].propose(start, ctx, random.Random(1))
+    assert new is not None and new.candidate.move == "llm_timing_local" and new.candidate.parent == start.candidate.digest
+    assert new.recipe == start.recipe and new.candidate.text != start.candidate.text
+    text = user_text(stub.requests[-1])
+    for want in ("Goal: **timing**", "1234.5 um2 in 97 cells", "NAND2X1 x31, FAX1 x20", "a[0] -> y[11]",
+                 "delay: 2.345 ns", "slack 2.655 ns", "power: 0.0421 mW", "clock period 5 ns", "ONE small, local edit",
+                 "a * 12'd10"):
+        assert want in text, want
+    moves["llm_area_rewrite"].propose(start, ctx, random.Random(2))
+    text = user_text(stub.requests[-1])
+    assert "Goal: **area**" in text and "restructure" in text
+    assert c.usage()["mutate_tokens"] > 0 and c.usage()["phases"]["mutate"]["requests"] == 2
+
+
+def test_retries_after_503s(stub: Stub, tmp_path: Path) -> None:
+    stub.script = [{"status": 503}, {"status": 429}]
+    cands = client(stub, tmp_path, design(retries=3)).generate(design(), 1, None)
+    assert len(cands) == 1 and len(stub.requests) == 3
+    (rec,) = records(tmp_path)
+    assert [a.get("status") for a in rec["attempts"]] == [503, 429, 200]
+    assert rec["attempts"][0]["wait_s"] == pytest.approx(0.01) and rec["attempts"][1]["wait_s"] == pytest.approx(0.02)
+
+
+def test_lost_endpoint_disables_the_client(stub: Stub, tmp_path: Path) -> None:
+    d = design(retries=2)
+    c = client(stub, tmp_path, d)
+    assert len(c.generate(d, 1, None)) == 1
+    stub.script = [{"status": 503}] * 3
+    with pytest.raises(LLMUnavailable, match="3 time"):
+        c.repair(d, Candidate.from_text(LATCHY, "mac_small"), Failure("structure", "latch"), None)
+    sent = len(stub.requests)
+    assert sent == 4
+    with pytest.raises(LLMUnavailable):
+        c.repair(d, Candidate.from_text(LATCHY, "mac_small"), Failure("structure", "latch"), None)
+    ctx = MoveContext(design=d, flow=load_flow(d.ppa.flow), metrics=METRICS, llm=c)
+    st = State(Candidate.from_text(VALID[0], "mac_small"), load_flow(d.ppa.flow).recipe)
+    assert LLMMutation("llm_area_local", "area", "local").propose(st, ctx, random.Random(0)) is None
+    assert len(stub.requests) == sent, "a dead client sends nothing"
+    assert "503" in c.usage()["note"] and not c.available
+
+
+def test_request_timeout(stub: Stub, tmp_path: Path) -> None:
+    stub.script = [{"hang": 3}, {"hang": 3}]
+    d = design(request_timeout_s=0.3, retries=1)
+    t0 = time.monotonic()
+    assert client(stub, tmp_path, d).generate(d, 2, None) == []
+    assert time.monotonic() - t0 < 2.0
+    assert len(stub.requests) == 2, "one try, one retry, then the client gives up (no second generate request)"
+    (rec,) = records(tmp_path)
+    assert "timeout" in rec["error"] and rec["response"] is None
+
+
+def test_response_without_code_or_garbage_is_a_recorded_failure(stub: Stub, tmp_path: Path) -> None:
+    stub.script = [{"text": "I am sorry, I cannot write hardware."}, {"garbage": True},
+                   {"text": fenced(VALID[0].replace("mac_small", "other"))}, {"text": fenced(VALID[2]), "no_usage": True}]
+    c = client(stub, tmp_path)
+    cands = c.generate(design(), 4, None)
+    assert len(cands) == 1 and cands[0].label == "llm4"
+    recs = records(tmp_path)
+    assert recs[0]["extracted"] == {"ok": False, "modules": [], "reason": "no Verilog module in the response"}
+    assert recs[1]["response"] is None and "malformed" in recs[1]["error"]
+    assert "no module named `mac_small`" in recs[2]["extracted"]["reason"]
+    assert recs[3]["usage"]["estimated"] is True and recs[3]["usage"]["total_tokens"] > 0
+    u = c.usage()
+    assert u["no_code"] == 2 and u["failed_requests"] == 1 and c.available
+
+
+def test_request_budget_stops_requests(stub: Stub, tmp_path: Path) -> None:
+    d = design(max_requests=2)
+    c = client(stub, tmp_path, d)
+    assert len(c.generate(d, 5, None)) == 2
+    assert len(stub.requests) == 2 and "max_requests" in c.usage()["note"]
+    with pytest.raises(LLMUnavailable, match="budget"):
+        c.repair(d, Candidate.from_text(LATCHY, "mac_small"), Failure("structure", "latch"), None)
+    assert len(stub.requests) == 2
+
+
+def test_token_and_cost_budgets(stub: Stub, tmp_path: Path) -> None:
+    d = design(max_tokens=10)
+    c = client(stub, tmp_path / "a", d)
+    assert len(c.generate(d, 3, None)) == 1 and "max_tokens" in c.usage()["note"]
+    d = design(price_per_mtok_in=1000.0, price_per_mtok_out=1000.0, max_cost=0.1)
+    c = client(stub, tmp_path / "b", d)
+    assert len(c.generate(d, 3, None)) == 1 and "max_cost" in c.usage()["note"] and c.usage()["cost"] > 0.1
+    assert len(stub.requests) == 2
+
+
+def test_replay_sends_zero_requests(stub: Stub, tmp_path: Path) -> None:
+    d = design(candidates=2)
+    first = client(stub, tmp_path / "run1", d)
+    cands = first.generate(d, 2, None)
+    bad = Candidate.from_text(LATCHY, "mac_small")
+    fixed = first.repair(d, bad, Failure("structure", "latch"), None)
+    sent = len(stub.requests)
+    replay, note = make_client(d, tmp_path / "run2", replay_dir=tmp_path / "run1")  # no endpoint, no key
+    assert replay is not None and "replaying" in (note or "")
+    assert [x.digest for x in replay.generate(d, 2, None)] == [x.digest for x in cands]
+    again = replay.repair(d, bad, Failure("structure", "latch"), None)
+    assert again is not None and fixed is not None and again.digest == fixed.digest
+    assert len(stub.requests) == sent
+    u = replay.usage()
+    assert u["requests"] == 0 and u["tokens"] == 0 and u["replayed"] == 3 and u["mode"] == "replay"
+    with pytest.raises(LLMUnavailable, match="no response"):
+        replay.repair(d, bad, Failure("simulation", "mismatch"), None)
+    assert len(stub.requests) == sent, "a replay miss is an error, never a request"
+    assert len(records(tmp_path / "run2")) == 4, "the replayed run is recorded too (so it replays in turn)"
+    with pytest.raises(InputError):
+        make_client(d, tmp_path / "run3", replay_dir=tmp_path / "nothing")
+
+
+def test_resumed_run_answers_repeats_from_its_own_records(stub: Stub, tmp_path: Path) -> None:
+    d = design()
+    client(stub, tmp_path, d).generate(d, 2, None)
+    again = client(stub, tmp_path, d)
+    again.generate(d, 2, None)
+    assert len(stub.requests) == 2 and again.usage()["cache_hits"] == 2
+    assert [r["index"] for r in records(tmp_path)] == [1, 2, 3, 4]
+
+
+def test_api_key_is_sent_but_never_recorded(stub: Stub, tmp_path: Path) -> None:
+    stub.script = [{"status": 500}, {"text": f"your key is {SECRET}\n" + fenced(VALID[0])}]
+    c = client(stub, tmp_path, key=SECRET)
+    c.generate(design(), 1, None)
+    assert stub.auth[-1] == f"Bearer {SECRET}"
+    for p in (tmp_path / "llm").rglob("*"):
+        assert SECRET not in p.read_text(), p
+    assert SECRET not in json.dumps(c.usage())
+
+
+def test_local_endpoint_without_a_key(stub: Stub, tmp_path: Path) -> None:
+    made, note = make_client(design(), tmp_path, base_url=stub.url)
+    assert made is not None and note is None
+    assert made.generate(design(), 1, None) and stub.auth[-1] == "Bearer not-needed"
+    none, why = make_client(design(), tmp_path)
+    assert none is None and "no endpoint" in (why or "")
+
+
+def test_refused_key_is_not_retried(stub: Stub, tmp_path: Path) -> None:
+    stub.script = [{"status": 401}]
+    c = client(stub, tmp_path, design(retries=4))
+    assert c.generate(design(), 3, None) == []
+    assert len(stub.requests) == 1 and "401" in (c.dead or "")
+
+
+def test_critique_can_veto_a_mutation(stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HH_LLM_CRITIQUE", "1")
+    d = design()
+    c = client(stub, tmp_path, d)
+    ctx = MoveContext(design=d, flow=load_flow(d.ppa.flow), metrics=METRICS, llm=c)
+    st = State(Candidate.from_text(VALID[0], "mac_small"), load_flow(d.ppa.flow).recipe)
+    stub.script = [{"text": fenced(VALID[1])}, {"text": "<think>hmm</think>REJECT\nit changes widths"}]
+    assert LLMMutation("llm_area_local", "area", "local").propose(st, ctx, random.Random(0)) is None
+    assert role_of(stub.requests[-1]) == "critique" and "Proposed design" in user_text(stub.requests[-1])
+    stub.script = [{"text": fenced(VALID[2])}, {"text": "ACCEPT\nsame function"}]
+    assert LLMMutation("llm_area_local", "area", "local").propose(st, ctx, random.Random(1)) is not None
+    u = c.usage()
+    assert u["critique_rejected"] == 1 and u["phases"]["critique"]["requests"] == 2 and u["critique_tokens"] > 0
