@@ -1,0 +1,103 @@
+"""``hh run`` with generation.provider: openai against the stub endpoint: both phases, replay, a lost endpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.jsonio import read_jsonl
+
+sys.path.insert(0, str(Path(__file__).parent))
+from llm_stub import MacResponder, Stub, role_of  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "flow"
+SECRET = "sk-test-SECRET-e2e-9876543210"
+pytestmark = pytest.mark.tools
+LLM_MOVES = "anneal.moves=[llm_area_local, llm_timing_rewrite, llm_power_local]"
+
+
+def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    full.update({"HH_LLM_BACKOFF_S": "0.01", **(env or {})})
+    return subprocess.run([sys.executable, "-m", "hyperheurist", "run", str(DATA / "design.yaml"), "--quiet", "--jobs", "2",
+                           "--no-report", "--set", "generation.candidates=3", "--set", "anneal.iterations=2", *args],
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=full)
+
+
+def only_run(root: Path) -> Path:
+    (run,) = [p for p in root.glob("*/*") if p.is_dir()]
+    return run
+
+
+@pytest.fixture(scope="module")
+def live_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
+    out = tmp_path_factory.mktemp("llm-live")
+    with Stub() as stub:
+        stub.default = MacResponder(latch_rate=0.5)
+        res = hh("--out", str(out), "--provider", "openai", "--base-url", stub.url, "--set", LLM_MOVES,
+                 env={"OPENAI_API_KEY": SECRET})
+        requests = list(stub.requests)
+        auth = set(stub.auth)
+    assert res.returncode == 0, res.stderr
+    assert auth == {f"Bearer {SECRET}"}
+    return only_run(out), requests
+
+
+def test_both_phases_use_the_endpoint(live_run: tuple[Path, list[dict]]) -> None:
+    run, requests = live_run
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "complete"
+    roles = [role_of(r) for r in requests]
+    assert roles.count("generate") == 3 and "repair" in roles and "mutate" in roles
+    llm = summary["llm"]
+    assert llm["requests"] == len(requests) and llm["mode"] == "live"
+    assert llm["phases"]["generate"]["requests"] == 3
+    assert llm["generate_tokens"] > 0 and llm["repair_tokens"] > 0 and llm["mutate_tokens"] > 0
+    assert llm["tokens"] == sum(llm[f"{p}_tokens"] for p in ("generate", "repair", "mutate", "critique"))
+    recs = sorted((run / "llm").glob("*.json"))
+    assert len(recs) == len(requests)
+    origins = {e["origin"] for e in summary["phase1"]["entries"]}
+    assert {"seed", "llm", "repair"} <= origins
+    assert any(e["origin"] == "repair" and e["verdict"] == "valid" for e in summary["phase1"]["entries"])
+    steps = [r for r in read_jsonl(run / "journal.jsonl") if r.get("type") == "step"]
+    assert steps and all(s["move"] is None or s["move"].startswith("llm_") for s in steps)
+    assert sum(m["proposals"] for name, m in summary["moves"].items() if name.startswith("llm_")) > 0
+    for p in run.rglob("*"):
+        if p.is_file():
+            assert SECRET not in p.read_text(errors="replace"), f"API key leaked into {p}"
+
+
+def test_replay_reproduces_the_run_with_zero_requests(live_run: tuple[Path, list[dict]], tmp_path: Path) -> None:
+    run, _ = live_run
+    with Stub() as stub:  # an endpoint that would answer, to prove nothing is asked of it
+        stub.default = MacResponder()
+        res = hh("--out", str(tmp_path), "--replay", str(run), "--base-url", stub.url, "--set", LLM_MOVES)
+        assert res.returncode == 0, res.stderr
+        assert stub.requests == []
+    again = json.loads((only_run(tmp_path) / "summary.json").read_text())
+    first = json.loads((run / "summary.json").read_text())
+    assert again["llm"]["requests"] == 0 and again["llm"]["tokens"] == 0 and again["llm"]["mode"] == "replay"
+    assert again["llm"]["replayed"] == first["llm"]["requests"]
+    for key in ("best", "initial", "evaluations", "moves"):
+        assert again[key] == first[key], key
+
+
+def test_endpoint_lost_during_the_search(tmp_path: Path) -> None:
+    with Stub() as stub:
+        responder = MacResponder()
+        stub.default = lambda body: responder(body) if role_of(body) == "generate" else {"status": 503}
+        res = hh("--out", str(tmp_path), "--provider", "openai", "--base-url", stub.url, "--set", LLM_MOVES,
+                 "--set", "generation.seeds=seeds/ok_1_naive.v", "--set", "generation.retries=1",
+                 "--set", "anneal.iterations=3")
+        sent = len(stub.requests)
+    assert res.returncode == 0, res.stderr
+    summary = json.loads((only_run(tmp_path) / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["phase1"]["valid"] == 4
+    assert sent == 3 + 2, "three generate requests, one mutation tried twice, then the client is off"
+    assert "503" in summary["llm"]["note"] and summary["llm"]["requests"] == 5
+    assert summary["evaluations"] >= 4 and summary["best"]["cost"] is not None
