@@ -178,3 +178,45 @@ def test_cli_json(tmp_path: Path) -> None:
                           str(DATA / "acc" / "acc.v"), "--recipe", "abc_script=nope"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "abc_script" in bad.stderr
+
+
+@pytest.mark.tools
+def test_gated_activity_draws_less_activity_power(tmp_path: Path) -> None:
+    d = _design("gated")
+    gated = estimate(_cand("gated", "gated.v"), d, Recipe(), tmp_path / "g", power="activity")
+    ungated = estimate(_cand("gated", "ungated.v"), d, Recipe(), tmp_path / "u", power="activity")
+    assert gated.power_fidelity == ungated.power_fidelity == "activity"
+    assert gated.area_um2 > ungated.area_um2, "the enable muxes cost area..."
+    assert gated.dynamic_mw < 0.8 * ungated.dynamic_mw, "...but a quiet multiplier saves switching energy"
+    for m in (gated, ungated):
+        det = m.details["power"]
+        assert det["nets_seen"] >= det["nets_in_netlist"] - 2, "VCD names must map onto the netlist's nets"
+        assert det["toggles"] > 0 and m.power_split["switching_mw"] > 0 and m.power_split["internal_mw"] > 0
+        assert m.leakage_mw > 0 and not (tmp_path / "g" / "12-power" / "activity.vcd").exists()
+    again = estimate(_cand("gated", "gated.v"), d, Recipe(), tmp_path / "g2", power="activity")
+    assert again.power_mw == gated.power_mw, "activity power is deterministic (seeded stimulus)"
+
+
+@pytest.mark.tools
+def test_activity_power_needs_cell_models(tmp_path: Path) -> None:
+    lib = tmp_path / "copy.lib"  # a liberty without a Verilog model file beside it
+    lib.write_text(OSU018.read_text())
+    with pytest.raises(ConfigError, match="Verilog models"):
+        estimate(_cand("acc", "acc.v"), _design("acc", **{"ppa.liberty": str(lib)}), Recipe(), tmp_path / "w",
+                 power="activity")
+
+
+def test_vcd_toggle_counting(tmp_path: Path) -> None:
+    from hyperheurist.ppa.vcd import count_toggles
+
+    vcd = tmp_path / "t.vcd"
+    vcd.write_text("$timescale 1ps $end\n$scope module tb $end\n$scope module dut $end\n"
+                   "$var wire 1 ! clk $end\n$var wire 4 \" q [3:0] $end\n$var wire 1 # \\n[2] $end\n"
+                   "$scope module u0 $end\n$var wire 1 $ Y $end\n$upscope $end\n$upscope $end\n$upscope $end\n"
+                   "$enddefinitions $end\n#0\n$dumpvars\n0!\nbx \"\n0#\n0$\n$end\n"
+                   "#5\n1!\nb1010 \"\n1#\n1$\n#10\n0!\nb11 \"\nx#\n#15\n1!\n0#\n")
+    t = count_toggles(vcd, "tb.dut", skip={"u0"})
+    assert t.counts["clk"] == [2, 1]
+    assert t.counts["q[3]"] == [0, 1] and t.counts["q[1]"] == [0, 0] and t.counts["q[0]"] == [1, 0]
+    assert t.counts["n[2]"] == [1, 0], "transitions through X do not count"
+    assert "u0.Y" not in t.counts and t.end_time == 15

@@ -109,6 +109,7 @@ class FlatNetlist:
     instances: list[tuple[str, str, dict[str, int]]]  # path, cell, pin -> net id
     net_names: dict[int, str]  # a representative name per net (top-level names win)
     top_ports: dict[str, tuple[str, int]]  # bit name -> (direction, net id)
+    aliases: dict[str, int] = field(default_factory=dict)  # every hierarchical bit name -> net id
 
 
 class _UnionFind:
@@ -135,16 +136,20 @@ def flatten(modules: dict[str, Module], top: str) -> FlatNetlist:
     uf = _UnionFind()
     leaves: list[tuple[str, str, dict[str, int]]] = []
     names: dict[int, str] = {}
+    aliases: dict[str, int] = {}
 
     def walk(mod: Module, prefix: str, bound: dict[str, int], depth: int) -> None:
         if depth > 64:
             raise ToolError("netlist hierarchy is recursive")
         local = dict(bound)
+        for bit, nid in bound.items():
+            aliases.setdefault(prefix + bit, nid)
 
         def net(bit: str) -> int:
             if bit not in local:
                 local[bit] = uf.make()
                 names.setdefault(local[bit], prefix + bit)
+                aliases.setdefault(prefix + bit, local[bit])
             return local[bit]
 
         for lhs, rhs in mod.assigns:
@@ -183,7 +188,7 @@ def flatten(modules: dict[str, Module], top: str) -> FlatNetlist:
     for nid, nm in sorted(names.items()):
         rep.setdefault(uf.find(nid), nm)
     top_ports = {b: (topmod.ports[b.split("[")[0]][0], uf.find(n)) for b, n in ports.items()}
-    return FlatNetlist(inst, rep, top_ports)
+    return FlatNetlist(inst, rep, top_ports, {n: uf.find(i) for n, i in aliases.items()})
 
 
 def read_netlist(path: Path) -> dict[str, Module]:
