@@ -148,9 +148,10 @@ class MacResponder:
         if role == "generate":
             rate = self.latch_rate_with_rule if LATCH_RULE_MARK in user_text(body) else self.latch_rate
             # deterministic "coin": spread the seeds over [0, 1)
+            tag = f"// candidate {seed}\n"  # distinct text per request: the flow does not merge them
             if ((seed * 2654435761) % 1000) / 1000 < rate:
-                return {"text": fenced(LATCHY)}
-            return {"text": fenced(VALID[seed % len(VALID)])}
+                return {"text": fenced(tag + LATCHY)}
+            return {"text": fenced(tag + VALID[seed % len(VALID)])}
         if role == "repair":
             return {"text": "<think>the latch comes from the missing else</think>\n" + fenced(VALID[0])}
         if role == "mutate":

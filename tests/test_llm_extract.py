@@ -57,3 +57,8 @@ def test_top_module_must_be_present() -> None:
 def test_unterminated_think_falls_back_to_its_code() -> None:
     ex = extract_verilog(f"<think>let me write it\n{ADD}\n", "add")
     assert ex.ok and ex.modules == ("add",)
+
+
+def test_header_comments_stay_prose_goes() -> None:
+    ex = extract_verilog(f"Here you go:\n// adder, 4 bits\n{ADD}\n", "add")
+    assert ex.ok and (ex.code or "").startswith("// adder, 4 bits\nmodule add") and "Here" not in (ex.code or "")

@@ -58,12 +58,22 @@ def _modules(code: str) -> tuple[list[tuple[str, str]], bool]:
             truncated = True
             pos = nxt.start()
             continue
-        head = code[pos:m.start()]
-        directives = [d.group(0).strip() for d in DIRECTIVE.finditer(head)]
         body = code[m.start():end.end()].strip("\n")
-        out.append((m.group(1), "\n".join(directives + [body])))
+        out.append((m.group(1), "\n".join(_preamble(code[pos:m.start()]) + [body])))
         pos = end.end()
     return out, truncated
+
+
+def _preamble(head: str) -> list[str]:
+    """The comment and directive lines right before a module (its header), not prose further up."""
+    keep: list[str] = []
+    for line in reversed(head.splitlines()):
+        stripped = line.strip()
+        if stripped.startswith("//") or DIRECTIVE.match(line):
+            keep.append(stripped)
+        elif stripped:
+            break
+    return keep[::-1]
 
 
 def _blocks(text: str) -> list[str]:

@@ -79,7 +79,7 @@ def interface_text(design: DesignConfig) -> str:
 
 
 def rules_text(rules: Any) -> str:
-    active = list(rules.active())[:MAX_RULES] if rules is not None else []
+    active = list(rules.active())[:MAX_RULES] if rules is not None else []  # any object with active()
     return "\n".join(f"- {r}" for r in active) if active else "(none yet)"
 
 

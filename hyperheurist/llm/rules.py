@@ -32,7 +32,8 @@ PATTERNS: tuple[tuple[str, str, str], ...] = (
                       "`include of files outside the design."),
     ("simulation", r"reset", "Apply the reset exactly as specified (polarity, sync/async) to every state register."),
     ("simulation", r"timeout|hang|time limit", "No loops without a bound; every state machine must leave every state."),
-    ("simulation", r".", "Match the spec's cycle timing exactly: latency, when outputs update, reset values."),
+    ("simulation", r".", "Match the spec exactly: intermediate results wide enough for every carry and product, "
+                          "the latency, when outputs update, and the reset values."),
     ("equivalence", r".", "Keep the exact behaviour of the reference, including corner cases (overflow, zero, reset)."),
 )
 
@@ -96,10 +97,12 @@ class RuleMemory:
         rule.count += 1
         return text
 
-    def active(self) -> list[str]:
-        """Rules to put into prompts: from the shared file, or observed often enough; most frequent first."""
+    def active(self, limit: int | None = None) -> list[str]:
+        """Rules to put into prompts: from the shared file, or observed often enough; most frequent first
+        (at most ``limit``: a prompt is not a rule book)."""
         live = [r for r in self.rules.values() if r.source == "file" or r.count >= self.threshold]
-        return [r.text for r in sorted(live, key=lambda r: (-r.count, r.text))]
+        ranked = [r.text for r in sorted(live, key=lambda r: (-r.count, r.text))]
+        return ranked if limit is None else ranked[:limit]
 
     def to_dict(self) -> dict:
         return {"threshold": self.threshold, "rules": [r.to_dict() for r in self.rules.values()]}

@@ -1,0 +1,93 @@
+"""Failure-rule memory: gate messages become rules, rules persist, and they change what the LLM writes.
+
+The measurement runs ``hh run`` (Phase 1 only) twice against a scripted endpoint whose generate
+answers are latch-y for 60% of requests unless the prompt holds the latch rule (then 10%): the
+first run starts with an empty rules file, learns the rule from the structure gate's real message
+and saves it; the second run starts from that file. First-try validity must rise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperheurist.llm.rules import RuleMemory, rule_for
+
+sys.path.insert(0, str(Path(__file__).parent))
+from llm_stub import LATCH_RULE_MARK, MacResponder, Stub, role_of, user_text  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "flow"
+LATCH_MSG = "design.v:3: inferred latch for `y` (assign it on every path of the combinational block, or make it a flip-flop)"
+
+
+def test_real_gate_messages_map_to_rules() -> None:
+    assert LATCH_RULE_MARK in (rule_for("structure", LATCH_MSG) or "")
+    assert "loop" in (rule_for("structure", "design.v:4: combinational loop in top via `x`") or "")
+    assert "exactly one" in (rule_for("structure", "multiply-driven net in top: a, b drive the same net") or "")
+    assert "ports of the interface" in (rule_for("structure", "design.v:1: port `z` is not in the interface") or "")
+    assert "reset" in (rule_for("simulation", "cycle 3: output `q` expected 0 after reset, got 1") or "")
+    assert rule_for("infrastructure", "yosys crashed") is None
+
+
+def test_rules_persist_in_the_shared_file(tmp_path: Path) -> None:
+    shared = tmp_path / "rules.yaml"
+    mem = RuleMemory(tmp_path / "run1" / "rules.json", shared)
+    assert mem.active() == []
+    mem.observe("structure", LATCH_MSG)
+    mem.observe("structure", LATCH_MSG)
+    mem.observe("compile", "design.v:2: syntax error, unexpected endmodule")
+    mem.save()
+    data = yaml.safe_load(shared.read_text())
+    assert {d["text"]: d["count"] for d in data}[rule_for("structure", LATCH_MSG)] == 2
+    again = RuleMemory(tmp_path / "run2" / "rules.json", shared)
+    assert again.active()[0] == rule_for("structure", LATCH_MSG), "most frequent first"
+    assert len(again.active(limit=1)) == 1
+
+
+def _phase1(out: Path, stub: Stub, rules_file: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env["HH_LLM_BACKOFF_S"] = "0.01"
+    res = subprocess.run(
+        [sys.executable, "-m", "hyperheurist", "run", str(DATA / "design.yaml"), "--quiet", "--no-report", "--jobs", "2",
+         "--out", str(out), "--provider", "openai", "--base-url", stub.url, "--set", "generation.seeds=null",
+         "--set", "generation.candidates=12", "--set", "generation.repair_attempts=1",
+         "--set", f"generation.rules_file={rules_file}", "--set", "anneal.iterations=0"],
+        capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    assert res.returncode == 0, res.stderr
+    (run,) = [p for p in out.glob("*/*") if p.is_dir()]
+    entries = json.loads((run / "summary.json").read_text())["phase1"]["entries"]
+    first = [e for e in entries if e["repaired_from"] is None]
+    repairs = [e for e in entries if e["repaired_from"] is not None]
+    return {"first_try_valid": sum(e["verdict"] == "valid" for e in first), "candidates": len(first),
+            "latch_failures": sum("latch" in (e["message"] or "") for e in first),
+            "repairs": len(repairs), "repaired": sum(e["verdict"] == "valid" for e in repairs)}
+
+
+@pytest.mark.tools
+def test_rule_memory_raises_first_try_validity(tmp_path: Path) -> None:
+    rules_file = tmp_path / "rules.yaml"
+    with Stub() as stub:
+        stub.default = MacResponder(latch_rate=0.6, latch_rate_with_rule=0.1)
+        without = _phase1(tmp_path / "a", stub, rules_file)
+        gen_a = [r for r in stub.requests if role_of(r) == "generate"]
+        repair_a = [r for r in stub.requests if role_of(r) == "repair"]
+        assert rules_file.is_file() and LATCH_RULE_MARK in rules_file.read_text(), "the run learned and saved the rule"
+        stub.requests.clear()
+        with_rules = _phase1(tmp_path / "b", stub, rules_file)
+        gen_b = [r for r in stub.requests if role_of(r) == "generate"]
+    assert not any(LATCH_RULE_MARK in user_text(r) for r in gen_a)
+    assert repair_a and all(LATCH_RULE_MARK in user_text(r) for r in repair_a), "learned within the run for repairs"
+    assert len(gen_b) == 12 and all(LATCH_RULE_MARK in user_text(r) for r in gen_b)
+    figures = {"without_rules": without, "with_rules": with_rules}
+    print("\nrule-memory effect:", json.dumps(figures))
+    (Path(os.environ.get("HH_LLM_FIGURES", str(tmp_path))) / "rules_effect.json").write_text(json.dumps(figures))
+    assert without["candidates"] == with_rules["candidates"] == 12
+    assert with_rules["first_try_valid"] > without["first_try_valid"]
+    assert with_rules["latch_failures"] < without["latch_failures"]
+    assert without["repaired"] == without["repairs"] > 0
