@@ -32,8 +32,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 def git_revision(path: Path = REPO_ROOT) -> str | None:
     try:
+        from .runner import safe_env
+
         out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=5, stdin=subprocess.DEVNULL)
+                             timeout=5, stdin=subprocess.DEVNULL, env=safe_env())
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None

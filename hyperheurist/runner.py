@@ -23,7 +23,16 @@ from typing import Mapping, Sequence
 from .errors import ToolError
 from .tools import tool_env, tool_path
 
-SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)|^(OPENAI_|ANTHROPIC_|AZURE_OPENAI)", re.I)
+SECRET_ENV = re.compile(
+    r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|_PAT$)"
+    r"|^(OPENAI_|ANTHROPIC_|AZURE_|AWS_|GOOGLE_|GCP_|GEMINI_|MISTRAL_|COHERE_|GROQ_|HF_|HUGGING|GH_|GITHUB_|GITLAB_"
+    r"|NPM_|PYPI_|TWINE_|DOCKER_|SSH_AUTH|GPG_|VAULT_)",
+    re.I,
+)
+DEFAULT_MEM_MB = 4096  # address-space cap when the caller gives none (limits.tool_mem_mb's default)
+MEMORY_ERRORS = re.compile(
+    r"std::bad_alloc|out of memory|MemoryError|Cannot allocate memory|memory exhausted|failed to allocate|"
+    r"Memory allocation failed|cannot allocate", re.I)
 DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024  # bytes of stdout+stderr before the tool is stopped (polled)
 DEFAULT_MAX_FILE = 1024 * 1024 * 1024  # hard cap on any one file a tool writes (RLIMIT_FSIZE)
 READ_BACK_LIMIT = 8 * 1024 * 1024  # bytes of each stream kept in memory
@@ -56,6 +65,9 @@ class ToolResult:
     wall_s: float
     timed_out: bool = False
     output_limited: bool = False
+    memory_limited: bool = False  # died under the address-space cap (bad_alloc, MemoryError, ...)
+    cpu_limited: bool = False  # killed by the CPU-time cap (SIGXCPU / SIGKILL at the hard limit)
+    mem_mb: int | None = None
     stdout_path: Path | None = None
     stderr_path: Path | None = None
     stdout: str = ""
@@ -63,8 +75,13 @@ class ToolResult:
     extra: dict = field(default_factory=dict)
 
     @property
+    def limited(self) -> bool:
+        """Stopped by one of our own limits (wall time, output, memory, CPU): the input's fault, not the tool's."""
+        return self.timed_out or self.output_limited or self.memory_limited or self.cpu_limited
+
+    @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.output_limited
+        return self.returncode == 0 and not self.limited
 
     @property
     def signal_name(self) -> str | None:
@@ -81,6 +98,10 @@ class ToolResult:
             return f"{self.name} timed out after {self.wall_s:.1f} s (killed)"
         if self.output_limited:
             return f"{self.name} stopped: output exceeded the limit"
+        if self.memory_limited:
+            return f"{self.name} stopped: exceeded the memory limit ({self.mem_mb} MB, limits.tool_mem_mb)"
+        if self.cpu_limited:
+            return f"{self.name} stopped: exceeded the CPU-time limit"
         if self.signal_name:
             return f"{self.name} crashed ({self.signal_name})"
         if self.returncode != 0:
@@ -101,12 +122,25 @@ class ToolResult:
         return {
             "name": self.name, "argv": self.argv, "cwd": self.cwd, "returncode": self.returncode,
             "wall_s": round(self.wall_s, 4), "timed_out": self.timed_out,
-            "output_limited": self.output_limited,
+            "output_limited": self.output_limited, "memory_limited": self.memory_limited,
+            "cpu_limited": self.cpu_limited,
         }
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this child when the process that started it dies (no orphaned tools after a kill -9)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _limits(mem_mb: int | None, cpu_s: int | None, file_bytes: int):
     def apply() -> None:
+        _die_with_parent()
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
         if mem_mb:
             b = mem_mb * 1024 * 1024
@@ -163,12 +197,18 @@ def run_tool(
     """Run ``argv`` and return what happened. Never raises for the tool's own failure.
 
     ``max_output`` bounds the logs (checked while waiting); ``max_file_bytes`` is a hard per-file
-    cap enforced by the kernel (the tool dies with SIGXFSZ). ``argv[0]`` is a tool name from ``tools.TOOLS`` (resolved to its path, ToolNotFound if missing)
+    cap enforced by the kernel (the tool dies with SIGXFSZ). ``mem_mb`` caps the address space
+    (default ``DEFAULT_MEM_MB``; 0 = no cap); ``cpu_s`` caps CPU time (default: a backstop of twice
+    the timeout, so a tool orphaned by a killed ``hh`` cannot spin forever). ``argv[0]`` is a tool name from ``tools.TOOLS`` (resolved to its path, ToolNotFound if missing)
     or a path. Logs go to ``log_dir/<name>.stdout`` and ``.stderr``.
     """
     if timeout_s is None or timeout_s <= 0:
         raise ValueError("run_tool needs a positive timeout")
     argv = [str(a) for a in argv]
+    if mem_mb is None:
+        mem_mb = DEFAULT_MEM_MB
+    if cpu_s is None:
+        cpu_s = int(timeout_s * 2) + 30
     extra_env: dict[str, str] = {}
     if resolve and "/" not in argv[0]:
         from .tools import TOOLS
@@ -189,7 +229,7 @@ def run_tool(
         try:
             proc = subprocess.Popen(
                 argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True, preexec_fn=_limits(mem_mb, cpu_s, max_file_bytes),
+                start_new_session=True, preexec_fn=_limits(mem_mb or None, cpu_s or None, max_file_bytes),
             )
         except FileNotFoundError as exc:
             raise ToolError(f"cannot start {argv[0]}: {exc.strerror}") from exc
@@ -220,11 +260,18 @@ def run_tool(
             _kill_group(proc.pid)  # reap anything the tool left running in its group
     if proc.returncode == -signal.SIGXFSZ or max(out_path.stat().st_size, err_path.stat().st_size) >= max_file_bytes:
         limited = True  # killed by the file-size cap (Python children get EFBIG instead of the signal)
+    stdout, stderr = _read_back(out_path), _read_back(err_path)
+    rc = proc.returncode
+    mem_hit = cpu_hit = False
+    if rc != 0 and not (timed_out or limited):
+        cpu_hit = bool(cpu_s) and rc == -signal.SIGXCPU
+        if mem_mb and MEMORY_ERRORS.search(stderr[-4096:] + "\n" + stdout[-4096:]):
+            mem_hit = True
     res = ToolResult(
-        name=name, argv=argv, cwd=str(cwd), returncode=proc.returncode,
+        name=name, argv=argv, cwd=str(cwd), returncode=rc,
         wall_s=time.monotonic() - t0, timed_out=timed_out, output_limited=limited,
-        stdout_path=out_path, stderr_path=err_path,
-        stdout=_read_back(out_path), stderr=_read_back(err_path),
+        memory_limited=mem_hit, cpu_limited=cpu_hit, mem_mb=mem_mb or None,
+        stdout_path=out_path, stderr_path=err_path, stdout=stdout, stderr=stderr,
     )
     _log_command(log_dir, name, argv, cwd, res)
     return res

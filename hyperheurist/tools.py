@@ -84,9 +84,10 @@ def tool_env(name: str) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=None)
 def _version_of(path: str, name: str) -> str:
+    from .runner import safe_env  # late: runner imports this module
+
     spec = TOOLS[name]
-    env = dict(os.environ)
-    env.update(tool_env(name))
+    env = safe_env(tool_env(name))  # version probes get no API keys either
     try:
         proc = subprocess.run(
             [path, *spec.version_argv], capture_output=True, text=True, timeout=20,
