@@ -17,15 +17,18 @@ import yaml
 
 from .candidate import Candidate
 from .config import DesignConfig, Weights
-from .errors import HHError, NoValidCandidate
+from .errors import ConfigError, HHError, NoValidCandidate, ToolError
 from .evaluate import EvalTask, Outcome, evaluate, first_line, worker_init
 from .executors import Executor, make_executor
 from .jsonio import write_json, write_text_atomic
-from .journal import Journal
+from .journal import INFRA, Journal
 from .recipe import FlowPreset, load_flow
 from .rundir import RunDir, default_jobs
 from .runner import set_run_commands_file
 from .search.state import Evaluation, State
+
+
+INFRA_STREAK = 3  # tool faults in a row that stop the search (resumable) instead of annealing on
 
 
 @dataclass
@@ -114,6 +117,9 @@ class Flow:
         self.t0 = time.monotonic()
         self.evaluations = 0
         self.cache_hits = 0
+        self.infra_faults = 0  # fresh evaluations cut short by a tool fault (crash, missing tool, ...)
+        self.infra_streak = 0
+        self.infra_first: str | None = None
         self.llm_client: Any = None
         self.llm_note: str | None = None
         self.rules: Any = None
@@ -135,6 +141,19 @@ class Flow:
         self.evaluations += 1
         if ev.cached:
             self.cache_hits += 1
+
+    def _note_fault(self, ev: Evaluation) -> None:
+        """Count tool faults; after INFRA_STREAK in a row the search stops, resumable, rather than
+        anneal on a broken tool (the faulty evaluations are retried on resume)."""
+        if ev.failed_gate != INFRA:
+            self.infra_streak = 0
+            return
+        self.infra_faults += 1
+        self.infra_streak += 1
+        self.infra_first = self.infra_first or ev.message
+        if self.infra_streak >= INFRA_STREAK and not self.stop():
+            self.stop.reason = "infrastructure"
+            self._say(f"hh: {self.infra_streak} tool faults in a row ({ev.message}); stopping the search")
 
     # ---- Phase 1 --------------------------------------------------------------------------------
     def _setup_llm(self) -> None:
@@ -200,6 +219,9 @@ class Flow:
             self.journal.record_phase1(entry)
             entries.append(entry)
             self._count(ev)
+            if ev.failed_gate == INFRA:
+                self.infra_faults += 1
+                self.infra_first = self.infra_first or ev.message
             if ev.valid:
                 valid.append((State(cand, self.flow.recipe), ev))
                 continue
@@ -213,7 +235,7 @@ class Flow:
         return valid, entries
 
     def _repair(self, cand: Candidate, ev: Evaluation, entries: list[dict]) -> tuple[State, Evaluation] | None:
-        if self.llm_client is None or ev.failed_gate == "infrastructure":
+        if self.llm_client is None or ev.failed_gate == "infrastructure" or not getattr(self.llm_client, "available", True):
             return None
         from .llm.client import LLMUnavailable
 
@@ -225,7 +247,8 @@ class Flow:
             except LLMUnavailable as exc:
                 self.llm_note = f"LLM unavailable during repair: {first_line(exc)}"
                 self._say(f"hh: {self.llm_note}; continuing without repair")
-                self.llm_client = None
+                if not hasattr(self.llm_client, "available"):  # ours stays, disabled, so LLM moves still exist
+                    self.llm_spent, self.llm_client = self.llm_client, None  # keep its usage for the summary
                 return None
             if fixed is None:
                 return None
@@ -254,6 +277,7 @@ class Flow:
         for (i, task), res in zip(todo, self._run_tasks([t for _, t in todo])):
             ev = res.evaluation
             self._count(ev)
+            self._note_fault(ev)
             self.journal.record_eval(task.state.candidate.digest, task.state.recipe.to_dict(), ev)
             out[i] = self.scorer.score(ev)
         return [e for e in out if e is not None]
@@ -264,12 +288,12 @@ class Flow:
         from .search.state import MoveContext
 
         moves = default_moves(self.design, self.flow, llm_available=self.llm_client is not None)
-        if self.design.anneal.moves:
+        if self.design.anneal.moves:  # names were checked by preflight(); some may not apply here (no LLM, ...)
             wanted = set(self.design.anneal.moves)
-            unknown = wanted - {m.name for m in moves}
-            if unknown:
-                raise HHError(f"anneal.moves: unknown move(s) {', '.join(sorted(unknown))}")
             moves = [m for m in moves if m.name in wanted]
+            if not moves:
+                raise ConfigError(f"{self.design.source}: anneal.moves: none of {', '.join(sorted(wanted))} applies "
+                                  "to this design and run (no tunables, no LLM endpoint, or the flow preset fixes the knob)")
 
         def ctx_factory(state: State, ev: Evaluation) -> MoveContext:
             return MoveContext(design=self.design, flow=self.flow, metrics=ev.metrics, llm=self.llm_client)
@@ -292,6 +316,9 @@ class Flow:
             if not valid:
                 summary = self._summary_no_valid(entries)
                 write_json(self.rd.summary, summary)
+                if entries and all(e["gate"] == INFRA for e in entries):
+                    raise ToolError(f"every candidate hit a tool fault: {self.infra_first}; fix the tool, then "
+                                    f"hh run --resume {self.rd.path}")
                 counts = ", ".join(f"{g}: {n}" for g, n in summary["rejected_by_gate"].items()) or "none"
                 raise NoValidCandidate(f"no candidate passed every gate ({len(entries)} tried; rejected by {counts}); "
                                        f"see {self.rd.path}")
@@ -312,10 +339,12 @@ class Flow:
 
     # ---- outputs --------------------------------------------------------------------------------
     def _llm_usage(self) -> dict:
-        usage = getattr(self.llm_client, "usage", None)
+        from .llm.budget import Budget
+
+        usage = getattr(self.llm_client or getattr(self, "llm_spent", None), "usage", None)
         if callable(usage):
             usage = usage()
-        out = dict(usage) if isinstance(usage, dict) else {"requests": 0, "tokens": 0}
+        out = dict(usage) if isinstance(usage, dict) else Budget(0, 0).usage()
         if self.llm_note:
             out["note"] = self.llm_note
         return out
@@ -346,6 +375,7 @@ class Flow:
             "rejected_by_gate": dict(p1["rejected_by_gate"]),
             "wall_s": round(time.monotonic() - self.t0, 3),
             "cache_hits": self.cache_hits,
+            "infrastructure_faults": {"count": self.infra_faults, "first": self.infra_first},
             "llm": self._llm_usage(),
             "tools": manifest(self.design, self.design.anneal.seed, [])["tools"],
             "reproduce": self._reproduce(),
@@ -459,6 +489,33 @@ class _Progress:
             self.progress.stop()
 
 
+def known_move_names(design: DesignConfig) -> set[str]:
+    """Every move name ``anneal.moves`` may list, whether or not it applies to this design."""
+    from .search.moves import TunableParamMove, llm_moves, recipe_moves, rtl_moves
+
+    flow = load_flow(design.ppa.flow)
+    everything = design.model_copy(update={"ppa": design.ppa.model_copy(update={"weights": Weights()})})
+    names = {m.name for m in rtl_moves()} | {TunableParamMove().name} | {m.name for m in recipe_moves()}
+    try:
+        names |= {m.name for m in llm_moves(everything, flow)}
+    except Exception:  # the LLM moves module is optional and evolving: never block a run on it
+        pass
+    return names
+
+
+def preflight(design: DesignConfig) -> None:
+    """Configuration errors found before a run directory exists (exit 2, nothing written)."""
+    gen = design.generation
+    if gen.seeds and not gen.seed_files():
+        raise ConfigError(f"{design.source}: generation.seeds: no file matches {gen.seeds}")
+    if design.anneal.moves:
+        known = known_move_names(design)
+        unknown = sorted(set(design.anneal.moves) - known)
+        if unknown:
+            raise ConfigError(f"{design.source}: anneal.moves: unknown move(s) {', '.join(unknown)} "
+                              f"(known: {', '.join(sorted(known))})")
+
+
 def start_run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, bool]:
     if opts.resume is not None:
         return RunDir.open(opts.resume), True
@@ -466,6 +523,7 @@ def start_run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, bool]:
 
 
 def run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, dict]:
+    preflight(design)
     rd, resumed = start_run(design, opts)
     summary = Flow(design, rd, opts, resume=resumed).run()
     if opts.report:

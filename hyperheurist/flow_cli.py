@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .config import load_design, parse_override
-from .errors import EXIT_INTERRUPTED, ConfigError, InputError
+from .errors import EXIT_INFRA, EXIT_INTERRUPTED, ConfigError, InputError
 
 
 @click.command("run")
@@ -64,9 +64,17 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
                       report=not no_report, executor=executor, ray_address=ray_address, argv=["hh", *sys.argv[1:]])
     rd, summary = run_flow(design, opts)
     _print_summary(rd.path, summary, quiet)
+    faults = summary.get("infrastructure_faults") or {}
+    if summary.get("status") == "interrupted" and summary.get("interrupted_by") == "infrastructure":
+        click.echo(f"hh: error: search stopped by repeated tool faults ({faults.get('first')}); everything so far "
+                   f"is kept; fix the tool, then: hh run --resume {rd.path}", err=True)
+        return EXIT_INFRA
     if summary.get("status") == "interrupted":
         click.echo(f"hh: interrupted; resume with: hh run --resume {rd.path}", err=True)
         return EXIT_INTERRUPTED
+    if faults.get("count"):
+        click.echo(f"hh: warning: {faults['count']} evaluation(s) hit a tool fault (first: {faults.get('first')}); "
+                   f"they count as rejected", err=True)
     return 0
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .jsonio import append_jsonl, read_jsonl, repair_jsonl
+from .jsonio import append_jsonl, dumps, read_jsonl, repair_jsonl, write_text_atomic
 from .search.state import Evaluation
+
+INFRA = "infrastructure"  # failed_gate of an evaluation a tool fault cut short
 
 
 class Journal:
@@ -23,9 +25,11 @@ class Journal:
         self.torn_bytes = 0
         self._steps_on_disk = 0
         self._steps_seen = 0
+        self.dropped = 0
         if resume:
             self.torn_bytes = repair_jsonl(self.path)
-            for rec in read_jsonl(self.path):
+            records = self._forget_faults(list(read_jsonl(self.path)))
+            for rec in records:
                 kind = rec.get("type")
                 if kind == "phase1":
                     self.phase1[rec["key"]] = rec
@@ -33,6 +37,31 @@ class Journal:
                     self.evals[rec["key"]] = Evaluation.from_dict(rec)
                 elif kind == "step":
                     self._steps_on_disk += 1
+
+    def _forget_faults(self, records: list[dict]) -> list[dict]:
+        """Infrastructure faults (a tool crashed or was missing) say nothing about the design: on resume
+        they are evaluated again. Their records go, and so does every step from the first one that
+        depended on such an evaluation (the replay decides those steps afresh); the file is rewritten
+        atomically so it stays one clean trajectory."""
+        faulty = {r["key"] for r in records if r.get("type") == "eval" and r.get("failed_gate") == INFRA}
+        faulty |= {r["key"] for r in records if r.get("type") == "phase1" and r.get("gate") == INFRA}
+        if not faulty:
+            return records
+        kept: list[dict] = []
+        cut = False
+        for rec in records:
+            kind = rec.get("type")
+            if kind in ("eval", "phase1") and rec.get("key") in faulty:
+                continue
+            if kind == "step" and (cut or rec.get("proposal") in faulty):
+                cut = True
+                continue
+            if kind == "end":
+                continue
+            kept.append(rec)
+        self.dropped = len(records) - len(kept)
+        write_text_atomic(self.path, "".join(dumps(r, indent=None) + "\n" for r in kept))
+        return kept
 
     @property
     def resumed_steps(self) -> int:
