@@ -82,7 +82,7 @@ def test_generate_asks_for_diverse_candidates(stub: Stub, tmp_path: Path) -> Non
     assert all(r["extracted"]["ok"] and r["usage"]["total_tokens"] > 0 and r["latency_s"] >= 0 for r in recs)
     u = c.usage()
     assert u["requests"] == 3 and u["tokens"] == sum(r["usage"]["total_tokens"] for r in recs)
-    assert u["phases"]["generate"]["tokens"] == u["tokens"] and u["repair_tokens"] == 0
+    assert u["tokens_by_phase"]["generate"] == u["tokens"] and u["tokens_by_phase"]["repair"] == 0
 
 
 def test_initial_candidates_puts_seeds_first_then_llm(stub: Stub, tmp_path: Path) -> None:
@@ -123,7 +123,7 @@ def test_mutation_prompt_holds_the_ppa_report(stub: Stub, tmp_path: Path) -> Non
     moves["llm_area_rewrite"].propose(start, ctx, random.Random(2))
     text = user_text(stub.requests[-1])
     assert "Goal: **area**" in text and "restructure" in text
-    assert c.usage()["mutate_tokens"] > 0 and c.usage()["phases"]["mutate"]["requests"] == 2
+    assert c.usage()["tokens_by_phase"]["mutate"] > 0 and c.usage()["requests_by_phase"]["mutate"] == 2
 
 
 def test_retries_after_503s(stub: Stub, tmp_path: Path) -> None:
@@ -268,4 +268,4 @@ def test_critique_can_veto_a_mutation(stub: Stub, tmp_path: Path, monkeypatch: p
     stub.script = [{"text": fenced(VALID[2])}, {"text": "ACCEPT\nsame function"}]
     assert LLMMutation("llm_area_local", "area", "local").propose(st, ctx, random.Random(1)) is not None
     u = c.usage()
-    assert u["critique_rejected"] == 1 and u["phases"]["critique"]["requests"] == 2 and u["critique_tokens"] > 0
+    assert u["critique_rejected"] == 1 and u["requests_by_phase"]["critique"] == 2 and u["tokens_by_phase"]["critique"] > 0

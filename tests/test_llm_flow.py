@@ -56,9 +56,9 @@ def test_both_phases_use_the_endpoint(live_run: tuple[Path, list[dict]]) -> None
     assert roles.count("generate") == 3 and "repair" in roles and "mutate" in roles
     llm = summary["llm"]
     assert llm["requests"] == len(requests) and llm["mode"] == "live"
-    assert llm["phases"]["generate"]["requests"] == 3
-    assert llm["generate_tokens"] > 0 and llm["repair_tokens"] > 0 and llm["mutate_tokens"] > 0
-    assert llm["tokens"] == sum(llm[f"{p}_tokens"] for p in ("generate", "repair", "mutate", "critique"))
+    assert llm["requests_by_phase"]["generate"] == 3
+    assert llm["tokens_by_phase"]["generate"] > 0 and llm["tokens_by_phase"]["repair"] > 0 and llm["tokens_by_phase"]["mutate"] > 0
+    assert llm["tokens"] == sum(llm["tokens_by_phase"][p] for p in ("generate", "repair", "mutate", "critique"))
     recs = sorted((run / "llm").glob("*.json"))
     assert len(recs) == len(requests)
     origins = {e["origin"] for e in summary["phase1"]["entries"]}
@@ -101,3 +101,27 @@ def test_endpoint_lost_during_the_search(tmp_path: Path) -> None:
     assert sent == 3 + 2, "three generate requests, one mutation tried twice, then the client is off"
     assert "503" in summary["llm"]["note"] and summary["llm"]["requests"] == 5
     assert summary["evaluations"] >= 4 and summary["best"]["cost"] is not None
+
+
+def test_endpoint_lost_during_repair_keeps_the_run_and_its_usage(tmp_path: Path) -> None:
+    with Stub() as stub:
+        responder = MacResponder()
+        stub.default = lambda body: responder(body) if role_of(body) == "generate" else {"status": 502}
+        res = hh("--out", str(tmp_path), "--provider", "openai", "--base-url", stub.url, "--set", LLM_MOVES,
+                 "--set", "generation.retries=0")
+        sent = len(stub.requests)
+    assert res.returncode == 0, res.stderr
+    summary = json.loads((only_run(tmp_path) / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["phase1"]["valid"] == 4  # the faulty seed stays unrepaired
+    assert sent == 4 and summary["llm"]["requests"] == 4, "usage survives the client being dropped"
+    assert "LLM unavailable during repair" in summary["llm"]["note"] and "502" in summary["llm"]["note"]
+    assert all(m["proposals"] == 0 for m in summary["moves"].values()), "LLM moves do not apply once the endpoint is gone"
+
+
+def test_tool_subprocesses_never_see_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hyperheurist.runner import run_tool
+
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    res = run_tool([sys.executable, "-c", "import os; print(sorted(os.environ))"], name="env", log_dir=tmp_path,
+                   timeout_s=30)
+    assert res.ok and "OPENAI_API_KEY" not in res.stdout and SECRET not in res.stdout

@@ -68,11 +68,11 @@ class Budget:
         p["tokens"] += tokens_in + tokens_out
 
     def usage(self) -> dict:
+        """requests, tokens (in/out), tokens_by_phase and requests_by_phase over every phase, cost when priced."""
         out: dict = {"requests": self.requests, "tokens": self.tokens, "tokens_in": self.tokens_in,
                      "tokens_out": self.tokens_out,
-                     "phases": {ph: dict(self.per_phase.get(ph, {"requests": 0, "tokens": 0})) for ph in PHASES}}
-        for ph in PHASES:  # flat keys too: generate_tokens, repair_tokens, ...
-            out[f"{ph}_tokens"] = out["phases"][ph]["tokens"]
+                     "tokens_by_phase": {ph: self.per_phase.get(ph, {}).get("tokens", 0) for ph in PHASES},
+                     "requests_by_phase": {ph: self.per_phase.get(ph, {}).get("requests", 0) for ph in PHASES}}
         if self.cost is not None:
             out["cost"] = round(self.cost, 6)
         return out
