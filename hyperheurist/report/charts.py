@@ -1,0 +1,148 @@
+"""The run page's annealing and Phase-1 charts, built from journal records (inline SVG via ``svg.Plot``).
+
+The PPA scatter lives in ``scatter.py``, the per-move charts in ``move_charts.py``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from html import escape
+from typing import Sequence
+
+from .fmt import fnum
+from .svg import GREY, Plot, colour, span
+from .values import num
+
+ACCEPTED, REJECTED, INVALID = "#137333", GREY, "#b3261e"
+WIDE = 550  # two charts side by side fill the page's content width
+
+
+def step_kind(step: dict) -> str:
+    """"accepted" | "rejected" | "invalid" for one annealing step."""
+    verdict = str(step.get("verdict") or "").lower()
+    if step.get("accepted") is True or verdict == "accepted":
+        return "accepted"
+    if num(step.get("cost")) is None or "invalid" in verdict or verdict in ("failed", "error"):
+        return "invalid"
+    return "rejected"
+
+
+def by_chain(steps: Sequence[dict]) -> dict[int, list[dict]]:
+    chains: dict[int, list[dict]] = defaultdict(list)
+    for s in steps:
+        c = s.get("chain")
+        chains[c if isinstance(c, int) and not isinstance(c, bool) else 0].append(s)
+    for c in chains:
+        chains[c].sort(key=lambda s: num(s.get("iteration")) or 0.0)
+    return dict(sorted(chains.items()))
+
+
+def _iter(s: dict, i: int) -> float:
+    v = num(s.get("iteration"))
+    return v if v is not None else float(i)
+
+
+def _cost_range(cur: list[float | None], best: list[float | None], prop: list[float | None]) -> tuple[float, float]:
+    """The y range: every current/best cost, proposals only up to a cap so one bad outlier cannot flatten the trace."""
+    core = [v for v in cur + best if v is not None]
+    if not core:
+        return span(prop)
+    lo, hi = min(core), max(core)
+    cap = hi + max(3 * (hi - lo), 0.03 * abs(hi), 1e-9)
+    return span(core + [p for p in prop if p is not None and p <= cap])
+
+
+def cost_trace(chain: int, steps: list[dict], width: int = WIDE) -> str:
+    """Current and best cost per iteration, every proposal marked by its verdict."""
+    xs = [_iter(s, i) for i, s in enumerate(steps)]
+    cur = [num(s.get("current_cost")) for s in steps]
+    best = [num(s.get("best_cost")) for s in steps]
+    prop = [num(s.get("cost")) for s in steps]
+    lo, hi = _cost_range(cur, best, prop)
+    p = Plot(f"Chain {chain}: cost per iteration", span(xs, 0.02), (lo, hi), "iteration", "cost (1 = initial design)",
+             width=width)
+    p.line(xs, cur, colour(0), 1.8, step=True)
+    p.line(xs, best, "#1d2330", 1.2, dash="5 3", step=True)
+    off = invalid = 0
+    for x, s, c in zip(xs, steps, prop):
+        kind = step_kind(s)
+        tip = f"iteration {fnum(x)}: {s.get('move', '?')} -> {kind}" + (f", cost {fnum(c)}" if c is not None else "")
+        if s.get("reheated"):
+            tip += " (reheated)"
+        if kind == "invalid":
+            invalid += 1
+            p.point(x, hi, INVALID, shape="cross", r=3.2, tip=tip + f" [{s.get('verdict', '')}]")
+        elif c is not None and c > hi:
+            off += 1
+            p.point(x, hi, ACCEPTED if kind == "accepted" else REJECTED, shape="tri", r=3.6, tip=tip + " (off scale)")
+        elif c is not None:
+            p.point(x, c, ACCEPTED if kind == "accepted" else REJECTED, hollow=kind != "accepted", tip=tip)
+    p.add_legend("current cost", colour(0))
+    p.add_legend("best so far", "#1d2330", "dash")
+    p.add_legend("accepted", ACCEPTED, "circle")
+    p.add_legend("rejected", REJECTED, "hollow")
+    if off:
+        p.add_legend(f"above the range ({off})", REJECTED, "tri")
+    if invalid:
+        p.add_legend(f"invalid, no cost ({invalid})", INVALID, "cross")
+    return p.render()
+
+
+def temperature_trace(chains: dict[int, list[dict]], width: int = WIDE) -> str | None:
+    """Temperature of every chain per iteration, reheats marked."""
+    if all(num(s.get("temperature")) is None for steps in chains.values() for s in steps):
+        return None
+    allx = [_iter(s, i) for steps in chains.values() for i, s in enumerate(steps)]
+    allt = [num(s.get("temperature")) for steps in chains.values() for s in steps]
+    p = Plot("Temperature", span(allx, 0.02), span(allt, include_zero=True), "iteration", "T", width=width)
+    for k, (c, steps) in enumerate(chains.items()):
+        xs = [_iter(s, i) for i, s in enumerate(steps)]
+        ts = [num(s.get("temperature")) for s in steps]
+        p.line(xs, ts, colour(k), 1.6, dash=None if k % 2 == 0 else "6 3")
+        for x, s, t in zip(xs, steps, ts):
+            if s.get("reheated") and t is not None:
+                p.point(x, t, colour(k), shape="diamond", r=3.5, stroke="#000", tip=f"chain {c}: reheat at {fnum(x)}")
+        p.add_legend(f"chain {c}", colour(k), "line" if k % 2 == 0 else "dash")
+    if any(s.get("reheated") for steps in chains.values() for s in steps):
+        p.add_legend("reheat", "#5f6b7a", "diamond")
+    return p.render()
+
+
+def acceptance_trace(chains: dict[int, list[dict]], window: int = 10, width: int = WIDE) -> str | None:
+    """Share of accepted proposals over a sliding window of iterations, per chain."""
+    if not any(chains.values()):
+        return None
+    allx = [_iter(s, i) for steps in chains.values() for i, s in enumerate(steps)]
+    p = Plot(f"Acceptance rate (last {window} proposals)", span(allx, 0.02), (0.0, 1.05), "iteration",
+             "accepted share", width=width, y_ticks=[(v, f"{v:.0%}") for v in (0, 0.25, 0.5, 0.75, 1.0)])
+    for k, (c, steps) in enumerate(chains.items()):
+        xs, ys = [], []
+        for i, s in enumerate(steps):
+            win = steps[max(0, i - window + 1):i + 1]
+            xs.append(_iter(s, i))
+            ys.append(sum(1 for w in win if step_kind(w) == "accepted") / len(win))
+        p.line(xs, ys, colour(k), 1.6, dash=None if k % 2 == 0 else "6 3")
+        p.add_legend(f"chain {c}", colour(k), "line" if k % 2 == 0 else "dash")
+    return p.render()
+
+
+def funnel(stages: list[tuple[str, float, str]], width: int = WIDE) -> str:
+    """Horizontal bars, one per funnel stage: (label, count, colour)."""
+    n = len(stages)
+    height = 40 + 30 * n + 30
+    hi = max([c for _, c, _ in stages] + [1.0])
+    step = max(1, int(hi) // 6 or 1)
+    p = Plot("Phase 1 funnel", (0.0, hi * 1.12), (-0.5, n - 0.5), "candidates", "", width=width, height=height,
+             left=170, bottom=40, top=26, y_ticks=[],
+             x_ticks=[(float(t), str(t)) for t in range(0, int(hi) + 1, step)])
+    for i, (label, count, col) in enumerate(stages):
+        y = n - 1 - i
+        x0, x1 = p.sx(0.0), p.sx(count)
+        y0 = p.sy(y + 0.32)
+        p.marks.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{max(0.5, x1 - x0):.1f}" '
+                       f'height="{p.sy(y - 0.32) - y0:.1f}" fill="{col}"/>')
+        p.marks.append(f'<text x="{x0 - 8:.1f}" y="{p.sy(y):.1f}" class="lbl" text-anchor="end" '
+                       f'dominant-baseline="middle">{escape(label)}</text>')
+        p.marks.append(f'<text x="{x1 + 6:.1f}" y="{p.sy(y):.1f}" class="lbl" dominant-baseline="middle">'
+                       f'{escape(fnum(count))}</text>')
+    return p.render()

@@ -1,0 +1,147 @@
+"""``render_run``: the self-contained report.html of one run directory."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from ..jsonio import write_text_atomic
+from . import detail_sections as det
+from . import run_sections as sec
+from .fmt import MISSING, METRICS, change_pct, fcost, fnum, pct, power, reduction_pct, seconds, with_unit
+from .page import card, kv_table, page, pre, section
+from .rundata import RunData, load_run, spec_excerpt
+from .values import as_dict, as_list, num, text
+
+
+def _ppa_cards(ini: dict, best: dict) -> list[str]:
+    red = reduction_pct(ini.get("cost"), best.get("cost"))
+    lower = f"{pct(red, signed=False)} lower" if red is not None else "change " + MISSING
+    out = [card("Cost (best)", fcost(best.get("cost")), f"initial {fcost(ini.get('cost'))}; {lower}",
+                "good" if red is not None and round(red, 1) > 0 else "")]
+    for key in ("area_um2", "delay_ns", "power_mw"):
+        label, unit, _ = METRICS[key]
+        show = power if key == "power_mw" else (lambda v, u=unit: with_unit(v, u))
+        ch = change_pct(ini.get(key), best.get(key))
+        cls = "" if ch is None or round(ch, 1) == 0 else "good" if ch < 0 else "bad"
+        out.append(card(f"{label} (best)", show(best.get(key)), f"initial {show(ini.get(key))}; {pct(ch)}", cls))
+    return out
+
+
+def _cards(rd: RunData) -> str:
+    ini, best = sec.merged(rd, "initial"), sec.merged(rd, "best")
+    if best:
+        out = _ppa_cards(ini, best)
+    elif rd.summary:
+        out = [card("Result", "no valid design", "Phase 2 did not run", "bad")]
+    else:
+        out = [card("Result", "unfinished", "no summary.json yet", "bad")]
+    p1 = as_dict(rd.summary.get("phase1"))
+    entries = sec.phase1_entries(rd)
+    valid = num(p1.get("valid"))
+    valid = valid if valid is not None else float(sum(1 for e in entries if e.get("verdict") == "valid"))
+    cands = num(p1.get("candidates"))
+    cands = cands if cands is not None else float(len(entries))
+    out.append(card("Phase 1 valid", f"{fnum(valid)} / {fnum(cands)}", f"repaired {fnum(p1.get('repaired'), missing='—')}"))
+    out.append(card("Evaluations", fnum(rd.summary.get("evaluations"), missing=str(len(rd.evals))),
+                    f"cache hits {fnum(rd.summary.get('cache_hits'), missing='—')}; "
+                    f"wall {seconds(rd.summary.get('wall_s'), missing='—')}"))
+    return f'<div class="cards">{"".join(out)}</div>'
+
+
+def _verdict(rd: RunData) -> str:
+    """One sentence a reader takes away: how much better the best design is, and in what."""
+    ini, best = sec.merged(rd, "initial"), sec.merged(rd, "best")
+    red = reduction_pct(ini.get("cost"), best.get("cost"))
+    if red is None:
+        return ""
+    if ini.get("key") and ini.get("key") == best.get("key") or round(red, 2) == 0:
+        msg = "No proposal beat the initial design: the best design is the initial one."
+    else:
+        changes = [f"{METRICS[k][0].lower()} {pct(change_pct(ini.get(k), best.get(k)))}"
+                   for k in ("area_um2", "delay_ns", "power_mw") if change_pct(ini.get(k), best.get(k)) is not None]
+        msg = f"The best design's cost is {pct(red, signed=False)} lower than the initial design's ({', '.join(changes)})."
+    timing = best.get("met_timing")
+    period = as_dict(rd.resolved.get("ppa")).get("clock_period_ns")
+    if timing is not None:
+        msg += (" It meets" if timing else " It does NOT meet") + f" the {with_unit(period, 'ns')} clock period."
+    return f'<p class="verdict">{escape(msg)}</p>'
+
+
+def _ports(resolved: dict) -> str:
+    ports = [as_dict(p) for p in as_list(as_dict(resolved.get("interface")).get("ports"))]
+    parts = []
+    for p in ports:
+        w = num(p.get("width")) or 1
+        rng = f"[{int(w) - 1}:0] " if w > 1 else ""
+        parts.append(f"{text(p.get('dir'))} {'signed ' if p.get('signed') else ''}{rng}{text(p.get('name'))}")
+    return ", ".join(parts) or MISSING
+
+
+def _design(rd: RunData) -> str:
+    r = rd.resolved
+    iface, ppa, ann, gen = (as_dict(r.get(k)) for k in ("interface", "ppa", "anneal", "generation"))
+    reset = as_dict(iface.get("reset"))
+    weights = as_dict(ppa.get("weights"))
+    reset_s = f"{text(reset.get('name'))} (active {text(reset.get('active'))})" if reset else "none"
+    rows = [
+        ("top module", text(r.get("top")) or MISSING),
+        ("clock / reset", f"{text(iface.get('clock')) or 'none (combinational)'} / {reset_s}"),
+        ("ports", _ports(r)),
+        ("clock period", with_unit(ppa.get("clock_period_ns"), "ns")),
+        ("liberty", text(ppa.get("liberty_path") or ppa.get("liberty") or rd.manifest.get("liberty")) or MISSING),
+        ("cost weights", ", ".join(f"{k} {fnum(v)}" for k, v in weights.items()) or MISSING),
+        ("flow preset / power", f"{text(ppa.get('flow')) or MISSING} / {text(ppa.get('power')) or MISSING}"),
+        ("generation", f"{text(gen.get('provider')) or MISSING}" +
+         (f", model {text(gen.get('model'))}" if gen.get("provider") == "openai" else "")),
+        ("annealing", f"{fnum(ann.get('iterations'))} iterations × {fnum(ann.get('chains'))} chains, "
+                      f"seed {fnum(rd.summary.get('seed', ann.get('seed')))}"),
+    ]
+    if text(r.get("description")):
+        rows.insert(0, ("description", text(r.get("description"))))
+    spec, where = spec_excerpt(rd)
+    spec_html = (f'<h3>Specification</h3><p class="muted">{escape(where)}</p>' +
+                 (pre(spec, "wrap") if spec is not None else ""))
+    return section(f"Design: {rd.design_name}", f'<div class="cols"><div>{kv_table(rows)}</div><div>{spec_html}</div></div>',
+                   anchor="design")
+
+
+def _problems(rd: RunData) -> str:
+    parts = []
+    if rd.status_note:
+        parts.append(section("Run status", f"<p>{escape(rd.status_note)}</p>", cls="problems"))
+    if rd.problems:
+        items = "".join(f"<li>{escape(p)}</li>" for p in rd.problems)
+        parts.append(section("Missing or unreadable files: parts of this page are empty", f"<ul>{items}</ul>",
+                             cls="problems"))
+    return "".join(parts)
+
+
+def _phase2(rd: RunData) -> list[str]:
+    """The Phase-2 and result sections, or one note when Phase 2 never started."""
+    if rd.summary.get("status") == "no-valid-candidate" and not rd.steps:
+        return [section("Phase 2 and results", '<p class="na">Not run: no candidate passed Phase 1.</p>',
+                        anchor="anneal"), det.reproduce(rd)]
+    return [sec.annealing(rd), sec.ppa_space(rd), sec.moves(rd), det.ppa_table(rd), det.rtl_diff(rd), det.reproduce(rd)]
+
+
+def _toc() -> str:
+    links = (("design", "Design"), ("phase1", "Phase 1"), ("anneal", "Annealing"), ("ppa-space", "PPA space"),
+             ("moves", "Moves"), ("ppa", "Best vs initial"), ("rtl", "RTL diff"), ("reproduce", "Reproduce"))
+    return '<p class="muted">' + " · ".join(f'<a href="#{a}">{escape(t)}</a>' for a, t in links) + "</p>"
+
+
+def render_html(rd: RunData) -> str:
+    status = text(rd.summary.get("status")) or ("incomplete" if not rd.summary else "")
+    sub = " · ".join(x for x in (f"run {rd.path.name}", f"seed {fnum(rd.summary.get('seed', rd.manifest.get('seed')))}",
+                                  f"status {status}" if status else "", text(rd.manifest.get("created"))) if x)
+    body = [_problems(rd), _verdict(rd), _cards(rd), _toc(), _design(rd), sec.phase1(rd), *_phase2(rd)]
+    return page(f"HyperHeurist report: {rd.design_name}", sub, body)
+
+
+def render_run(run_dir: Path) -> Path:
+    """Write ``run_dir/report.html`` from the run's files and return its path."""
+    rd = load_run(Path(run_dir))
+    out = rd.path / "report.html"
+    write_text_atomic(out, render_html(rd))
+    return out

@@ -1,0 +1,157 @@
+"""The search sections of a run's page (Phase 1, annealing, PPA space, moves); each returns trusted markup."""
+
+from __future__ import annotations
+
+from collections import Counter
+from html import escape
+
+from ..search.selection import BEST_REWARD, VALID_REWARD
+from . import charts, move_charts, scatter
+from .fmt import fcost, fnum, pct
+from .page import not_recorded, section, table
+from .rundata import RunData
+from .svg import colour
+from .values import as_dict, as_list, num, text
+
+MAX_ROWS = 50
+
+
+def merged(rd: RunData, which: str) -> dict:
+    """The summary's initial/best point overlaid on the full PPA record in ``<which>/ppa.json``."""
+    full = rd.initial_ppa if which == "initial" else rd.best_ppa
+    return {**full, **{k: v for k, v in as_dict(rd.summary.get(which)).items() if v is not None}}
+
+
+def phase1_entries(rd: RunData) -> list[dict]:
+    """Per-candidate verdicts: from summary.json, else rebuilt from the journal's phase1 records."""
+    entries = [as_dict(e) for e in as_list(as_dict(rd.summary.get("phase1")).get("entries"))]
+    return entries or [{k: r.get(k) for k in ("label", "digest", "verdict", "gate", "message", "repaired_from")}
+                       for r in rd.phase1]
+
+
+def _funnel_stages(p1: dict, entries: list[dict]) -> list[tuple[str, float, str]]:
+    rejected = {str(k): num(v) or 0.0 for k, v in as_dict(p1.get("rejected_by_gate")).items()}
+    if not rejected:
+        rejected = dict(Counter(str(e.get("gate") or "unknown") for e in entries if e.get("verdict") != "valid"))
+    cands = num(p1.get("candidates"))
+    if cands is None:
+        cands = float(sum(1 for e in entries if not e.get("repaired_from")))
+    repaired = num(p1.get("repaired"))
+    if repaired is None:
+        repaired = float(sum(1 for e in entries if e.get("repaired_from") and e.get("verdict") == "valid"))
+    valid = num(p1.get("valid"))
+    if valid is None:
+        valid = float(sum(1 for e in entries if e.get("verdict") == "valid"))
+    stages = [("generated", cands, colour(4))]
+    stages += [(f"rejected at {g}", n, charts.INVALID) for g, n in sorted(rejected.items(), key=lambda gn: -gn[1])]
+    return stages + [("repaired", repaired, colour(1)), ("valid", valid, charts.ACCEPTED)]
+
+
+def phase1(rd: RunData) -> str:
+    p1 = as_dict(rd.summary.get("phase1"))
+    entries = phase1_entries(rd)
+    if not p1 and not entries:
+        return section("Phase 1: correctness gates", not_recorded("Phase 1 results"), anchor="phase1")
+    parts = [charts.funnel(_funnel_stages(p1, entries))]
+    if entries:
+        rows = []
+        for e in entries:
+            verdict = text(e.get("verdict")) or "?"
+            origin = f' <span class="muted">(repair of {escape(text(e.get("repaired_from"))[:12])})</span>' \
+                if e.get("repaired_from") else ""
+            rows.append([escape(text(e.get("label")) or "—") + origin, f'<code>{escape(text(e.get("digest"))[:12])}</code>',
+                         f'<span class="pill {escape(verdict)}">{escape(verdict)}</span>',
+                         escape(text(e.get("gate")) or "—"), f'<code>{escape(text(e.get("message")))}</code>'])
+        parts.append("<h3>Candidates and the first error of each rejected one</h3>" +
+                     table(["candidate", "digest", "verdict", "gate", "message"], rows, raw=True))
+    else:
+        parts.append(not_recorded("Per-candidate verdicts"))
+    return section("Phase 1: correctness gates", *parts, anchor="phase1")
+
+
+def _chain_rows(chains: dict[int, list[dict]]) -> list[list[str]]:
+    rows = []
+    for c, steps in chains.items():
+        kinds = Counter(charts.step_kind(s) for s in steps)
+        first, last = steps[0], steps[-1]
+        rows.append([str(c), str(len(steps)), str(kinds["accepted"]), str(kinds["rejected"]), str(kinds["invalid"]),
+                     str(sum(1 for s in steps if s.get("reheated"))), fnum(first.get("temperature")),
+                     fnum(last.get("temperature")), fcost(last.get("best_cost"))])
+    return rows
+
+
+def annealing(rd: RunData) -> str:
+    chains = charts.by_chain(rd.steps)
+    if not chains:
+        return section("Phase 2: annealing", not_recorded("Annealing steps (journal.jsonl)"), anchor="anneal")
+    figs = [charts.cost_trace(c, steps) for c, steps in chains.items()]
+    figs += [f for f in (charts.temperature_trace(chains), charts.acceptance_trace(chains)) if f]
+    parts = [f'<div class="charts">{"".join(figs)}</div>',
+             table(["chain", "steps", "accepted", "rejected", "invalid", "reheats", "T start", "T end", "best cost"],
+                   _chain_rows(chains), numeric=[True] * 9)]
+    rej = as_dict(rd.summary.get("phase2_rejected_by_gate"))
+    if rej:
+        parts.append("<h3>Invalid proposals by gate</h3>" +
+                     table(["gate", "proposals"], [[str(k), fnum(v)] for k, v in sorted(rej.items())], [False, True]))
+    invalid = [e for e in rd.evals if e.get("valid") is False]
+    if invalid:
+        rows2 = [[f'<code>{escape(text(e.get("key")))}</code>', escape(text(e.get("failed_gate"))),
+                  f'<code>{escape(text(e.get("message")))}</code>'] for e in invalid[:MAX_ROWS]]
+        more = f'<p class="muted">First {MAX_ROWS} of {len(invalid)} shown.</p>' if len(invalid) > MAX_ROWS else ""
+        parts.append(f"<details><summary>{len(invalid)} invalid proposal(s) and their messages</summary>" +
+                     table(["state", "gate", "message"], rows2, raw=True) + more + "</details>")
+    return section("Phase 2: annealing", *parts, anchor="anneal")
+
+
+def _pareto_table(pareto: list[dict], ini: dict, best: dict) -> str:
+    rows = []
+    for p in sorted(pareto, key=lambda p: num(p.get("cost")) if num(p.get("cost")) is not None else float("inf")):
+        key = text(p.get("key")) or text(p.get("digest"))[:12]
+        tags = [t for t, d in (("initial", ini), ("best", best)) if key and key == text(d.get("key"))]
+        origin = text(p.get("label")) or text(p.get("move")) or "—"
+        rows.append([f'<code>{escape(key)}</code>' + "".join(f' <span class="pill valid">{t}</span>' for t in tags),
+                     escape(origin), fnum(p.get("area_um2")), fnum(p.get("delay_ns")), fnum(p.get("power_mw")),
+                     fcost(p.get("cost"))])
+    return (f"<h3>Pareto set ({len(pareto)} designs, non-dominated in area, delay and power)</h3>" +
+            table(["state (digest-recipe)", "seed / move", "area (µm²)", "delay (ns)", "power (mW)", "cost"], rows,
+                  [False, False, True, True, True, True], raw=True))
+
+
+def ppa_space(rd: RunData) -> str:
+    pareto = [as_dict(p) for p in as_list(rd.summary.get("pareto"))]
+    ini, best = merged(rd, "initial"), merged(rd, "best")
+    figs = [f for a, b in scatter.PAIRS if (f := scatter.ppa_scatter(rd.evals, pareto, ini, best, a, b))]
+    if not figs:
+        return section("PPA space", not_recorded("PPA points"), anchor="ppa-space")
+    parts = [f'<div class="charts">{"".join(figs)}</div>']
+    parts.append(_pareto_table(pareto, ini, best) if pareto else not_recorded("Pareto set"))
+    return section("PPA space: area, delay, power", *parts, anchor="ppa-space")
+
+
+def moves(rd: RunData) -> str:
+    mv = {str(k): as_dict(v) for k, v in as_dict(rd.summary.get("moves")).items()}
+    parts = []
+    if mv:
+        rows = []
+        for name in sorted(mv, key=lambda n: (-(num(mv[n].get("proposals")) or 0), n)):
+            m = mv[name]
+            props, acc = num(m.get("proposals")), num(m.get("accepted"))
+            rate = pct(100 * acc / props, signed=False) if props and acc is not None else "—"
+            rows.append([name, fnum(m.get("proposals")), fnum(m.get("valid")), fnum(m.get("invalid"), missing="—"),
+                         fnum(m.get("accepted")), rate, fnum(m.get("improvements")),
+                         fnum(m.get("not_applicable"), missing="—"), fnum(m.get("credit")),
+                         fnum(m.get("weight"), 3, missing="—")])
+        parts.append(table(["move", "proposals", "valid", "invalid", "accepted", "acceptance", "improved best",
+                            "not applicable", "credit", "final weight"], rows, [False] + [True] * 9))
+    else:
+        parts.append(not_recorded("Per-move statistics"))
+    eval_cost = {text(e.get("key")): c for e in rd.evals if (c := num(e.get("cost"))) is not None}
+    figs = [f for f in (move_charts.move_bars(mv), move_charts.move_credit(rd.steps, eval_cost)) if f]
+    if figs:
+        parts.append(f'<div class="charts">{"".join(figs)}</div>')
+    parts.append(f'<p class="muted">Credit per evaluated proposal: {VALID_REWARD} when valid, plus its relative cost '
+                 f"gain over its parent (up to 1), plus {BEST_REWARD} when it improves its chain's best; the selector "
+                 "picks moves in "
+                 "proportion to a moving average of it. Not applicable = the move had nothing to change in the "
+                 "current design.</p>")
+    return section("Moves (low-level heuristics)", *parts, anchor="moves")

@@ -1,0 +1,202 @@
+"""Everything the run report reads from a run directory, loaded tolerantly.
+
+A missing or unreadable file is recorded in ``problems`` (shown on the page) instead of raising,
+so a report can be rendered for an interrupted run or an older layout.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import InputError
+from ..jsonio import read_jsonl
+from .values import as_dict
+
+MAX_TEXT_BYTES = 2_000_000  # RTL/COMMANDS beyond this are cut: the page must stay openable
+
+
+@dataclass
+class RunData:
+    path: Path
+    summary: dict = field(default_factory=dict)
+    manifest: dict = field(default_factory=dict)
+    resolved: dict = field(default_factory=dict)
+    phase1: list[dict] = field(default_factory=list)
+    evals: list[dict] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)
+    end: dict | None = None
+    commands: str | None = None
+    best_rtl: str | None = None
+    initial_rtl: str | None = None
+    best_recipe: str | None = None
+    initial_recipe: str | None = None
+    best_ppa: dict = field(default_factory=dict)
+    initial_ppa: dict = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    status_note: str = ""  # why the run record is partial (interrupted, no valid candidate), shown first
+
+    @property
+    def design_name(self) -> str:
+        d = self.summary.get("design")
+        if isinstance(d, dict):
+            d = d.get("name")
+        if not isinstance(d, str) or not d:
+            d = self.manifest.get("design") or self.resolved.get("name") or self.path.name
+        return str(d)
+
+
+def _read_text(path: Path, problems: list[str], required: bool = False) -> str | None:
+    if not path.is_file():
+        if required:
+            problems.append(f"{path.name}: not found")
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        problems.append(f"{path.name}: cannot read ({exc.strerror})")
+        return None
+    cut = len(data) > MAX_TEXT_BYTES
+    text = data[:MAX_TEXT_BYTES].decode("utf-8", errors="replace")
+    if cut:
+        problems.append(f"{path.name}: {len(data)} bytes, only the first {MAX_TEXT_BYTES} shown")
+    return text
+
+
+def _read_json_dict(path: Path, problems: list[str], required: bool = False) -> dict:
+    text = _read_text(path, problems, required)
+    if text is None:
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(f"{path.name}: not valid JSON (line {exc.lineno}: {exc.msg})")
+        return {}
+    if not isinstance(data, dict):
+        problems.append(f"{path.name}: expected a JSON object")
+        return {}
+    return data
+
+
+def _read_yaml_dict(path: Path, problems: list[str]) -> dict:
+    text = _read_text(path, problems)
+    if text is None:
+        return {}
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        problems.append(f"{path.name}: not valid YAML")
+        return {}
+    return as_dict(data)
+
+
+def _read_journal(rd: RunData) -> None:
+    path = rd.path / "journal.jsonl"
+    if not path.is_file():
+        rd.problems.append("journal.jsonl: not found")
+        return
+    try:
+        for rec in read_jsonl(path):
+            if not isinstance(rec, dict):
+                continue
+            kind = rec.get("type")
+            if kind == "phase1":
+                rd.phase1.append(rec)
+            elif kind == "eval":
+                rd.evals.append(rec)
+            elif kind == "step":
+                rd.steps.append(rec)
+            elif kind == "end":
+                rd.end = rec
+    except json.JSONDecodeError as exc:
+        # a corrupt line in the middle: keep what came before it
+        rd.problems.append(f"journal.jsonl: unreadable line ({exc.msg}); later records skipped")
+    except OSError as exc:
+        rd.problems.append(f"journal.jsonl: cannot read ({exc.strerror})")
+
+
+RUN_MARKERS = ("summary.json", "manifest.json", "journal.jsonl", "resolved.yaml")
+
+
+def is_run_dir(path: Path) -> bool:
+    """True when ``path`` holds at least one file every run directory starts with."""
+    return any((Path(path) / m).is_file() for m in RUN_MARKERS)
+
+
+def _ppa_record(data: dict) -> dict:
+    """``ppa.json`` is ``{metrics, cost, candidate}``: flatten it to one metrics dict with ``cost``."""
+    metrics = as_dict(data.get("metrics"))
+    if not metrics:
+        return data
+    return {**metrics, "cost": data.get("cost")}
+
+
+def load_run(path: Path) -> RunData:
+    """Read a run directory; a missing directory or one with no run file at all is an ``InputError``."""
+    path = Path(path)
+    if not path.is_dir():
+        raise InputError(f"{path}: not a directory")
+    if not is_run_dir(path):
+        raise InputError(f"{path}: not a run directory (none of {', '.join(RUN_MARKERS)})")
+    rd = RunData(path=path.resolve())
+    p = rd.problems
+    rd.summary = _read_json_dict(path / "summary.json", p, required=True)
+    rd.manifest = _read_json_dict(path / "manifest.json", p, required=True)
+    rd.resolved = _read_yaml_dict(path / "resolved.yaml", p)
+    _read_journal(rd)
+    rd.commands = _read_text(path / "COMMANDS", p)
+    for which in ("best", "initial"):
+        folder = path / which
+        setattr(rd, f"{which}_rtl", _read_rtl(folder, p))
+        setattr(rd, f"{which}_recipe", _read_text(folder / "recipe.yaml", p))
+        setattr(rd, f"{which}_ppa", _ppa_record(_read_json_dict(folder / "ppa.json", p)))
+    _note_status(rd)
+    return rd
+
+
+def _note_status(rd: RunData) -> None:
+    """Explain a run that did not finish normally at the top of the problems list."""
+    status = rd.summary.get("status")
+    if not rd.summary and rd.end is None:
+        rd.status_note = ("The run did not finish (no summary.json, no end record): it was interrupted or is still "
+                          "running. This page shows what the journal holds; resume with: "
+                          f"hh run --resume {rd.path}")
+    elif status == "interrupted":
+        why = rd.summary.get("interrupted_by")
+        rd.status_note = ("The run was interrupted" + (f" ({why})" if why else "") + "; the figures cover the "
+                          f"iterations done. Resume with: hh run --resume {rd.path}")
+    elif status == "no-valid-candidate":
+        rd.status_note = ("No candidate passed every Phase-1 gate, so there is no initial or best design and Phase 2 "
+                          "did not run. The rejection messages below say what to fix.")
+
+
+def _read_rtl(folder: Path, problems: list[str]) -> str | None:
+    """``design.v``; a multi-file design falls back to every ``*.v``/``*.sv`` in name order."""
+    main = folder / "design.v"
+    if main.is_file():
+        return _read_text(main, problems)
+    files = sorted(list(folder.glob("*.v")) + list(folder.glob("*.sv"))) if folder.is_dir() else []
+    if not files:
+        return None
+    parts = [f"// ---- {f.name} ----\n{_read_text(f, problems) or ''}" for f in files]
+    return "\n".join(parts)
+
+
+def spec_excerpt(rd: RunData, max_lines: int = 40) -> tuple[str | None, str]:
+    """(first lines of the spec, where it came from); the spec path is absolute in resolved.yaml."""
+    spec: Any = rd.resolved.get("spec")
+    if not isinstance(spec, str) or not spec:
+        return None, "spec path not recorded"
+    p = Path(spec)
+    if not p.is_file():
+        return None, f"spec file not found: {spec}"
+    try:
+        lines = p.read_bytes()[:200_000].decode("utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        return None, f"spec file unreadable: {exc.strerror}"
+    more = f" (first {max_lines} of {len(lines)} lines)" if len(lines) > max_lines else ""
+    return "\n".join(lines[:max_lines]), spec + more

@@ -1,0 +1,201 @@
+"""Sweep aggregation: per-benchmark statistics over seeds, and the files a sweep leaves behind.
+
+Definitions (also written into ``sweep.json`` so a reader need not find this file):
+
+- baseline = a run's ``initial`` point, annealed = its ``best`` point; mean and sample std over seeds.
+- improvement (%) = 100 * (1 - best_cost / baseline_cost), per seed, then mean and std.
+- ratio_vs_baseline = best_cost / baseline_cost; a benchmark's value is the geometric mean over its
+  seeds, the sweep's value the geometric mean over benchmarks (each benchmark weighs the same).
+- ratio_vs_reference = best_cost / reference_cost, where the reference's cost is computed on the same
+  baseline normalisation (the reference dict carries it); aggregated the same way, over the
+  benchmarks that have a reference.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..jsonio import write_json, write_text_atomic
+from .fmt import fnum
+from .stats import geomean, mean_std
+from .values import as_dict, num, text
+
+METRIC_KEYS = ("cost", "area_um2", "delay_ns", "power_mw")
+DEFINITIONS = {
+    "baseline": "summary 'initial' point; mean and sample std over seeds",
+    "annealed": "summary 'best' point; mean and sample std over seeds",
+    "improvement_pct": "100 * (1 - best_cost / baseline_cost) per seed; mean and sample std over seeds",
+    "ratio_vs_baseline": "best_cost / baseline_cost; geometric mean over seeds, then over benchmarks",
+    "ratio_vs_reference": "best_cost / reference_cost (same baseline normalisation); geometric mean over seeds, "
+                          "then over benchmarks with a reference",
+}
+
+
+def _point_stats(points: list[dict]) -> dict[str, dict]:
+    return {k: mean_std(p.get(k) for p in points) for k in METRIC_KEYS}
+
+
+def _ratio(a: Any, b: Any) -> float | None:
+    x, y = num(a), num(b)
+    return x / y if x is not None and y is not None and y > 0 and x >= 0 else None
+
+
+def _phase1(summaries: list[dict]) -> dict[str, Any]:
+    p1s = [as_dict(s.get("phase1")) for s in summaries]
+    gates = sorted({str(g) for p in p1s for g in as_dict(p.get("rejected_by_gate"))})
+    return {
+        "candidates": mean_std(p.get("candidates") for p in p1s)["mean"],
+        "valid": mean_std(p.get("valid") for p in p1s)["mean"],
+        "repaired": mean_std(p.get("repaired") for p in p1s)["mean"],
+        # a gate a run did not list rejected nothing in that run
+        "rejected_by_gate": {g: mean_std(num(as_dict(p.get("rejected_by_gate")).get(g)) or 0 for p in p1s)["mean"]
+                             for g in gates},
+    }
+
+
+def _row(benchmark: str, entries: list[dict]) -> dict[str, Any]:
+    entries = sorted(entries, key=lambda e: (num(e.get("seed")) is None, num(e.get("seed")) or 0, text(e.get("seed"))))
+    summaries = [as_dict(e.get("summary")) for e in entries]
+    initial = [as_dict(s.get("initial")) for s in summaries]
+    best = [as_dict(s.get("best")) for s in summaries]
+    refs = [as_dict(e.get("reference")) for e in entries]
+    reference = next((r for r in refs if r), None)
+    runs, improvements, r_base, r_ref = [], [], [], []
+    for e, ini, bst, ref in zip(entries, initial, best, refs):
+        rb = _ratio(bst.get("cost"), ini.get("cost"))
+        rr = _ratio(bst.get("cost"), ref.get("cost")) if ref else None
+        imp = 100.0 * (1.0 - rb) if rb is not None else None
+        improvements.append(imp)
+        r_base.append(rb)
+        r_ref.append(rr)
+        runs.append({"seed": e.get("seed"), "baseline_cost": num(ini.get("cost")), "best_cost": num(bst.get("cost")),
+                     "improvement_pct": imp, "ratio_vs_baseline": rb, "ratio_vs_reference": rr,
+                     "run_dir": text(e.get("run_dir")) or None})
+    ref_point = {k: num(reference.get(k)) for k in METRIC_KEYS} if reference else None
+    ref_impr = (100.0 * (1.0 - r) if (r := _ratio(ref_point.get("cost"), mean_std(p.get("cost") for p in initial)["mean"]))
+                is not None else None) if ref_point else None
+    return {
+        "benchmark": benchmark,
+        "seeds": [e.get("seed") for e in entries],
+        "n": len(entries),
+        "baseline": _point_stats(initial),
+        "annealed": _point_stats(best),
+        "reference": ref_point,
+        "reference_improvement_pct": ref_impr,
+        "improvement_pct": mean_std(improvements),
+        "ratio_vs_baseline": geomean(r_base),
+        "ratio_vs_reference": geomean(r_ref),
+        "phase1": _phase1(summaries),
+        "evaluations": mean_std(s.get("evaluations") for s in summaries),
+        "wall_s": {**mean_std(s.get("wall_s") for s in summaries),
+                   "total": sum(v for s in summaries if (v := num(s.get("wall_s"))) is not None)},
+        "incomplete": [e.get("seed") for e, rb in zip(entries, r_base) if rb is None],
+        "runs": runs,
+    }
+
+
+def aggregate(entries: list[dict]) -> dict[str, Any]:
+    """Per-benchmark rows (sorted by name) plus the geometric means across benchmarks."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or not text(e.get("benchmark")):
+            raise InputError(f"sweep entry {i}: needs a 'benchmark' name")
+        groups[text(e["benchmark"])].append(e)
+    rows = [_row(b, groups[b]) for b in sorted(groups)]
+    vs_base = [r["ratio_vs_baseline"] for r in rows if r["ratio_vs_baseline"] is not None]
+    vs_ref = [r["ratio_vs_reference"] for r in rows if r["ratio_vs_reference"] is not None]
+    return {
+        "benchmarks": rows,
+        "runs": len(entries),
+        "geomean": {
+            "ratio_vs_baseline": geomean(vs_base), "benchmarks_vs_baseline": len(vs_base),
+            "ratio_vs_reference": geomean(vs_ref), "benchmarks_vs_reference": len(vs_ref),
+        },
+        "definitions": DEFINITIONS,
+    }
+
+
+CSV_COLUMNS = ["benchmark", "seeds"] + [f"{side}_{k}_{s}" for side in ("baseline", "annealed") for k in METRIC_KEYS
+                                        for s in ("mean", "std")] + \
+    [f"reference_{k}" for k in METRIC_KEYS] + \
+    ["improvement_pct_mean", "improvement_pct_std", "ratio_vs_baseline", "ratio_vs_reference",
+     "p1_candidates", "p1_valid", "p1_repaired", "p1_rejected", "evaluations_mean", "wall_s_mean", "wall_s_total"]
+
+
+def _csv_row(r: dict) -> list[str]:
+    def v(x: Any) -> str:
+        n = num(x)
+        return "" if n is None else f"{n:.6g}"
+    cells: list[str] = [r["benchmark"], str(r["n"])]
+    for side in ("baseline", "annealed"):
+        for k in METRIC_KEYS:
+            cells += [v(r[side][k]["mean"]), v(r[side][k]["std"])]
+    ref = r["reference"] or {}
+    cells += [v(ref.get(k)) for k in METRIC_KEYS]
+    p1 = r["phase1"]
+    cells += [v(r["improvement_pct"]["mean"]), v(r["improvement_pct"]["std"]), v(r["ratio_vs_baseline"]),
+              v(r["ratio_vs_reference"]), v(p1["candidates"]), v(p1["valid"]), v(p1["repaired"]),
+              v(sum(p1["rejected_by_gate"].values())), v(r["evaluations"]["mean"]), v(r["wall_s"]["mean"]),
+              v(r["wall_s"]["total"])]
+    return cells
+
+
+def to_csv(agg: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in agg["benchmarks"]:
+        w.writerow(_csv_row(r))
+    return buf.getvalue()
+
+
+def _ms(d: dict, digits: int = 4) -> str:
+    if d.get("mean") is None:
+        return "–"
+    return fnum(d["mean"], digits) + (f" ± {fnum(d['std'], 2)}" if d.get("std") is not None else "")
+
+
+def _md_cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(agg: dict) -> str:
+    head = ["benchmark", "seeds", "baseline cost", "annealed cost", "reference cost", "improvement %",
+            "area um2 (base → best)", "delay ns (base → best)", "power mW (base → best)", "P1 valid/cand", "evals",
+            "wall s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+    for r in agg["benchmarks"]:
+        ref = r["reference"] or {}
+        b, a, p1 = r["baseline"], r["annealed"], r["phase1"]
+        cells = [r["benchmark"], str(r["n"]), _ms(b["cost"]), _ms(a["cost"]), fnum(ref.get("cost"), missing="–"),
+                 _ms(r["improvement_pct"], 3)]
+        cells += [f"{fnum(b[k]['mean'], missing='–')} → {fnum(a[k]['mean'], missing='–')}"
+                  for k in ("area_um2", "delay_ns", "power_mw")]
+        cells += [f"{fnum(p1['valid'], missing='–')}/{fnum(p1['candidates'], missing='–')}",
+                  fnum(r["evaluations"]["mean"], missing="–"), fnum(r["wall_s"]["mean"], 3, missing="–")]
+        lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+    g = agg["geomean"]
+    lines += ["", f"Geometric mean of best/baseline cost: {fnum(g['ratio_vs_baseline'], missing='–')} "
+                  f"over {g['benchmarks_vs_baseline']} benchmark(s); best/reference cost: "
+                  f"{fnum(g['ratio_vs_reference'], missing='–')} over {g['benchmarks_vs_reference']} benchmark(s) "
+                  "(below 1 = better).", ""]
+    return "\n".join(lines)
+
+
+def write_sweep(results_dir: Path, aggregated: dict) -> dict[str, Path]:
+    """Write sweep.json, sweep.csv, sweep.md and sweep.html into ``results_dir``; return their paths."""
+    from .sweep_page import render_sweep
+
+    d = Path(results_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    out = {"json": d / "sweep.json", "csv": d / "sweep.csv", "md": d / "sweep.md"}
+    write_json(out["json"], aggregated)
+    write_text_atomic(out["csv"], to_csv(aggregated))
+    write_text_atomic(out["md"], to_markdown(aggregated))
+    out["html"] = render_sweep(d)
+    return out

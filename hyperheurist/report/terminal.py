@@ -1,0 +1,69 @@
+"""The short plain-text table printed at the end of ``hh run``: initial vs best, improvement, where the report is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .fmt import METRICS, change_pct, fcost, fnum, pct, seconds
+from .values import as_dict, num, text
+
+ROWS = ("cost", "area_um2", "delay_ns", "power_mw")
+
+
+def _load_summary(run_dir: Path) -> tuple[dict, str]:
+    path = run_dir / "summary.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, "summary.json not found (the run did not finish)"
+    except (OSError, ValueError) as exc:
+        return {}, f"summary.json unreadable ({type(exc).__name__})"
+    return (data, "") if isinstance(data, dict) else ({}, "summary.json is not a JSON object")
+
+
+def _table(ini: dict, best: dict) -> list[str]:
+    head = f"  {'metric':<12}{'initial':>12}{'best':>12}{'change':>10}"
+    lines = [head, "  " + "-" * (len(head) - 2)]
+    for key in ROWS:
+        label, _, unit = METRICS[key]
+        name = f"{label.lower()}" + (f" ({unit})" if unit else "")
+        show = fcost if key == "cost" else fnum
+        lines.append(f"  {name:<12}{show(ini.get(key), missing='-'):>12}{show(best.get(key), missing='-'):>12}"
+                     f"{pct(change_pct(ini.get(key), best.get(key)), missing='-'):>10}")
+    return lines
+
+
+def terminal_summary(run_dir: Path) -> str:
+    """A few lines for the terminal; never raises on a missing or partial run record."""
+    run_dir = Path(run_dir)
+    s, problem = _load_summary(run_dir)
+    name = text(s.get("design")) or run_dir.parent.name
+    status = text(s.get("status"))
+    lines = [f"hh: {name}" + (f" ({status})" if status and status != "complete" else "")]
+    ini, best = as_dict(s.get("initial")), as_dict(s.get("best"))
+    if problem:
+        lines.append(f"  {problem}")
+    elif not best:
+        p1 = as_dict(s.get("phase1"))
+        rej = ", ".join(f"{g} {fnum(n)}" for g, n in as_dict(p1.get("rejected_by_gate")).items()) or "none recorded"
+        lines.append(f"  no valid candidate: {fnum(p1.get('valid'), missing='0')} of "
+                     f"{fnum(p1.get('candidates'), missing='?')} passed every gate; rejected by {rej}")
+    else:
+        lines += _table(ini, best)
+        c0, c1 = num(ini.get("cost")), num(best.get("cost"))
+        if c0 and c1 is not None:
+            lines.append(f"  improvement: {100 * (1 - c1 / c0):.1f}% lower cost than the initial design")
+        p1 = as_dict(s.get("phase1"))
+        lines.append(f"  phase 1: {fnum(p1.get('valid'), missing='?')} of {fnum(p1.get('candidates'), missing='?')} "
+                     f"candidates valid; phase 2: {fnum(s.get('evaluations'), missing='?')} evaluations "
+                     f"in {seconds(s.get('wall_s'), missing='?')}")
+    report = run_dir / "report.html"
+    lines.append(f"  report: {report}" if report.is_file() else f"  report: not written (hh report {run_dir})")
+    lines.append(f"  run directory: {run_dir}")
+    return "\n".join(lines)
+
+
+def print_terminal_summary(run_dir: Path) -> None:
+    """Print ``terminal_summary`` to stdout."""
+    print(terminal_summary(run_dir))
