@@ -1,0 +1,317 @@
+"""The run and sweep reports, rendered from a recorded run directory (tests/data/report/run1, see its README).
+
+No EDA tool runs here: the run was recorded once with
+`hh run tests/data/flow/design.yaml --out /tmp/rr --quiet` and only the files the report reads were kept.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperheurist.errors import InputError
+from hyperheurist.report import aggregate, render_run, render_sweep, terminal_summary, write_sweep
+from hyperheurist.report.fmt import fcost, fnum, power
+
+DATA = Path(__file__).parent / "data" / "report"
+REPO = Path(__file__).resolve().parent.parent
+HH = [sys.executable, "-m", "hyperheurist"]
+URL_ATTR = re.compile(r"""(?:src|href|xlink:href|action|data)\s*=\s*["']?\s*(?:https?:)?//""", re.I)
+
+
+def copy_run(tmp_path: Path, name: str = "run1") -> Path:
+    """A private copy of a recorded run whose spec path points into this checkout."""
+    dst = tmp_path / name
+    shutil.copytree(DATA / name, dst)
+    resolved = dst / "resolved.yaml"
+    data = yaml.safe_load(resolved.read_text())
+    data["spec"] = str(REPO / "tests" / "data" / "flow" / "spec.md")
+    resolved.write_text(yaml.safe_dump(data, sort_keys=False))
+    return dst
+
+
+def hh(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def assert_self_contained(html: str) -> None:
+    assert "http://" not in html and "https://" not in html, "no URL of any kind"
+    assert not URL_ATTR.search(html), "no protocol-relative src/href"
+    assert "<script" not in html.lower()
+    assert "<link" not in html.lower() and "@import" not in html
+    assert "default-src 'none'" in html, "the CSP forbids every network load"
+
+
+@pytest.fixture
+def run1(tmp_path: Path) -> Path:
+    return copy_run(tmp_path)
+
+
+@pytest.fixture
+def summary() -> dict:
+    return json.loads((DATA / "run1" / "summary.json").read_text())
+
+
+# ---- the run page -------------------------------------------------------------------------------
+
+def test_run_page_is_written_and_self_contained(run1: Path) -> None:
+    out = render_run(run1)
+    assert out == run1.resolve() / "report.html"
+    html = out.read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    assert_self_contained(html)
+    assert html.count("<svg") >= 7, "funnel, 2 cost traces, temperature, acceptance, 3 scatters, moves"
+    assert "<img" not in html, "plots are inline SVG, not images"
+    assert "Missing or unreadable" not in html and "Run status" not in html, "a complete run has nothing missing"
+
+
+def test_run_page_shows_the_summary_numbers(run1: Path, summary: dict) -> None:
+    html = render_run(run1).read_text()
+    ini, best = summary["initial"], summary["best"]
+    assert f">{summary['design']}<" in html or f": {summary['design']}<" in html
+    for point in (ini, best):
+        assert fnum(point["area_um2"]) in html
+        assert fnum(point["delay_ns"]) in html
+        assert power(point["power_mw"]) in html
+        assert fcost(point["cost"]) in html
+    for p in summary["pareto"]:
+        assert p["key"] in html, "every Pareto point is listed"
+    for name, m in summary["moves"].items():
+        assert name in html
+    for e in summary["phase1"]["entries"]:
+        assert e["label"] in html
+    rejected = [e for e in summary["phase1"]["entries"] if e["verdict"] != "valid"]
+    assert rejected and all(e["message"].replace("`", "&#x60;")[:40] in html or
+                            e["message"][:40].replace("'", "&#x27;") in html for e in rejected), "rejection messages"
+    assert "rejected at simulation" in html, "the funnel names the gate"
+    assert str(summary["phase1"]["candidates"]) in html
+
+
+def test_run_page_has_each_section(run1: Path, summary: dict) -> None:
+    html = render_run(run1).read_text()
+    for anchor in ("design", "phase1", "anneal", "ppa-space", "moves", "ppa", "rtl", "reproduce"):
+        assert f'id="{anchor}"' in html, anchor
+    for title in ("Chain 0: cost per iteration", "Chain 1: cost per iteration", "Temperature", "Acceptance rate",
+                  "delay vs area", "power vs area", "power vs delay", "Credit over time",
+                  "Proposals, valid and accepted per move", "Phase 1 funnel"):
+        assert title in html, title
+    for tool in summary["tools"].values():
+        assert tool["version"].split(" (")[0] in html, "tool versions"
+    for cmd in summary["reproduce"]:
+        assert cmd.replace("*", "*") in html.replace("&#x27;", "'"), "the reproduce commands"
+    assert "Combinational: y = 10*a" in html, "the spec excerpt"
+    assert "Identical: the best design keeps the initial RTL" in html, "this run's best RTL is the initial one"
+
+
+def test_credit_chart_matches_the_annealer(run1: Path, summary: dict) -> None:
+    """The credit rebuilt from the journal's steps ends where the annealer's per-move credit ended."""
+    html = render_run(run1).read_text()
+    for name, m in summary["moves"].items():
+        if m["proposals"]:
+            assert f"{name} ({fnum(m['credit'], 3)})" in html, name
+
+
+def test_rtl_diff_is_shown_and_escaped(run1: Path) -> None:
+    best = run1 / "best" / "design.v"
+    best.write_text(best.read_text().replace("assign", "// <script>alert(1)</script> & more\n  assign", 1))
+    html = render_run(run1).read_text()
+    assert '<span class="a">+  // &lt;script&gt;alert(1)&lt;/script&gt; &amp; more</span>' in html
+    assert "1 line(s) added, 0 removed" in html
+    assert "<script>" not in html
+
+
+def test_render_is_fast_small_and_deterministic(run1: Path) -> None:
+    t0 = time.perf_counter()
+    first = render_run(run1).read_text()
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 2.0, f"render took {elapsed:.2f} s"
+    assert len(first.encode()) < 500_000
+    assert render_run(run1).read_text() == first, "two renders of the same run are identical"
+
+
+# ---- partial and broken run directories ---------------------------------------------------------
+
+def test_no_valid_candidate_page(tmp_path: Path) -> None:
+    run = copy_run(tmp_path, "novalid")
+    html = render_run(run).read_text()
+    assert_self_contained(html)
+    assert "No candidate passed every Phase-1 gate" in html
+    assert "no valid design" in html
+    assert "Not run: no candidate passed Phase 1." in html
+    assert "differential test: cycle 1" in html, "the rejection message is there to act on"
+    text = terminal_summary(run)
+    assert "no valid candidate: 0 of 1" in text and "simulation 1" in text
+
+
+def test_interrupted_run_page(run1: Path) -> None:
+    """Killed mid-run: no summary.json, no best/, a torn last journal line."""
+    (run1 / "summary.json").unlink()
+    shutil.rmtree(run1 / "best")
+    shutil.rmtree(run1 / "initial")
+    lines = (run1 / "journal.jsonl").read_text().splitlines(keepends=True)
+    steps = [i for i, ln in enumerate(lines) if '"type": "step"' in ln]
+    (run1 / "journal.jsonl").write_text("".join(lines[:steps[3]]) + lines[steps[3]][:50])
+    html = render_run(run1).read_text()
+    assert_self_contained(html)
+    assert "The run did not finish" in html and f"hh run --resume {run1.resolve()}" in html
+    assert "summary.json: not found" in html
+    assert "Chain 0: cost per iteration" in html, "the journal's steps are still plotted"
+    assert "bad_truncated" in html, "Phase 1 verdicts come from the journal"
+    assert "unfinished" in html
+    assert "summary.json not found" in terminal_summary(run1)
+
+
+def test_corrupt_files_are_reported_not_raised(run1: Path) -> None:
+    (run1 / "summary.json").write_text("{not json")
+    (run1 / "manifest.json").write_text("[1, 2]")
+    (run1 / "resolved.yaml").write_text("a: [unclosed")
+    lines = (run1 / "journal.jsonl").read_text().splitlines(keepends=True)
+    (run1 / "journal.jsonl").write_text("".join(lines[:3]) + "garbage\n" + "".join(lines[3:]))
+    (run1 / "best" / "ppa.json").write_text(json.dumps({"metrics": {"area_um2": "huge", "delay_ns": None}}))
+    html = render_run(run1).read_text()
+    assert "summary.json: not valid JSON" in html
+    assert "manifest.json: expected a JSON object" in html
+    assert "resolved.yaml: not valid YAML" in html
+    assert "journal.jsonl: unreadable line" in html
+    assert_self_contained(html)
+
+
+def test_wrong_types_in_summary_do_not_crash(run1: Path, summary: dict) -> None:
+    summary["moves"] = {"m": {"proposals": "many", "credit": None}, "n": 7}
+    summary["pareto"] = [{"area_um2": float("nan")}, "x", None]
+    summary["phase1"] = {"entries": [None, {"verdict": 3}], "rejected_by_gate": {"x": "y"}}
+    summary["initial"]["cost"] = 0
+    summary["tools"] = ["yosys"]
+    (run1 / "summary.json").write_text(json.dumps(summary))
+    assert "<svg" in render_run(run1).read_text()
+
+
+def test_not_a_run_directory(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a run directory"):
+        render_run(tmp_path)
+    with pytest.raises(InputError, match="not a directory"):
+        render_run(tmp_path / "missing")
+
+
+# ---- the terminal summary -----------------------------------------------------------------------
+
+def test_terminal_summary(run1: Path, summary: dict) -> None:
+    render_run(run1)
+    text = terminal_summary(run1)
+    lines = text.splitlines()
+    assert len(lines) <= 12 and max(map(len, lines)) <= 100
+    assert "initial" in lines[1] and "best" in lines[1]
+    assert fcost(summary["initial"]["cost"]) in text and fcost(summary["best"]["cost"]) in text
+    assert fnum(summary["best"]["area_um2"]) in text and fnum(summary["best"]["delay_ns"]) in text
+    assert f"improvement: {100 * summary['improvement']:.1f}%" in text
+    assert f"report: {run1 / 'report.html'}" in text
+
+
+def test_terminal_summary_says_when_the_report_is_missing(run1: Path) -> None:
+    assert "report: not written (hh report" in terminal_summary(run1)
+
+
+# ---- hh report ----------------------------------------------------------------------------------
+
+def test_hh_report_cli(run1: Path, tmp_path: Path) -> None:
+    res = hh("report", str(run1))
+    assert res.returncode == 0, res.stderr
+    assert (run1 / "report.html").is_file() and "report.html" in res.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for bad in (empty, tmp_path / "missing"):
+        res = hh("report", str(bad))
+        assert res.returncode == 2, res.stderr
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(bad) in lines[0] and "Traceback" not in res.stderr, res.stderr
+
+
+# ---- the sweep page -----------------------------------------------------------------------------
+
+def _sweep_entries(summary: dict) -> list[dict]:
+    """Two benchmarks x 3 seeds made from the recorded summary with known best costs."""
+    entries = []
+    for bench, costs, ref in (("adder32", (0.9, 0.8, 0.85), 0.95), ("fir4", (1.0, 0.7, 0.75), None)):
+        for seed, c in enumerate(costs, 1):
+            s = json.loads(json.dumps(summary))
+            s["best"]["cost"] = c
+            s["best"]["area_um2"] = s["initial"]["area_um2"] * c
+            s["seed"] = seed
+            entries.append({"benchmark": bench, "seed": seed, "summary": s,
+                            "reference": {"cost": ref, "area_um2": 1.0, "delay_ns": 1.0, "power_mw": 1.0} if ref else None})
+    return entries
+
+
+def test_sweep_page(tmp_path: Path, summary: dict) -> None:
+    agg = aggregate(_sweep_entries(summary))
+    agg.update(failed_runs=["crc32/s2"], wall_s=12.5, settings={"seeds": 3})
+    out = write_sweep(tmp_path / "results", agg)
+    html = out["html"].read_text()
+    assert_self_contained(html)
+    assert "adder32" in html and "fir4" in html
+    assert "15 ± 5" in html, "adder32: improvements 10, 20, 15 % -> mean 15, std 5"
+    assert "0.95" in html, "the reference cost"
+    assert "Cost improvement over the baseline" in html and html.count("<svg") == 1
+    assert html.count("<path") >= 2, "an error bar per benchmark"
+    assert "crc32/s2" in html
+    assert (tmp_path / "results" / "sweep.csv").read_text().startswith("benchmark,")
+    res = hh("report", str(tmp_path / "results"))
+    assert res.returncode == 0 and "sweep.html" in res.stdout, res.stderr
+
+
+def test_sweep_page_without_sweep_json(tmp_path: Path) -> None:
+    """A sweep killed before it wrote sweep.json: aggregate the run summaries it left."""
+    results = tmp_path / "results"
+    copy_run(results / "runs" / "mac_small", "run1")
+    html = render_sweep(results).read_text()
+    assert "sweep.json: not found" in html and "aggregated from 1 run summaries" in html
+    assert "mac_small" in html
+    with pytest.raises(InputError):
+        render_sweep(tmp_path / "nothing-here")
+
+
+# ---- the screenshot -----------------------------------------------------------------------------
+
+def _screenshot_module():
+    spec = importlib.util.spec_from_file_location("hh_screenshot", REPO / "tools" / "screenshot.py")
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_png_decoder_round_trip() -> None:
+    import numpy as np
+
+    shot = _screenshot_module()
+    img = np.zeros((7, 5, 3), dtype=np.uint8)
+    img[2:4, 1:3] = (200, 10, 30)
+    assert shot.distinct_colours(shot.decode_png(shot.encode_png(img))) == 2
+    assert (shot.decode_png(shot.encode_png(img)) == img).all()
+
+
+@pytest.mark.timeout(240)
+def test_screenshot_is_not_blank(run1: Path, tmp_path: Path) -> None:
+    shot = _screenshot_module()
+    if shot.find_chromium() is None:
+        pytest.skip("chromium not installed (apt-get install -y --no-install-recommends chromium, "
+                    "or HH_WITH_CHROMIUM=1 tools/setup.sh)")
+    html = render_run(run1)
+    png = tmp_path / "report.png"
+    res = subprocess.run([sys.executable, str(REPO / "tools" / "screenshot.py"), str(html), str(png),
+                          "--height", "1200"], capture_output=True, text=True, timeout=200, stdin=subprocess.DEVNULL)
+    assert res.returncode == 0, res.stdout + res.stderr
+    img = shot.decode_png(png.read_bytes())
+    assert img.shape[:2] == (1200, 1280)
+    assert shot.distinct_colours(img) > 100, "a rendered page has text, charts and colours"
+    header = img[:60, :, :3].reshape(-1, 3)
+    assert (header.mean(axis=0) < 80).all(), "the dark page header is at the top"
