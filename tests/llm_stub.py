@@ -82,7 +82,7 @@ class Stub:
             time.sleep(float(action["hang"]))
             action = {k: v for k, v in action.items() if k != "hang"} or {"text": "late"}
         if "status" in action:
-            err = {"error": {"message": f"scripted {action['status']}", "type": "server_error"}}
+            err = {"error": {"message": action.get("message", f"scripted {action['status']}"), "type": "server_error"}}
             self._send(h, int(action["status"]), json.dumps(err).encode())
             return
         if action.get("garbage"):

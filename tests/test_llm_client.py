@@ -249,11 +249,13 @@ def test_local_endpoint_without_a_key(stub: Stub, tmp_path: Path) -> None:
     assert none is None and "no endpoint" in (why or "")
 
 
-def test_refused_key_is_not_retried(stub: Stub, tmp_path: Path) -> None:
-    stub.script = [{"status": 401}]
-    c = client(stub, tmp_path, design(retries=4))
+def test_refused_key_is_not_retried_nor_echoed(stub: Stub, tmp_path: Path) -> None:
+    stub.script = [{"status": 401, "message": f"Incorrect API key provided: {SECRET}"}]
+    c = client(stub, tmp_path, design(retries=4), key=SECRET)
     assert c.generate(design(), 3, None) == []
-    assert len(stub.requests) == 1 and "401" in (c.dead or "")
+    assert len(stub.requests) == 1 and "401" in (c.dead or "") and "Incorrect API key" in (c.dead or "")
+    assert SECRET not in json.dumps(c.usage())
+    assert all(SECRET not in p.read_text() for p in (tmp_path / "llm").glob("*.json"))
 
 
 def test_critique_can_veto_a_mutation(stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

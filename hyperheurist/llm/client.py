@@ -18,7 +18,7 @@ from . import prompts
 from .budget import Budget
 from .errors import LLMUnavailable, RequestFailed
 from .extract import THINK, Extracted, extract_verilog
-from .record import Recorder, public_url, request_key
+from .record import Recorder, public_url, request_key, scrub
 from .transport import Reply, Transport
 
 __all__ = ["LLMClient", "LLMUnavailable", "variant_temperature"]
@@ -120,10 +120,11 @@ class LLMClient:
             reply = self.transport.chat(self.model, messages, params, before_attempt=self.budget.check,
                                         after_attempt=lambda a: self._charge(phase, a))
         except LLMUnavailable as exc:
-            self._die(str(exc))
-            self.recorder.write({**rec, "source": "network", "response": None, "error": str(exc),
+            reason = scrub(str(exc), self.recorder.secrets)  # an error body may echo the key
+            self._die(reason)
+            self.recorder.write({**rec, "source": "network", "response": None, "error": reason,
                                  "attempts": getattr(exc, "attempts", None)})
-            raise
+            raise LLMUnavailable(reason) from None
         except RequestFailed as exc:
             self.counts["failed_requests"] += 1
             self.recorder.write({**rec, "source": "network", "response": None, "error": str(exc),
