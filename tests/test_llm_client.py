@@ -271,3 +271,28 @@ def test_critique_can_veto_a_mutation(stub: Stub, tmp_path: Path, monkeypatch: p
     assert LLMMutation("llm_area_local", "area", "local").propose(st, ctx, random.Random(1)) is not None
     u = c.usage()
     assert u["critique_rejected"] == 1 and u["requests_by_phase"]["critique"] == 2 and u["tokens_by_phase"]["critique"] > 0
+
+
+def test_parameters_a_model_rejects_are_adapted_once(stub: Stub, tmp_path: Path) -> None:
+    stub.script = [{"status": 400, "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                                              "Use 'max_completion_tokens' instead."},
+                   {"status": 400, "message": "Unsupported value: 'temperature' does not support 0.6 with this model."}]
+    c = client(stub, tmp_path, design(retries=0))
+    assert len(c.generate(design(), 2, None)) == 2
+    first, second, third, fourth = stub.requests
+    assert "max_tokens" in first and "max_completion_tokens" in second and "temperature" in second
+    assert "temperature" not in third and "max_tokens" not in third and "temperature" not in fourth
+    (rec, _) = records(tmp_path)
+    assert [a.get("adapted") for a in rec["attempts"]] == ["max_tokens -> max_completion_tokens", "dropped temperature", None]
+
+
+def test_endpoint_not_listening(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    made, _ = make_client(design(retries=2), tmp_path, base_url=f"http://127.0.0.1:{port}/v1")
+    t0 = time.monotonic()
+    assert made.generate(design(), 3, None) == []
+    assert time.monotonic() - t0 < 5 and "connection error" in (made.dead or "") and "3 time" in (made.dead or "")

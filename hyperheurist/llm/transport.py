@@ -3,7 +3,9 @@
 The openai client's retries are off (``max_retries=0``) so every attempt is ours: counted,
 recorded and spaced by a deterministic exponential backoff (``HH_LLM_BACKOFF_S`` sets the first
 wait, default 1 s, doubling up to 30 s). 429, 5xx, connection errors and timeouts are retried;
-401/403/404 mean the endpoint is unusable; other 4xx and malformed replies fail that request only.
+401/403/404 mean the endpoint is unusable; other 4xx and malformed replies fail that request only,
+except a 400 that names a parameter the model does not take (``max_tokens`` for reasoning models,
+``seed``, ``temperature``): the request is resent at once without it, and later ones too.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class Transport:
         self.timeout_s = timeout_s
         self.retries = retries
         self.sleep = sleep
+        self.rename: dict[str, str] = {}  # parameter names this endpoint wants spelled otherwise
+        self.drop: set[str] = set()  # parameters this endpoint rejects
 
     def chat(self, model: str, messages: list[dict], params: dict,
              before_attempt: Callable[[], None] = lambda: None,
@@ -58,12 +62,14 @@ class Transport:
 
         attempts: list[dict] = []
         base = backoff_base()
-        for i in range(self.retries + 1):
+        failures = 0  # transient ones, which are retried
+        while True:
             before_attempt()
             t0 = time.monotonic()
-            attempt: dict[str, Any] = {"attempt": i + 1}
+            attempt: dict[str, Any] = {"attempt": len(attempts) + 1}
             try:
-                resp = self.client.chat.completions.create(model=model, messages=messages, **params)  # type: ignore[arg-type]
+                resp = self.client.chat.completions.create(model=model, messages=messages,  # type: ignore[call-overload]
+                                                           **self._shape(params))
                 reply = self._reply(resp, messages, time.monotonic() - t0)
             except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
                 attempt.update(status=exc.status_code, error=_short(exc), latency_s=_since(t0))
@@ -79,6 +85,10 @@ class Transport:
                 attempt.update(status=exc.status_code, error=_short(exc), latency_s=_since(t0))
                 attempts.append(attempt)
                 after_attempt(attempt)
+                adapted = self._adapt(_short(exc)) if exc.status_code == 400 else None
+                if adapted:  # e.g. a model that wants max_completion_tokens: resend at once, remember it
+                    attempt["adapted"] = adapted
+                    continue
                 raise _with(RequestFailed(f"HTTP {exc.status_code}: {_short(exc)}"), attempts) from None
             except (openai.APIError, ValueError, TypeError, AttributeError, IndexError) as exc:
                 attempt.update(error=f"malformed response: {_short(exc)}", latency_s=_since(t0))
@@ -94,12 +104,31 @@ class Transport:
                 return reply
             attempts.append(attempt)
             after_attempt(attempt)
-            if i < self.retries:
-                wait = min(base * 2 ** i, MAX_WAIT_S)
-                attempt["wait_s"] = wait
-                self.sleep(wait)
+            failures += 1
+            if failures > self.retries:
+                break
+            wait = min(base * 2 ** (failures - 1), MAX_WAIT_S)
+            attempt["wait_s"] = wait
+            self.sleep(wait)
         last = attempts[-1]["error"] if attempts else "no attempt"
         raise _with(LLMUnavailable(f"endpoint failed {len(attempts)} time(s) in a row; last: {last}"), attempts)
+
+    def _shape(self, params: dict) -> dict:
+        """The parameters as this endpoint wants them (renamed or dropped after a 400 said so)."""
+        return {self.rename.get(k, k): v for k, v in params.items() if k not in self.drop}
+
+    def _adapt(self, message: str) -> str | None:
+        """Learn from a 400 that names a parameter this model does not take; what changed, or None."""
+        low = message.lower()
+        if "max_completion_tokens" in low and "max_tokens" in low and "max_tokens" not in self.rename:
+            self.rename["max_tokens"] = "max_completion_tokens"
+            return "max_tokens -> max_completion_tokens"
+        if any(w in low for w in ("unsupported", "not supported", "does not support", "unrecognized", "unknown")):
+            for name in ("seed", "temperature"):
+                if name in low and name not in self.drop:
+                    self.drop.add(name)
+                    return f"dropped {name}"
+        return None
 
     @staticmethod
     def _reply(resp: Any, messages: list[dict], latency: float) -> Reply:
