@@ -247,7 +247,8 @@ def _sweep_entries(summary: dict) -> list[dict]:
             s["best"]["area_um2"] = s["initial"]["area_um2"] * c
             s["seed"] = seed
             entries.append({"benchmark": bench, "seed": seed, "summary": s,
-                            "reference": {"cost": ref, "area_um2": 1.0, "delay_ns": 1.0, "power_mw": 1.0} if ref else None})
+                            "reference": {"cost": ref, "area_um2": 1.0, "delay_ns": 1.0, "power_mw": 1.0} if ref else None,
+                            "single_pass": {"cost": 1.25, "area_um2": 2.0, "delay_ns": 2.0, "power_mw": 2.0}})
     return entries
 
 
@@ -263,6 +264,10 @@ def test_sweep_page(tmp_path: Path, summary: dict) -> None:
     assert "Cost improvement over the baseline" in html and html.count("<svg") == 1
     assert html.count("<path") >= 2, "an error bar per benchmark"
     assert "crc32/s2" in html
+    assert "single-pass (no search)" in html and "1.25 ± 0" in html, "single-pass generation, when recorded"
+    agg_fir4 = next(r for r in agg["benchmarks"] if r["benchmark"] == "fir4")
+    assert agg_fir4["single_pass"]["improvement_pct"]["mean"] == pytest.approx(-25.0)
+    assert agg_fir4["runs"][0]["run_dir"] == summary["run_dir"], "the run folder comes from the summary"
     assert (tmp_path / "results" / "sweep.csv").read_text().startswith("benchmark,")
     res = hh("report", str(tmp_path / "results"))
     assert res.returncode == 0 and "sweep.html" in res.stdout, res.stderr

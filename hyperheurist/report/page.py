@@ -19,7 +19,7 @@ header{background:#1d2330;color:#fff;padding:18px 28px}
 header h1{margin:0;font-size:22px;font-weight:600}
 header .sub{color:#c4cad3;margin-top:4px}
 main{max-width:1220px;margin:0 auto;padding:18px 28px 60px}
-section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:16px 0}
+section{overflow-x:auto;background:#fff;border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:16px 0}
 h2{font-size:17px;margin:0 0 10px;font-weight:600}
 h3{font-size:14px;margin:14px 0 6px;color:var(--muted);font-weight:600}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:16px 0}
@@ -31,7 +31,7 @@ h3{font-size:14px;margin:14px 0 6px;color:var(--muted);font-weight:600}
 table{border-collapse:collapse;width:100%;margin:4px 0 8px;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#f0f2f5;font-weight:600;font-size:12.5px}
-td.n,th.n{text-align:right;white-space:nowrap}
+td.n,th.n{text-align:right}td.n{white-space:nowrap}
 code,pre,.mono{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px}
 pre{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto;max-height:520px;margin:6px 0}
 .charts{display:flex;flex-wrap:wrap;gap:14px}

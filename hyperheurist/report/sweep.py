@@ -6,6 +6,8 @@ Definitions (also written into ``sweep.json`` so a reader need not find this fil
 - improvement (%) = 100 * (1 - best_cost / baseline_cost), per seed, then mean and std.
 - ratio_vs_baseline = best_cost / baseline_cost; a benchmark's value is the geometric mean over its
   seeds, the sweep's value the geometric mean over benchmarks (each benchmark weighs the same).
+- single_pass = one valid Phase-1 candidate with the default recipe and no search (an entry's
+  ``single_pass`` dict, when the sweep recorded it); its cost is on the same baseline normalisation.
 - ratio_vs_reference = best_cost / reference_cost, where the reference's cost is computed on the same
   baseline normalisation (the reference dict carries it); aggregated the same way, over the
   benchmarks that have a reference.
@@ -33,6 +35,8 @@ DEFINITIONS = {
     "ratio_vs_baseline": "best_cost / baseline_cost; geometric mean over seeds, then over benchmarks",
     "ratio_vs_reference": "best_cost / reference_cost (same baseline normalisation); geometric mean over seeds, "
                           "then over benchmarks with a reference",
+    "single_pass": "one valid Phase-1 candidate, default recipe, no search; cost on the same baseline "
+                   "normalisation; mean and sample std over seeds",
 }
 
 
@@ -75,7 +79,12 @@ def _row(benchmark: str, entries: list[dict]) -> dict[str, Any]:
         r_ref.append(rr)
         runs.append({"seed": e.get("seed"), "baseline_cost": num(ini.get("cost")), "best_cost": num(bst.get("cost")),
                      "improvement_pct": imp, "ratio_vs_baseline": rb, "ratio_vs_reference": rr,
-                     "run_dir": text(e.get("run_dir")) or None})
+                     "run_dir": text(e.get("run_dir")) or text(as_dict(e.get("summary")).get("run_dir")) or None})
+    singles = [as_dict(e.get("single_pass")) for e in entries]
+    sp_impr = [100.0 * (1.0 - r) if (r := _ratio(sp.get("cost"), ini.get("cost"))) is not None else None
+               for sp, ini in zip(singles, initial) if sp]
+    single_pass = ({**_point_stats([sp for sp in singles if sp]), "improvement_pct": mean_std(sp_impr)}
+                   if any(singles) else None)
     ref_point = {k: num(reference.get(k)) for k in METRIC_KEYS} if reference else None
     ref_impr = (100.0 * (1.0 - r) if (r := _ratio(ref_point.get("cost"), mean_std(p.get("cost") for p in initial)["mean"]))
                 is not None else None) if ref_point else None
@@ -86,6 +95,7 @@ def _row(benchmark: str, entries: list[dict]) -> dict[str, Any]:
         "baseline": _point_stats(initial),
         "annealed": _point_stats(best),
         "reference": ref_point,
+        "single_pass": single_pass,
         "reference_improvement_pct": ref_impr,
         "improvement_pct": mean_std(improvements),
         "ratio_vs_baseline": geomean(r_base),
@@ -124,7 +134,8 @@ CSV_COLUMNS = ["benchmark", "seeds"] + [f"{side}_{k}_{s}" for side in ("baseline
                                         for s in ("mean", "std")] + \
     [f"reference_{k}" for k in METRIC_KEYS] + \
     ["improvement_pct_mean", "improvement_pct_std", "ratio_vs_baseline", "ratio_vs_reference",
-     "p1_candidates", "p1_valid", "p1_repaired", "p1_rejected", "evaluations_mean", "wall_s_mean", "wall_s_total"]
+     "p1_candidates", "p1_valid", "p1_repaired", "p1_rejected", "evaluations_mean", "wall_s_mean", "wall_s_total",
+     "single_pass_cost_mean", "single_pass_cost_std"]
 
 
 def _csv_row(r: dict) -> list[str]:
@@ -142,6 +153,8 @@ def _csv_row(r: dict) -> list[str]:
               v(r["ratio_vs_reference"]), v(p1["candidates"]), v(p1["valid"]), v(p1["repaired"]),
               v(sum(p1["rejected_by_gate"].values())), v(r["evaluations"]["mean"]), v(r["wall_s"]["mean"]),
               v(r["wall_s"]["total"])]
+    sp = as_dict(as_dict(r.get("single_pass")).get("cost"))
+    cells += [v(sp.get("mean")), v(sp.get("std"))]
     return cells
 
 

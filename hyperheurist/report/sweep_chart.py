@@ -17,7 +17,8 @@ def improvement_chart(rows: list[dict], width: int = 1100) -> str | None:
     seeds = [[v for run in as_list(r.get("runs")) if (v := num(as_dict(run).get("improvement_pct"))) is not None]
              for r in rows]
     refs = [num(r.get("reference_improvement_pct")) for r in rows]
-    ys: list[float | None] = [0.0]
+    singles = [num(as_dict(as_dict(r.get("single_pass")).get("improvement_pct")).get("mean")) for r in rows]
+    ys: list[float | None] = [0.0, *singles]
     for m, s, pts, ref in zip(means, stds, seeds, refs):
         ys += [m, ref, *pts]
         if m is not None and s is not None:
@@ -37,9 +38,14 @@ def improvement_chart(rows: list[dict], width: int = 1100) -> str | None:
             p.point(i + 0.12 * (k - (len(pts) - 1) / 2), v, "#1d2330", r=2.4, tip=f"{nm} seed: {fnum(v, 3)}%")
         if ref is not None:
             p.point(i, ref, colour(5), shape="diamond", r=4.5, stroke="#000", tip=f"{nm} reference: {fnum(ref, 3)}%")
+        if singles[i] is not None:
+            p.point(i + 0.22, singles[i], colour(6), shape="tri", r=4.5, stroke="#000",
+                    tip=f"{nm} single-pass: {fnum(singles[i], 3)}%")
     p.add_legend("mean over seeds", colour(0), "square")
     p.add_legend("± 1 std", "#333333", "line")
     p.add_legend("single seed", "#1d2330", "circle")
     if any(r is not None for r in refs):
-        p.add_legend("hand-written reference", colour(5), "square")
+        p.add_legend("hand-written reference", colour(5), "diamond")
+    if any(v is not None for v in singles):
+        p.add_legend("single-pass (no search)", colour(6), "tri")
     return p.render()

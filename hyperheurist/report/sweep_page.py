@@ -92,18 +92,31 @@ def _bench_table(rows: list[dict]) -> str:
         cls = "good" if (num(imp.get("mean")) or 0) > 0 else ""
         body.append([
             escape(text(r.get("benchmark"))), fnum(r.get("n")), escape(_cell(base.get("cost"))),
+            escape(_cell(as_dict(as_dict(r.get("single_pass")).get("cost")))),
             escape(_cell(ann.get("cost"))), escape(fnum(ref.get("cost"), missing="–")),
             f'<span class="{cls}">{escape(_cell(imp, 3))}</span>',
             escape(fnum(r.get("ratio_vs_reference"), missing="–")),
-            *(escape(f"{fnum(as_dict(base.get(k)).get('mean'), missing='–')} → "
-                     f"{fnum(as_dict(ann.get(k)).get('mean'), missing='–')}") for k in ("area_um2", "delay_ns", "power_mw")),
             escape(f"{fnum(p1.get('valid'), missing='–')}/{fnum(p1.get('candidates'), missing='–')}"),
+            escape(fnum(as_dict(r.get("evaluations")).get("mean"), missing="–")),
             escape(seconds(as_dict(r.get("wall_s")).get("mean"), missing="–")),
         ])
-    head = ["benchmark", "seeds", "baseline cost", "annealed cost (mean ± std)", "reference cost", "improvement %",
-            "best / reference", "area µm² (base → best)", "delay ns (base → best)", "power mW (base → best)",
-            "P1 valid / cand.", "wall / run"]
+    head = ["benchmark", "seeds", "baseline cost", "single-pass cost", "annealed cost (mean ± std)", "reference cost",
+            "improvement %", "best / reference", "P1 valid / cand.", "evaluations", "wall / run"]
     return table(head, body, [False] + [True] * (len(head) - 1), raw=True)
+
+
+def _ppa_table(rows: list[dict]) -> str:
+    body = []
+    for r in rows:
+        base, ann, ref = as_dict(r.get("baseline")), as_dict(r.get("annealed")), as_dict(r.get("reference"))
+        cells = [text(r.get("benchmark"))]
+        for k in ("area_um2", "delay_ns", "power_mw"):
+            cells += [fnum(as_dict(base.get(k)).get("mean"), missing="–"), _cell(ann.get(k)),
+                      fnum(ref.get(k), missing="–")]
+        body.append(cells)
+    head = ["benchmark"] + [f"{q} {side}" for q in ("area µm²", "delay ns", "power mW")
+                            for side in ("baseline", "annealed", "reference")]
+    return "<h3>Area, delay and power (means over seeds)</h3>" + table(head, body, [False] + [True] * 9)
 
 
 def _runs_table(results: Path, rows: list[dict]) -> str:
@@ -132,7 +145,7 @@ def render_sweep_html(results: Path, agg: dict, problems: list[str]) -> str:
                   f"over {fnum(g.get('benchmarks_vs_reference'), missing='0')} benchmarks with a reference"),
              card("Failed runs", fnum(len(failed)), ", ".join(failed)[:120] or "none", "bad" if failed else ""),
              card("Sweep wall time", seconds(agg.get("wall_s"), missing="–"),
-                  ", ".join(f"{k} {v}" for k, v in as_dict(agg.get("settings")).items()))]
+                  ", ".join(f"{k} {v}" for k, v in as_dict(agg.get("settings")).items() if v is not None))]
     body = []
     if problems:
         body.append(section("Incomplete sweep record", "<ul>" + "".join(f"<li>{escape(p)}</li>" for p in problems)
@@ -142,10 +155,11 @@ def render_sweep_html(results: Path, agg: dict, problems: list[str]) -> str:
     body.append(section("Cost improvement per benchmark",
                         chart or '<p class="na">No benchmark has a baseline and a best cost.</p>',
                         '<p class="muted">Bars: mean over seeds of 100·(1 − best/baseline cost); whiskers: ± one sample '
-                        "standard deviation; dots: single seeds; diamonds: the hand-written reference on the same "
-                        "cost scale.</p>"))
+                        "standard deviation; dots: single seeds; diamonds: the hand-written reference, triangles: "
+                        "single-pass generation (one valid candidate, no search), both on the same cost scale. "
+                        "Baseline = each run's initial design (cost 1).</p>"))
     body.append(section("Per benchmark", _bench_table(rows) if rows else '<p class="na">No benchmark rows.</p>',
-                        _runs_table(results, rows)))
+                        _ppa_table(rows) if rows else "", _runs_table(results, rows)))
     defs = as_dict(agg.get("definitions"))
     if defs:
         body.append(section("Definitions", table(["quantity", "definition"], [[k, text(v)] for k, v in defs.items()])))
