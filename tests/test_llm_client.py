@@ -223,12 +223,15 @@ def test_replay_sends_zero_requests(stub: Stub, tmp_path: Path) -> None:
 
 
 def test_resumed_run_answers_repeats_from_its_own_records(stub: Stub, tmp_path: Path) -> None:
-    d = design()
+    d = design(max_requests=3)
     client(stub, tmp_path, d).generate(d, 2, None)
     again = client(stub, tmp_path, d)
-    again.generate(d, 2, None)
-    assert len(stub.requests) == 2 and again.usage()["cache_hits"] == 2
-    assert [r["index"] for r in records(tmp_path)] == [1, 2, 3, 4]
+    assert again.usage()["requests"] == 2, "the budget counts what the run sent before it was resumed"
+    assert len(again.generate(d, 2, None)) == 2, "the same requests again: answered from the records"
+    assert len(stub.requests) == 2 and again.usage()["cache_hits"] == 2 and again.usage()["requests"] == 2
+    assert len(again.generate(d, 3, None)) == 1, "new requests: one left in the budget"
+    assert len(stub.requests) == 3 and "max_requests" in (again.dead or "")
+    assert [r["index"] for r in records(tmp_path)] == [1, 2, 3, 4, 5, 6]
 
 
 def test_api_key_is_sent_but_never_recorded(stub: Stub, tmp_path: Path) -> None:

@@ -67,6 +67,14 @@ class Budget:
         p["requests"] += 1
         p["tokens"] += tokens_in + tokens_out
 
+    def restore(self, records: list[dict]) -> None:
+        """Count the requests a resumed run already sent (its ``llm/`` records), so limits hold per run."""
+        for rec in records:
+            if rec.get("source") != "network":
+                continue
+            for a in rec.get("attempts") or [{}]:
+                self.charge(str(rec.get("phase", "generate")), int(a.get("tokens_in", 0)), int(a.get("tokens_out", 0)))
+
     def usage(self) -> dict:
         """requests, tokens (in/out), tokens_by_phase and requests_by_phase over every phase, cost when priced."""
         out: dict = {"requests": self.requests, "tokens": self.tokens, "tokens_in": self.tokens_in,

@@ -48,6 +48,7 @@ class LLMClient:
         self.model = model
         self.base_url = public_url(base_url)
         self.budget = Budget.from_config(design.generation)
+        self.budget.restore(recorder.earlier)
         self.dead: str | None = None
         self.rules: Any = None
         self.say: Callable[[str], None] | None = None

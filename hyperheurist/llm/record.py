@@ -74,6 +74,7 @@ class Recorder:
         self.dir = Path(run_dir) / "llm"
         self.secrets = [s for s in (secrets or []) if s]
         own = _load(self.dir)
+        self.earlier = own  # this run's records before now (a resumed run), for the budget
         self.next_index = max((int(r.get("index", 0)) for r in own), default=0) + 1
         self.replaying = replay_dir is not None
         if replay_dir is not None:
