@@ -32,6 +32,9 @@ def test_real_gate_messages_map_to_rules() -> None:
     assert "exactly one" in (rule_for("structure", "multiply-driven net in top: a, b drive the same net") or "")
     assert "ports of the interface" in (rule_for("structure", "design.v:1: port `z` is not in the interface") or "")
     assert "reset" in (rule_for("simulation", "cycle 3: output `q` expected 0 after reset, got 1") or "")
+    assert "output reg" in (rule_for("compile", "iverilog: lv.v:2: error: y is not a valid l-value in mac_small.") or "")
+    assert "Declare every wire" in (rule_for("compile", "iverilog: ub.v:2: error: Unable to bind wire/reg/memory `bb'") or "")
+    assert "iverilog -g2012" in (rule_for("compile", "verilator: %Error: something odd") or "")
     assert rule_for("infrastructure", "yosys crashed") is None
 
 

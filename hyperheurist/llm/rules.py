@@ -24,6 +24,10 @@ PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("structure", r"port|width", "Declare exactly the ports of the interface, with the names, directions and widths given."),
     ("structure", r"initial|delay", "Synthesizable RTL only: no initial blocks and no # delays in the design."),
     ("structure", r"top module|not found", "Name the top module exactly as the interface says."),
+    ("compile", r"l-value|procedural assignment", "A signal assigned inside an always block is declared reg "
+                                                  "(output reg for outputs); a signal driven by assign is a wire."),
+    ("compile", r"unable to bind|undeclared|not declared|unknown identifier",
+     "Declare every wire and reg before it is used (no implicit nets, no typos in names)."),
     ("compile", r"syntax|expect", "Plain Verilog-2005/2012 that Icarus Verilog accepts: no SystemVerilog-only "
                                    "constructs (interfaces, classes, unique case), declare before use."),
     ("compile", r"width|WIDTH", "Size every constant and match operand widths explicitly (e.g. {8'd0, a})."),
