@@ -15,6 +15,7 @@ from .values import num
 
 ACCEPTED, REJECTED, INVALID = "#137333", GREY, "#b3261e"
 WIDE = 550  # two charts side by side fill the page's content width
+DETAILED = 300  # up to this many steps per chain, each proposal is its own element with a tooltip
 
 
 def step_kind(step: dict) -> str:
@@ -63,20 +64,7 @@ def cost_trace(chain: int, steps: list[dict], width: int = WIDE) -> str:
              width=width)
     p.line(xs, cur, colour(0), 1.8, step=True)
     p.line(xs, best, "#1d2330", 1.2, dash="5 3", step=True)
-    off = invalid = 0
-    for x, s, c in zip(xs, steps, prop):
-        kind = step_kind(s)
-        tip = f"iteration {fnum(x)}: {s.get('move', '?')} -> {kind}" + (f", cost {fnum(c)}" if c is not None else "")
-        if s.get("reheated"):
-            tip += " (reheated)"
-        if kind == "invalid":
-            invalid += 1
-            p.point(x, hi, INVALID, shape="cross", r=3.2, tip=tip + f" [{s.get('verdict', '')}]")
-        elif c is not None and c > hi:
-            off += 1
-            p.point(x, hi, ACCEPTED if kind == "accepted" else REJECTED, shape="tri", r=3.6, tip=tip + " (off scale)")
-        elif c is not None:
-            p.point(x, c, ACCEPTED if kind == "accepted" else REJECTED, hollow=kind != "accepted", tip=tip)
+    off, invalid = _proposals(p, xs, steps, prop, hi)
     p.add_legend("current cost", colour(0))
     p.add_legend("best so far", "#1d2330", "dash")
     p.add_legend("accepted", ACCEPTED, "circle")
@@ -86,6 +74,36 @@ def cost_trace(chain: int, steps: list[dict], width: int = WIDE) -> str:
     if invalid:
         p.add_legend(f"invalid, no cost ({invalid})", INVALID, "cross")
     return p.render()
+
+
+def _proposals(p: Plot, xs: list[float], steps: list[dict], prop: list[float | None], hi: float) -> tuple[int, int]:
+    """Mark every proposal by verdict; invalid and off-scale ones on the top edge. Returns (off-scale, invalid)."""
+    detailed = len(steps) <= DETAILED
+    groups: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+    off = invalid = 0
+    for x, s, c in zip(xs, steps, prop):
+        kind = step_kind(s)
+        tip = f"iteration {fnum(x)}: {s.get('move', '?')} -> {kind}" + (f", cost {fnum(c)}" if c is not None else "")
+        tip += " (reheated)" if s.get("reheated") else ""
+        col = ACCEPTED if kind == "accepted" else REJECTED
+        if kind == "invalid":
+            invalid += 1
+            mark, y = ("cross", INVALID, False, tip + f" [{s.get('verdict', '')}]"), hi
+        elif c is not None and c > hi:
+            off += 1
+            mark, y = ("tri", col, False, tip + " (off scale)"), hi
+        elif c is not None:
+            mark, y = ("circle", col, kind != "accepted", tip), c
+        else:
+            continue
+        if detailed:
+            p.point(x, y, mark[1], shape=mark[0], hollow=mark[2], r=3.6 if mark[0] == "tri" else 3.2, tip=mark[3])
+        else:
+            groups[mark[1]][0].append(x)
+            groups[mark[1]][1].append(y)
+    for col, (gx, gy) in groups.items():  # long runs: compact dots, no tooltips
+        p.dots(gx, gy, col, r=1.6)
+    return off, invalid
 
 
 def temperature_trace(chains: dict[int, list[dict]], width: int = WIDE) -> str | None:
@@ -108,10 +126,11 @@ def temperature_trace(chains: dict[int, list[dict]], width: int = WIDE) -> str |
     return p.render()
 
 
-def acceptance_trace(chains: dict[int, list[dict]], window: int = 10, width: int = WIDE) -> str | None:
-    """Share of accepted proposals over a sliding window of iterations, per chain."""
+def acceptance_trace(chains: dict[int, list[dict]], window: int | None = None, width: int = WIDE) -> str | None:
+    """Share of accepted proposals over a sliding window (default: 10, or 1/40 of a long chain), per chain."""
     if not any(chains.values()):
         return None
+    window = window or max(10, max(len(s) for s in chains.values()) // 40)
     allx = [_iter(s, i) for steps in chains.values() for i, s in enumerate(steps)]
     p = Plot(f"Acceptance rate (last {window} proposals)", span(allx, 0.02), (0.0, 1.05), "iteration",
              "accepted share", width=width, y_ticks=[(v, f"{v:.0%}") for v in (0, 0.25, 0.5, 0.75, 1.0)])

@@ -54,7 +54,11 @@ def ppa_table(rd: RunData) -> str:
              ("critical path", _path(ini), _path(best)),
              ("power estimate", text(ini.get("power_fidelity")) or MISSING, text(best.get("power_fidelity")) or MISSING))
     rows += [[escape(a), escape(b), escape(c), ""] for a, b, c in extra]
-    parts = [table(["metric", "initial", "best", "change"], rows, [False, True, True, True], raw=True)]
+    parts = [table(["metric", "initial", "best", "change"], rows, [False, True, True, True], raw=True),
+             '<p class="muted">Cost = weighted mean of area/area₀, delay/delay₀ and power/power₀ plus a penalty '
+             "for missing the clock period; the initial design (the first valid Phase-1 candidate, default recipe) "
+             "scores 1. Delay is the worst path from OpenSTA; power is OpenSTA's estimate at the stated fidelity."
+             "</p>"]
     ids = [(w, d) for w, d in (("initial", ini), ("best", best)) if d.get("key") or d.get("digest")]
     if ids:
         parts.append(kv_table([(f"{w} state", f"<code>{escape(text(d.get('key')) or text(d.get('digest'))[:16])}</code> "

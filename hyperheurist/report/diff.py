@@ -22,8 +22,11 @@ def diff_html(old: str, new: str, old_name: str, new_name: str, what: str = "tex
     removed = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
     shown = lines[:MAX_DIFF_LINES]
     out = []
-    for ln in shown:
-        cls = "h" if ln.startswith("@@") else "a" if ln.startswith("+") else "r" if ln.startswith("-") else ""
+    for i, ln in enumerate(shown):
+        if i < 2 and ln.startswith(("--- ", "+++ ")):
+            cls = "f"  # the file names
+        else:
+            cls = "h" if ln.startswith("@@") else "a" if ln.startswith("+") else "r" if ln.startswith("-") else ""
         text = escape(ln)
         out.append(f'<span class="{cls}">{text}</span>' if cls else text + "\n")
     note = (f'<p class="muted">Diff cut at {MAX_DIFF_LINES} of {len(lines)} lines.</p>'

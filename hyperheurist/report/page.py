@@ -56,6 +56,8 @@ pre.wrap{white-space:pre-wrap;word-break:break-word}
 .diff .a{background:#e6f4ea;color:#0d652d;display:block}
 .diff .r{background:#fce8e6;color:#a50e0e;display:block}
 .diff .h{color:#6f42c1;display:block}
+.diff .f{color:var(--muted);font-weight:600;display:block}
+.cols pre{max-height:360px}
 .problems{border-color:#f2c94c;background:#fffbea}
 .pill{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;background:#eef1f4}
 .pill.valid{background:#e6f4ea;color:#137333}.pill.rejected{background:#fce8e6;color:#a50e0e}

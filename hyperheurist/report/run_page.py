@@ -125,17 +125,20 @@ def _phase2(rd: RunData) -> list[str]:
     return [sec.annealing(rd), sec.ppa_space(rd), sec.moves(rd), det.ppa_table(rd), det.rtl_diff(rd), det.reproduce(rd)]
 
 
-def _toc() -> str:
+def _toc(body: str) -> str:
+    """Links to the sections the page has."""
     links = (("design", "Design"), ("phase1", "Phase 1"), ("anneal", "Annealing"), ("ppa-space", "PPA space"),
              ("moves", "Moves"), ("ppa", "Best vs initial"), ("rtl", "RTL diff"), ("reproduce", "Reproduce"))
-    return '<p class="muted">' + " · ".join(f'<a href="#{a}">{escape(t)}</a>' for a, t in links) + "</p>"
+    return '<p class="muted">' + " · ".join(f'<a href="#{a}">{escape(t)}</a>' for a, t in links
+                                           if f'id="{a}"' in body) + "</p>"
 
 
 def render_html(rd: RunData) -> str:
     status = text(rd.summary.get("status")) or ("incomplete" if not rd.summary else "")
     sub = " · ".join(x for x in (f"run {rd.path.name}", f"seed {fnum(rd.summary.get('seed', rd.manifest.get('seed')))}",
                                   f"status {status}" if status else "", text(rd.manifest.get("created"))) if x)
-    body = [_problems(rd), _verdict(rd), _cards(rd), _toc(), _design(rd), sec.phase1(rd), *_phase2(rd)]
+    sections = "".join([_design(rd), sec.phase1(rd), *_phase2(rd)])
+    body = [_problems(rd), _verdict(rd), _cards(rd), _toc(sections), sections]
     return page(f"HyperHeurist report: {rd.design_name}", sub, body)
 
 

@@ -9,6 +9,7 @@ from .values import as_dict, num
 AXES = {"area_um2": "area (µm²)", "delay_ns": "delay (ns)", "power_mw": "power (mW)"}
 PAIRS = (("area_um2", "delay_ns"), ("area_um2", "power_mw"), ("delay_ns", "power_mw"))
 INITIAL, BEST, FRONT = "#D55E00", "#F2C200", colour(0)
+DETAILED = 400  # up to this many evaluations, each point is its own element with a tooltip
 
 
 def front_2d(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -37,8 +38,11 @@ def ppa_scatter(evals: list[dict], pareto: list[dict], initial: dict, best: dict
     name_a, name_b = AXES[a].split(" ")[0], AXES[b].split(" ")[0]
     p = Plot(f"{name_b} vs {name_a}", span([x for x, _ in everything]), span([y for _, y in everything]),
              AXES[a], AXES[b], width=width, height=300, left=58)
-    for x, y in cloud:
-        p.point(x, y, GREY, r=2.4, tip=f"{AXES[a]} {fnum(x)}, {AXES[b]} {fnum(y)}")
+    if len(cloud) > DETAILED:  # long runs: one compact path, no tooltips
+        p.dots([x for x, _ in cloud], [y for _, y in cloud], GREY, r=2.2)
+    else:
+        for x, y in cloud:
+            p.point(x, y, GREY, r=2.4, tip=f"{AXES[a]} {fnum(x)}, {AXES[b]} {fnum(y)}")
     stair = front_2d(front)
     if len(stair) > 1:
         p.line([x for x, _ in stair], [y for _, y in stair], FRONT, 1.2, step=True)

@@ -68,6 +68,19 @@ def tick_label(v: float) -> str:
     return f"{v:.6g}" if a >= 1 else f"{v:.4g}"
 
 
+def _compress(pts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop repeated points and the inner points of horizontal or vertical runs (same pixels drawn)."""
+    out: list[tuple[str, str]] = []
+    for pt in pts:
+        if out and pt == out[-1]:
+            continue
+        if len(out) >= 2 and ((out[-2][1] == out[-1][1] == pt[1]) or (out[-2][0] == out[-1][0] == pt[0])):
+            out[-1] = pt
+        else:
+            out.append(pt)
+    return out
+
+
 @dataclass
 class Plot:
     """One chart. Add marks in data coordinates, then ``render()`` to an ``<svg>`` string."""
@@ -111,8 +124,24 @@ class Plot:
         for run in runs:
             if len(run) < 2:
                 continue
-            pts = " ".join(f"{_f(self.sx(x))},{_f(self.sy(y))}" for x, y in run)
+            pts = " ".join(f"{a},{b}" for a, b in _compress([(_f(self.sx(x)), _f(self.sy(y))) for x, y in run]))
             self.marks.append(f'<polyline fill="none" stroke="{stroke}" stroke-width="{width}"{extra} points="{pts}"/>')
+
+    def dots(self, xs: Sequence[float], ys: Sequence[float], fill: str, r: float = 2.2) -> None:
+        """Many small filled dots as one ``<path>`` (round caps on zero-length segments), one per pixel.
+
+        A fraction of the bytes of one ``<circle>`` each: long runs keep the page small.
+        """
+        seen: set[tuple[str, str]] = set()
+        cmds = []
+        for x, y in zip(xs, ys):
+            key = (f"{self.sx(x):.0f}", f"{self.sy(y):.0f}")
+            if key not in seen:
+                seen.add(key)
+                cmds.append(f"M{key[0]} {key[1]}h0")
+        if cmds:
+            self.marks.append(f'<path d="{"".join(cmds)}" stroke="{fill}" stroke-width="{2 * r:g}" '
+                              'stroke-linecap="round" fill="none"/>')
 
     def point(self, x: float, y: float, fill: str, *, shape: str = "circle", r: float = 3.2,
               hollow: bool = False, tip: str = "", stroke: str | None = None) -> None:
