@@ -60,8 +60,11 @@ def main(argv: list[str] | None = None) -> None:
         rv = cli.main(args=argv, prog_name="hh", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
+    except click.ClickException as exc:  # usage errors: one line, like every other error
+        msg = " ".join(exc.format_message().split())
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        click.echo(f"hh: error: {msg}{hint}", err=True)
         sys.exit(exc.exit_code if exc.exit_code else EXIT_USAGE)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("hh: interrupted", err=True)

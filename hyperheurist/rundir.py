@@ -28,6 +28,7 @@ from .jsonio import write_json, write_text_atomic
 from .tools import tool_versions
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+SOURCE_COPY_LIMIT = 4_000_000  # bytes of candidate sources copied into a candidate folder before any gate
 
 
 def git_revision(path: Path = REPO_ROOT) -> str | None:
@@ -106,12 +107,21 @@ class RunDir:
         return self.path / "resolved.yaml"
 
     def candidate_dir(self, cand: Candidate) -> Path:
-        """Create (once) and return ``candidates/<digest12>/`` with the sources written."""
+        """Create (once) and return ``candidates/<digest12>/`` with the sources written.
+
+        Untrusted sources larger than ``SOURCE_COPY_LIMIT`` in all are not copied here (the gates
+        write their own copy once the safety gate has vetted sizes); ``candidate.json`` says so.
+        """
         d = self.path / "candidates" / cand.short
         if not (d / "candidate.json").exists():
             d.mkdir(parents=True, exist_ok=True)
-            cand.write(d)
-            write_json(d / "candidate.json", cand.to_dict())
+            info = cand.to_dict()
+            size = sum(len(t.encode("utf-8", errors="surrogateescape")) for _, t in cand.files)
+            if size <= SOURCE_COPY_LIMIT:
+                cand.write(d)
+            else:
+                info["sources_not_copied"] = f"{size} bytes, more than {SOURCE_COPY_LIMIT}"
+            write_json(d / "candidate.json", info)
         return d
 
 

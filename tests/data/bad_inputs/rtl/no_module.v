@@ -1,0 +1,2 @@
+// a file with comments only
+/* and no module */

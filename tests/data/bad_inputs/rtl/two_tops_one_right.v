@@ -1,0 +1,7 @@
+// mac_small plus a stray unrelated module: mac_small is still the declared top
+module mac_small(input [7:0] a, input [7:0] b, input [7:0] c, input [7:0] d, output [11:0] y);
+  assign y = a * 12'd10 + b + c + d;
+endmodule
+module stray(input [7:0] q, output [7:0] r);
+  assign r = q;
+endmodule
