@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hyperheurist.errors import InputError
 from hyperheurist.report import aggregate, render_run, render_sweep, terminal_summary, write_sweep
@@ -320,3 +322,38 @@ def test_screenshot_is_not_blank(run1: Path, tmp_path: Path) -> None:
     assert shot.distinct_colours(img) > 100, "a rendered page has text, charts and colours"
     header = img[:60, :, :3].reshape(-1, 3)
     assert (header.mean(axis=0) < 80).all(), "the dark page header is at the top"
+
+
+# ---- robustness: whatever the files hold, a page or a one-line error --------------------------
+
+JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                       lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=6), kids, max_size=3),
+                       max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(["initial", "best", "moves", "pareto", "phase1", "tools", "reproduce", "llm", "design",
+                            "seed", "evaluations", "wall_s", "status", "phase2_rejected_by_gate"]),
+       value=JSONISH, step_patch=st.dictionaries(st.sampled_from(["chain", "iteration", "cost", "current_cost",
+                                                                  "best_cost", "temperature", "move", "verdict",
+                                                                  "accepted", "delta", "improved", "reheated"]),
+                                                 JSONISH, max_size=4))
+def test_any_summary_value_renders(tmp_path_factory, key: str, value: object, step_patch: dict) -> None:
+    run = copy_run(tmp_path_factory.mktemp("h"))
+    summary = json.loads((run / "summary.json").read_text())
+    summary[key] = value
+    (run / "summary.json").write_text(json.dumps(summary))
+    lines = (run / "journal.jsonl").read_text().splitlines()
+    i = next(k for k, ln in enumerate(lines) if '"type": "step"' in ln)
+    lines[i] = json.dumps({**json.loads(lines[i]), **step_patch})
+    (run / "journal.jsonl").write_text("\n".join(lines) + "\n")
+    assert "</html>" in render_run(run).read_text()
+    assert terminal_summary(run).startswith("hh:")
+
+
+def test_binary_garbage_files(run1: Path) -> None:
+    for name in ("summary.json", "journal.jsonl", "resolved.yaml", "best/design.v", "COMMANDS"):
+        (run1 / name).write_bytes(bytes(range(256)) * 4)
+    html = render_run(run1).read_text()
+    assert "summary.json: not valid JSON" in html and "journal.jsonl: unreadable" in html
+    assert "summary.json unreadable" in terminal_summary(run1)

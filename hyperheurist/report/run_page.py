@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from ..errors import HHError
 from ..jsonio import write_text_atomic
 from . import detail_sections as det
 from . import run_sections as sec
@@ -142,9 +143,21 @@ def render_html(rd: RunData) -> str:
     return page(f"HyperHeurist report: {rd.design_name}", sub, body)
 
 
+class ReportError(HHError):
+    """The page could not be rendered (a bug in the report, not in the run): one line, exit code 3."""
+
+
 def render_run(run_dir: Path) -> Path:
-    """Write ``run_dir/report.html`` from the run's files and return its path."""
+    """Write ``run_dir/report.html`` from the run's files and return its path.
+
+    Raises ``InputError`` for a path that is not a run directory, ``OSError`` when the page cannot be
+    written, and ``ReportError`` (an ``HHError``) for anything unexpected: never a bare traceback.
+    """
     rd = load_run(Path(run_dir))
+    try:
+        html = render_html(rd)
+    except Exception as exc:  # a report bug must not turn a finished run into a crash
+        raise ReportError(f"{rd.path}: report not rendered ({type(exc).__name__}: {exc})") from exc
     out = rd.path / "report.html"
-    write_text_atomic(out, render_html(rd))
+    write_text_atomic(out, html)
     return out

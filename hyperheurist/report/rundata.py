@@ -76,6 +76,9 @@ def _read_json_dict(path: Path, problems: list[str], required: bool = False) -> 
     except json.JSONDecodeError as exc:
         problems.append(f"{path.name}: not valid JSON (line {exc.lineno}: {exc.msg})")
         return {}
+    except RecursionError:
+        problems.append(f"{path.name}: nested too deeply to read")
+        return {}
     if not isinstance(data, dict):
         problems.append(f"{path.name}: expected a JSON object")
         return {}
@@ -88,7 +91,7 @@ def _read_yaml_dict(path: Path, problems: list[str]) -> dict:
         return {}
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError, ValueError):
         problems.append(f"{path.name}: not valid YAML")
         return {}
     return as_dict(data)
@@ -115,6 +118,8 @@ def _read_journal(rd: RunData) -> None:
     except json.JSONDecodeError as exc:
         # a corrupt line in the middle: keep what came before it
         rd.problems.append(f"journal.jsonl: unreadable line ({exc.msg}); later records skipped")
+    except (ValueError, RecursionError) as exc:  # bytes that are not UTF-8, absurd nesting
+        rd.problems.append(f"journal.jsonl: unreadable ({type(exc).__name__}); later records skipped")
     except OSError as exc:
         rd.problems.append(f"journal.jsonl: cannot read ({exc.strerror})")
 

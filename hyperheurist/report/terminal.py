@@ -35,8 +35,15 @@ def _table(ini: dict, best: dict) -> list[str]:
 
 
 def terminal_summary(run_dir: Path) -> str:
-    """A few lines for the terminal; never raises on a missing or partial run record."""
+    """A few lines for the terminal; never raises (a missing or odd record gives a shorter summary)."""
     run_dir = Path(run_dir)
+    try:
+        return _summary_text(run_dir)
+    except Exception as exc:  # the run itself finished: its summary line must not crash it
+        return f"hh: run directory {run_dir} (summary not shown: {type(exc).__name__}: {exc})"
+
+
+def _summary_text(run_dir: Path) -> str:
     s, problem = _load_summary(run_dir)
     name = text(s.get("design")) or run_dir.parent.name
     status = text(s.get("status"))
