@@ -214,7 +214,10 @@ def test_terminal_summary(run1: Path, summary: dict) -> None:
     assert "initial" in lines[1] and "best" in lines[1]
     assert fcost(summary["initial"]["cost"]) in text and fcost(summary["best"]["cost"]) in text
     assert fnum(summary["best"]["area_um2"]) in text and fnum(summary["best"]["delay_ns"]) in text
-    assert f"improvement: {100 * summary['improvement']:.1f}%" in text
+    assert "improvement: none, the best design is the initial one" in text, "this run found nothing better"
+    summary["best"]["cost"] = 0.75
+    (run1 / "summary.json").write_text(json.dumps(summary))
+    assert "improvement: 25.0% lower cost than the initial design" in terminal_summary(run1)
     assert f"report: {run1 / 'report.html'}" in text
 
 

@@ -60,7 +60,9 @@ def _summary_text(run_dir: Path) -> str:
         lines += _table(ini, best)
         c0, c1 = num(ini.get("cost")), num(best.get("cost"))
         if c0 and c1 is not None:
-            lines.append(f"  improvement: {100 * (1 - c1 / c0):.1f}% lower cost than the initial design")
+            gain = 100 * (1 - c1 / c0)
+            lines.append(f"  improvement: {gain:.1f}% lower cost than the initial design" if round(gain, 1) > 0
+                         else "  improvement: none, the best design is the initial one")
         p1 = as_dict(s.get("phase1"))
         lines.append(f"  phase 1: {fnum(p1.get('valid'), missing='?')} of {fnum(p1.get('candidates'), missing='?')} "
                      f"candidates valid; phase 2: {fnum(s.get('evaluations'), missing='?')} evaluations "
