@@ -360,3 +360,12 @@ def test_binary_garbage_files(run1: Path) -> None:
     html = render_run(run1).read_text()
     assert "summary.json: not valid JSON" in html and "journal.jsonl: unreadable" in html
     assert "summary.json unreadable" in terminal_summary(run1)
+
+
+def test_interrupted_status_in_summary(run1: Path, summary: dict) -> None:
+    """Ctrl-C: the flow writes a summary with status "interrupted"; the page says so and how to resume."""
+    summary.update(status="interrupted", interrupted_by="SIGINT")
+    (run1 / "summary.json").write_text(json.dumps(summary))
+    html = render_run(run1).read_text()
+    assert "The run was interrupted (SIGINT)" in html and "hh run --resume" in html
+    assert "(interrupted)" in terminal_summary(run1).splitlines()[0]
