@@ -40,6 +40,7 @@ class Failure:
 @pytest.fixture(autouse=True)
 def _fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HH_LLM_BACKOFF_S", "0.01")
+    monkeypatch.setenv("HH_LLM_CONCURRENCY", "1")  # scripted answers go to requests in order
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("HH_LLM_CRITIQUE", raising=False)
@@ -299,3 +300,18 @@ def test_endpoint_not_listening(tmp_path: Path) -> None:
     t0 = time.monotonic()
     assert made.generate(design(), 3, None) == []
     assert time.monotonic() - t0 < 5 and "connection error" in (made.dead or "") and "3 time" in (made.dead or "")
+
+
+def test_generate_requests_run_concurrently_within_the_budget(stub: Stub, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HH_LLM_CONCURRENCY", "4")
+    responder = MacResponder()
+    stub.default = lambda body: {**responder(body), "hang": 0.6}
+    d = design(max_requests=6)
+    c = client(stub, tmp_path, d)
+    t0 = time.monotonic()
+    assert [x.label for x in c.generate(d, 4, None)] == ["llm1", "llm2", "llm3", "llm4"]
+    assert time.monotonic() - t0 < 1.5, "four 0.6 s answers in parallel, not 2.4 s in a row"
+    assert [r["params"]["seed"] for r in records(tmp_path)] == [1000, 1001, 1002, 1003], "records in request order"
+    assert len(c.generate(d, 5, None)) == 2 and len(stub.requests) == 6, "the request limit is exact in parallel too"
+    assert c.usage()["requests"] == 6 and "max_requests" in (c.dead or "")

@@ -14,8 +14,8 @@ PHASES = ("generate", "repair", "mutate", "critique")
 class Budget:
     """Counts what the endpoint has been asked for; ``check`` refuses a request once a limit is reached.
 
-    A request is refused *before* it is sent, so a run overshoots the token limit by at most one
-    response; the request limit is exact.
+    A request is refused *before* it is sent, so a run overshoots the token limit by at most the
+    responses in flight; the request limit is exact (slots are reserved).
     """
 
     max_requests: int
@@ -27,6 +27,7 @@ class Budget:
     tokens_in: int = 0
     tokens_out: int = 0
     per_phase: dict[str, dict[str, int]] = field(default_factory=dict)
+    pending: int = 0  # reserved by requests in flight, not yet charged
 
     @classmethod
     def from_config(cls, gen: Generation) -> "Budget":
@@ -44,8 +45,8 @@ class Budget:
 
     def exhausted(self) -> str | None:
         """Why no further request may be sent, or None."""
-        if self.requests >= self.max_requests:
-            return f"LLM budget spent: {self.requests} of {self.max_requests} requests (generation.max_requests)"
+        if self.requests + self.pending >= self.max_requests:
+            return f"LLM budget spent: {self.requests + self.pending} of {self.max_requests} requests (generation.max_requests)"
         if self.tokens >= self.max_tokens:
             return f"LLM budget spent: {self.tokens} of {self.max_tokens} tokens (generation.max_tokens)"
         cost = self.cost
@@ -58,8 +59,14 @@ class Budget:
         if reason:
             raise LLMUnavailable(reason)
 
+    def reserve(self) -> None:
+        """Check, then hold a request slot until ``charge`` (so concurrent requests cannot overshoot)."""
+        self.check()
+        self.pending += 1
+
     def charge(self, phase: str, tokens_in: int, tokens_out: int) -> None:
         """Count one request that reached the endpoint (even a failed one costs a request)."""
+        self.pending = max(0, self.pending - 1)
         self.requests += 1
         self.tokens_in += tokens_in
         self.tokens_out += tokens_out

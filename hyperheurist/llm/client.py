@@ -8,6 +8,8 @@ later call raises LLMUnavailable at once, without a request, and ``usage()['note
 from __future__ import annotations
 
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
@@ -33,6 +35,14 @@ def variant_temperature(base: float, i: int, n: int) -> float:
     return round(min(2.0, max(0.0, base * (0.75 + 0.5 * i / (n - 1)))), 3)
 
 
+def concurrency() -> int:
+    """Requests in flight at once when a role sends several (``HH_LLM_CONCURRENCY``, default 4)."""
+    try:
+        return max(1, int(os.environ.get("HH_LLM_CONCURRENCY", "4")))
+    except ValueError:
+        return 4
+
+
 def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -50,6 +60,7 @@ class LLMClient:
         self.budget = Budget.from_config(design.generation)
         self.budget.restore(recorder.earlier)
         self.dead: str | None = None
+        self.lock = threading.Lock()  # budget, counters and ``dead`` are shared by concurrent requests
         self.rules: Any = None
         self.say: Callable[[str], None] | None = None
         self.critique_enabled = _flag("HH_LLM_CRITIQUE")
@@ -87,10 +98,12 @@ class LLMClient:
         return out
 
     def _die(self, reason: str) -> None:
-        if self.dead is None:
-            self.dead = reason
-            if self.say is not None:
-                self.say(f"hh: LLM disabled for the rest of the run: {reason}")
+        with self.lock:
+            first = self.dead is None
+            if first:
+                self.dead = reason
+        if first and self.say is not None:
+            self.say(f"hh: LLM disabled for the rest of the run: {reason}")
 
     # ---- one request ----------------------------------------------------------------------------
     def _params(self, temperature: float, seed: int) -> dict:
@@ -99,47 +112,78 @@ class LLMClient:
     def _complete(self, phase: str, messages: list[dict], params: dict, top: str | None) -> tuple[str | None, Extracted | None]:
         """The response text and, when ``top`` is given, the Verilog in it. (None, None) when this request
         failed; LLMUnavailable when the endpoint is gone or a replay has no such request."""
-        if self.dead:
-            raise LLMUnavailable(self.dead)
+        return self._finish(*self._fetch(phase, messages, params), top)
+
+    def _complete_many(self, phase: str, jobs: list[tuple[list[dict], dict]], top: str | None
+                       ) -> list[tuple[str | None, Extracted | None] | LLMUnavailable]:
+        """Several requests at once (up to ``HH_LLM_CONCURRENCY``, default 4, in flight); results and
+        records in job order, so a run's record numbering does not depend on which answer came first."""
+        workers = max(1, min(len(jobs), concurrency()))
+        if workers == 1:
+            fetched = [self._fetch(phase, m, p) for m, p in jobs]
+        else:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hh-llm") as pool:
+                fetched = list(pool.map(lambda job: self._fetch(phase, *job), jobs))
+        out: list[tuple[str | None, Extracted | None] | LLMUnavailable] = []
+        for f in fetched:
+            try:
+                out.append(self._finish(*f, top))
+            except LLMUnavailable as exc:
+                out.append(exc)
+        return out
+
+    def _fetch(self, phase: str, messages: list[dict], params: dict) -> tuple[dict, str | None, LLMUnavailable | None]:
+        """Answer one request from the recording, the cache or the endpoint; thread-safe, writes nothing.
+        Returns the record so far, the response text (None: failed) and an error to raise later."""
         key = request_key(self.model, messages, params)
         rec: dict[str, Any] = {"phase": phase, "key": key, "model": self.model, "endpoint": self.base_url,
                                "params": params, "messages": messages}
+        if self.dead:
+            return {**rec, "source": "none", "error": self.dead}, None, LLMUnavailable(self.dead)
         hit = self.recorder.lookup(key)
         if hit is not None:
-            self.counts["replayed" if self.replaying else "cache_hits"] += 1
-            text = hit["response"]
-            ex = extract_verilog(text, top) if top else None
-            self.recorder.write({**rec, "source": "replay" if self.replaying else "cache", "response": text,
-                                 "finish_reason": hit.get("finish_reason"), "usage": hit.get("usage"),
-                                 "latency_s": 0.0, "extracted": ex.to_dict() if ex else None, "error": None})
-            self._count_extract(ex)
-            return text, ex
+            with self.lock:
+                self.counts["replayed" if self.replaying else "cache_hits"] += 1
+            return ({**rec, "source": "replay" if self.replaying else "cache", "finish_reason": hit.get("finish_reason"),
+                     "usage": hit.get("usage"), "latency_s": 0.0, "error": None}, hit["response"], None)
         if self.replaying or self.transport is None:
-            self.recorder.write({**rec, "source": "replay", "response": None, "error": "not in the recording"})
-            raise LLMUnavailable(f"replay: the recording has no response for this {phase} request (key {key[:12]})")
+            return ({**rec, "source": "replay", "error": "not in the recording"}, None,
+                    LLMUnavailable(f"replay: the recording has no response for this {phase} request (key {key[:12]})"))
         try:
-            reply = self.transport.chat(self.model, messages, params, before_attempt=self.budget.check,
+            reply = self.transport.chat(self.model, messages, params, before_attempt=self._reserve,
                                         after_attempt=lambda a: self._charge(phase, a))
         except LLMUnavailable as exc:
             reason = scrub(str(exc), self.recorder.secrets)  # an error body may echo the key
             self._die(reason)
-            self.recorder.write({**rec, "source": "network", "response": None, "error": reason,
-                                 "attempts": getattr(exc, "attempts", None)})
-            raise LLMUnavailable(reason) from None
+            return ({**rec, "source": "network", "error": reason, "attempts": getattr(exc, "attempts", None)}, None,
+                    LLMUnavailable(reason))
         except RequestFailed as exc:
-            self.counts["failed_requests"] += 1
-            self.recorder.write({**rec, "source": "network", "response": None, "error": str(exc),
-                                 "attempts": getattr(exc, "attempts", None)})
-            return None, None
-        ex = extract_verilog(reply.text, top) if top else None
+            with self.lock:
+                self.counts["failed_requests"] += 1
+            return {**rec, "source": "network", "error": str(exc), "attempts": getattr(exc, "attempts", None)}, None, None
+        return ({**rec, "source": "network", "finish_reason": reply.finish_reason, "usage": _usage(reply),
+                 "latency_s": round(reply.latency_s, 4), "attempts": reply.attempts, "error": None}, reply.text, None)
+
+    def _finish(self, rec: dict, text: str | None, error: LLMUnavailable | None, top: str | None
+                ) -> tuple[str | None, Extracted | None]:
+        """Extract the code, write the record, then raise the request's error if it had one."""
+        ex = extract_verilog(text, top) if top and text is not None else None
         self._count_extract(ex)
-        self.recorder.write({**rec, "source": "network", "response": reply.text, "finish_reason": reply.finish_reason,
-                             "usage": _usage(reply), "latency_s": round(reply.latency_s, 4), "attempts": reply.attempts,
-                             "extracted": ex.to_dict() if ex else None, "error": None})
-        return reply.text, ex
+        if rec.get("source") != "none":  # not sent at all (the client was already off): nothing to record
+            self.recorder.write({**rec, "response": text, "extracted": ex.to_dict() if ex else None})
+        if error is not None:
+            raise error
+        return text, ex
+
+    def _reserve(self) -> None:
+        with self.lock:
+            if self.dead:
+                raise LLMUnavailable(self.dead)
+            self.budget.reserve()
 
     def _charge(self, phase: str, attempt: dict) -> None:
-        self.budget.charge(phase, int(attempt.get("tokens_in", 0)), int(attempt.get("tokens_out", 0)))
+        with self.lock:
+            self.budget.charge(phase, int(attempt.get("tokens_in", 0)), int(attempt.get("tokens_out", 0)))
 
     def _count_extract(self, ex: Extracted | None) -> None:
         if ex is not None and not ex.ok:
@@ -151,14 +195,12 @@ class LLMClient:
         (keeping what it has) when the endpoint is lost; responses without code are skipped."""
         out: list[Candidate] = []
         gen = design.generation
-        for i in range(n):
-            params = self._params(variant_temperature(gen.temperature, i, n), design.anneal.seed * 1000 + i)
-            try:
-                _, ex = self._complete("generate", prompts.generate_messages(design, rules, i, n), params, design.top)
-            except LLMUnavailable:
-                if self.dead:
-                    break
-                continue  # a replay miss: the next request may be recorded
+        jobs = [(prompts.generate_messages(design, rules, i, n),
+                 self._params(variant_temperature(gen.temperature, i, n), design.anneal.seed * 1000 + i)) for i in range(n)]
+        for i, result in enumerate(self._complete_many("generate", jobs, design.top)):
+            if isinstance(result, LLMUnavailable):
+                continue  # lost endpoint (the others' answers are kept) or a replay miss
+            _, ex = result
             if ex is not None and ex.ok and ex.code:
                 out.append(Candidate.from_text(ex.code, design.top, name=f"{design.top}.v", origin="llm",
                                                label=f"llm{i + 1}", move="llm_generate"))
