@@ -40,7 +40,9 @@ DRIVER = r"""
 import json, os, sys
 import hyperheurist.cli, hyperheurist.flow_cli, hyperheurist.gates.cli, hyperheurist.ppa.cli, hyperheurist.flow
 cases, outdir = json.loads(sys.argv[1]), sys.argv[2]
+import time
 for i, argv in enumerate(cases):
+    t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
         try:
@@ -60,6 +62,8 @@ for i, argv in enumerate(cases):
     _, status = os.waitpid(pid, 0)
     with open(os.path.join(outdir, f"{i}.rc"), "w") as fh:
         fh.write(str(os.waitstatus_to_exitcode(status)))
+    with open(os.path.join(outdir, f"{i}.wall"), "w") as fh:
+        fh.write(str(time.monotonic() - t0))
 """
 
 
@@ -71,7 +75,9 @@ def hh_many(cases: list[list[str]], tmp: Path, timeout: float = 300) -> list[sub
     out = []
     for i, argv in enumerate(cases):
         read = lambda ext: (tmp / f"{i}.{ext}").read_text(errors="replace")  # noqa: E731
-        out.append(subprocess.CompletedProcess(argv, int(read("rc")), read("out"), read("err")))
+        res = subprocess.CompletedProcess(argv, int(read("rc")), read("out"), read("err"))
+        res.wall_s = float(read("wall"))  # type: ignore[attr-defined]
+        out.append(res)
     return out
 
 

@@ -4,7 +4,8 @@ Rejects: too many or too large files, binary data, unsafe file names; system tas
 allow-list (file I/O, ``$system``, dumps, Verilator's ``$c`` C++ escapes, ...); ``$readmemh/b`` of
 anything but a data file shipped with the candidate; ``include`` of anything but a candidate
 header; macro token pasting (it could assemble a forbidden name); Verilator ``systemc_*`` code
-blocks; ``translate_off`` pragmas (the simulated and the synthesized design would differ).
+blocks; SystemVerilog DPI ``import "DPI-C"`` / ``export`` (it links any C function, ``system()``
+included, into a Verilator simulation); ``translate_off`` pragmas (the simulated and the synthesized design would differ).
 An allow-list rather than a deny-list because the input is adversarial by assumption.
 """
 
@@ -44,6 +45,7 @@ DENIED_DIRECTIVE = re.compile(r"^(systemc_\w+|verilator_config)$")
 TASK = re.compile(r"(?<![A-Za-z0-9_$\\])\$([A-Za-z_][A-Za-z0-9_]*(?:\$[A-Za-z_][A-Za-z0-9_]*)?)")
 DIRECTIVE = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)")
 RESERVED = re.compile(r"\b(?:module|macromodule)\s+((?:hhref_|hh_)[A-Za-z0-9_$]*)")
+DPI = re.compile(r"(?<![A-Za-z0-9_$])(import|export)\s*(?=\")")  # package imports never take a string
 PRAGMA_OFF = re.compile(r"\b(translate_off|synthesis_off|translate\s+off)\b", re.I)
 
 
@@ -83,6 +85,10 @@ def _scan(name: str, text: str, data_files: set[str], headers: set[str]) -> str 
             return f"{name}:{lx.line_of(off)}: translate_off/synthesis_off pragmas are not allowed (simulation and synthesis would see different designs)"
     if "``" in lx.code:
         return f"{name}:{lx.line_of(lx.code.index('``'))}: macro token pasting (``) is not allowed"
+    for m in DPI.finditer(lx.code):
+        what = lx.strings.get(m.end(), "")
+        return (f"{name}:{lx.line_of(m.start())}: {m.group(1)} \"{what}\" is not allowed (the DPI links foreign "
+                "functions such as libc's system() into the simulation)")
     for m in RESERVED.finditer(lx.code):
         return f"{name}:{lx.line_of(m.start())}: module name `{m.group(1)}` uses a prefix reserved for hh's own testbenches"
     for m in TASK.finditer(lx.code):

@@ -1,0 +1,5 @@
+// writes a waveform file wherever it likes
+module mac_small(input [7:0] a, input [7:0] b, input [7:0] c, input [7:0] d, output [11:0] y);
+  assign y = a * 12'd10 + b + c + d;
+  initial begin $dumpfile("/tmp/hh_pwned.vcd"); $dumpvars; end
+endmodule

@@ -1,0 +1,6 @@
+// hides $system behind a macro
+`define RUN $system
+module mac_small(input [7:0] a, input [7:0] b, input [7:0] c, input [7:0] d, output [11:0] y);
+  assign y = a * 12'd10 + b + c + d;
+  initial `RUN("touch /tmp/hh_pwned_macro");
+endmodule

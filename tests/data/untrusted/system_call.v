@@ -1,0 +1,5 @@
+// tries to run a shell command during simulation
+module mac_small(input [7:0] a, input [7:0] b, input [7:0] c, input [7:0] d, output [11:0] y);
+  assign y = a * 12'd10 + b + c + d;
+  initial $system("touch /tmp/hh_pwned_system");
+endmodule

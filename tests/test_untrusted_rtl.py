@@ -1,0 +1,240 @@
+"""Untrusted RTL (tests/data/untrusted/): every attack is rejected or stopped within its limit and recorded
+as a gate failure; `hh run` goes on with the other candidates; tools never see API keys and run inside
+the candidate folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import Limits, load_design
+from hyperheurist.gates.safety import check_safety
+from test_bad_inputs import assert_clean, hh, hh_many
+
+DATA = Path(__file__).parent / "data" / "untrusted"
+FLOW = Path(__file__).parent / "data" / "flow"
+DESIGN = DATA / "design.yaml"
+GOOD_RTL = FLOW / "seeds" / "ok_1_naive.v"
+CANARIES = "/tmp/hh_pwned"
+
+# file -> the gate that must stop it (full chain, tight limits from design.yaml)
+SAFETY = ["dpi_export", "dpi_system", "dumpfile", "fopen_read", "fopen_write", "include_parent", "include_passwd",
+          "macro_hidden", "macro_paste", "pli_task", "readmem_parent", "readmem_passwd", "sdf_annotate",
+          "system_call", "systemc_block", "verilator_c", "writememh"]
+EXPECTED = {
+    **{name: "safety" for name in SAFETY},
+    "hang_forever": "structure",       # an initial block is not a design
+    "hang_oscillator": "structure",    # combinational loop
+    "hang_loop": "structure",          # Yosys cannot unroll it
+    "huge_generate": "compile",        # Icarus runs out of its 512 MB address space
+    "huge_memory": "compile",          # a 1 GiB array
+    "recursive_module": "compile",
+    "yosys_blowup": "structure",       # Yosys elaboration runs out of its 512 MB
+}
+FILES = sorted(DATA.glob("*.v"))
+
+
+def _canaries() -> list[str]:
+    return sorted(str(p) for p in Path("/tmp").glob("hh_pwned*"))
+
+
+def test_corpus_is_complete() -> None:
+    assert {p.stem for p in FILES} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", SAFETY)
+def test_safety_gate_rejects_text_attacks(name: str) -> None:
+    res = check_safety(Candidate.from_paths([DATA / f"{name}.v"], "mac_small"), Limits())
+    assert not res.passed and res.message.startswith(f"{name}.v:"), res
+
+
+@pytest.mark.parametrize("text", [
+    'module m(output y); assign y = 1; // $system("x") in a comment\nendmodule',
+    'module m(output y); initial $display("$system(\\"x\\") import \\"DPI-C\\""); assign y = 1; endmodule',
+    'module m(output y); import pkg::*; assign y = 1; endmodule',
+    'module m(output y); reg [7:0] r [0:3]; initial $readmemh("data.hex", r); assign y = r[0][0]; endmodule',
+])
+def test_safety_gate_allows_harmless_text(text: str) -> None:
+    files = [("m.v", text)] + ([("data.hex", "00\n01\n")] if "data.hex" in text else [])
+    res = check_safety(Candidate(files=tuple(files), top="m"), Limits())
+    assert res.passed, res
+
+
+@pytest.mark.parametrize("text, why", [
+    ('`define F "/etc/passwd"\n`include `F\nmodule m(output y); assign y = 1; endmodule', "`include needs"),
+    ('module m(output y); parameter F = "/etc/passwd"; reg [7:0] r [0:3];\n'
+     'initial $readmemh(F, r); assign y = r[0][0]; endmodule', "literal file name"),
+    ('module m(output y); reg [7:0] r [0:3]; initial $readmemh("./data.hex", r); assign y = 1; endmodule', "only data"),
+    ('module m(output y); integer f; initial f = $fopenr("x"); assign y = 1; endmodule', "file I/O"),
+    ('module m(output y); export "DPI-C" function f; function int f(); return 0; endfunction assign y = 1; endmodule',
+     "DPI"),
+])
+def test_safety_gate_sees_through_indirection(text: str, why: str) -> None:
+    res = check_safety(Candidate(files=(("m.v", text), ("data.hex", "00\n")), top="m"), Limits())
+    assert not res.passed and why in res.message, res
+
+
+@pytest.fixture(scope="module")
+def gate_results(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, float]]:
+    """Every file through the whole `hh gate` chain, one child process each (timed)."""
+    for c in _canaries():
+        os.unlink(c)
+    tmp = tmp_path_factory.mktemp("untrusted")
+    results = hh_many([["gate", str(DESIGN), str(p), "--workdir", str(tmp / p.stem)] for p in FILES], tmp / "io")
+    return {p.stem: (res, res.wall_s) for p, res in zip(FILES, results)}  # one at a time, each timed
+
+
+@pytest.mark.tools
+def test_every_attack_is_rejected_by_its_gate(gate_results) -> None:
+    design = load_design(DESIGN)
+    budget = 3 * design.limits.tool_timeout_s + design.verification.timeout_s + 10
+    contained = 0
+    for name, want in EXPECTED.items():
+        res, wall = gate_results[name]
+        assert wall < budget, f"{name}: {wall:.1f} s, limits allow {budget} s"
+        if name == "yosys_blowup":
+            continue  # see test_memory_blowup_is_a_gate_failure
+        err = assert_clean(res, 1, name=name)
+        assert err.startswith(f"hh gate: INVALID: {want} gate: "), (name, err)
+        contained += 1
+    assert contained == len(EXPECTED) - 1
+    assert _canaries() == [], "an attack wrote its canary file"
+
+
+@pytest.mark.tools
+def test_memory_blowup_is_contained(gate_results) -> None:
+    """Yosys exhausting its 512 MB is stopped by the limit, says so, and leaves one line."""
+    res, wall = gate_results["yosys_blowup"]
+    err = assert_clean(res, {1, 3}, name="yosys_blowup")
+    assert "memory limit" in err, err
+
+
+@pytest.mark.tools
+@pytest.mark.xfail(strict=True, reason="hyperheurist/gates/tooling.py:24 raises ToolError for any signal death not "
+                   "caused by a timeout/output cap; a tool killed by our memory limit (res.memory_limited, see "
+                   "runner.ToolResult.limited) is the design's fault and should fail the gate (exit 1)")
+def test_memory_blowup_is_a_gate_failure(gate_results) -> None:
+    res, _ = gate_results["yosys_blowup"]
+    err = assert_clean(res, 1, name="yosys_blowup")
+    assert err.startswith("hh gate: INVALID: structure gate:"), err
+
+
+@pytest.mark.tools
+def test_simulation_hang_is_killed_at_the_timeout(tmp_path: Path) -> None:
+    """With the structure gate out of the way, the zero-delay loop hangs the simulator: killed at timeout_s."""
+    t0 = time.monotonic()
+    res = hh("gate", str(DESIGN), str(DATA / "hang_loop.v"), "--only", "compile", "--only", "simulation",
+             "--workdir", str(tmp_path / "wd"))
+    wall = time.monotonic() - t0
+    err = assert_clean(res, 1, name="hang_loop")
+    assert "simulation gate" in err and "timeout" in err, err
+    assert wall < load_design(DESIGN).verification.timeout_s + 12, wall
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path / "wd")], capture_output=True, text=True).stdout.split()
+    assert leftovers == [], "the simulator outlived its timeout"
+
+
+@pytest.mark.tools
+def test_hh_run_rejects_attacks_and_goes_on(tmp_path: Path) -> None:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for p in FILES:
+        (seeds / p.name).write_bytes(p.read_bytes())
+    (seeds / "zz_good.v").write_bytes(GOOD_RTL.read_bytes())
+    d = yaml.safe_load(DESIGN.read_text())
+    d["spec"] = str(FLOW / "spec.md")
+    d["verification"]["reference"] = str(FLOW / "reference.v")
+    d["generation"]["seeds"] = str(seeds / "*.v")
+    y = tmp_path / "d.yaml"
+    y.write_text(yaml.safe_dump(d))
+    res = hh("run", str(y), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", "--jobs", "2", timeout=300)
+    err = assert_clean(res, 0, name="hh run with attacks")
+    run = next((tmp_path / "runs").glob("*/*"))
+    entries = {e["label"]: e for e in json.loads((run / "summary.json").read_text())["phase1"]["entries"]}
+    assert entries["zz_good"]["verdict"] == "valid"
+    for name, want in EXPECTED.items():
+        e = entries[name]
+        assert e["verdict"] == "invalid", e
+        # a tool stopped by the memory limit is recorded (as an infrastructure fault until tooling.py says "structure")
+        assert e["gate"] == want or (name == "yosys_blowup" and e["gate"] == "infrastructure"), e
+    if entries["yosys_blowup"]["gate"] == "infrastructure":
+        assert "tool fault" in err  # the run says so
+    assert _canaries() == []
+
+
+# ---- the tools' environment and working directory --------------------------------------------------
+
+SECRETS = {"OPENAI_API_KEY": "sk-canary-openai", "ANTHROPIC_API_KEY": "sk-canary-anthropic",
+           "AWS_SECRET_ACCESS_KEY": "canary-aws", "GITHUB_TOKEN": "canary-gh", "HF_TOKEN": "canary-hf",
+           "MY_DB_PASSWORD": "canary-db", "OPENAI_BASE_URL": "http://canary.invalid/v1"}
+
+
+VERSION_PROBES = {"-V", "-version", "--version"}
+
+
+def _wrappers(tmp: Path, tools: tuple[str, ...]) -> dict[str, str]:
+    """HH_<TOOL> overrides: a script that records its environment and working directory, then runs the tool."""
+    from hyperheurist.tools import tool_path
+
+    dump = tmp / "dumps"
+    dump.mkdir()
+    env = {}
+    for t in tools:
+        real = tool_path(t)
+        w = tmp / f"wrap-{t}"
+        w.write_text(f"#!/bin/sh\nf={dump}/{t}.$$\nenv > \"$f.env\"\npwd > \"$f.cwd\"\necho \"$@\" > \"$f.args\"\n"
+                     f"exec {real} \"$@\"\n")
+        w.chmod(0o755)
+        env[f"HH_{t.upper()}"] = str(w)
+    return env
+
+
+def _check_dumps(dump: Path, root: Path) -> int:
+    n = 0
+    for f in dump.glob("*.env"):
+        text = f.read_text()
+        for k, v in SECRETS.items():
+            assert f"{k}=" not in text and v not in text, f"{f.name} saw {k}"
+        n += 1
+        if f.with_suffix(".args").read_text().strip() in VERSION_PROBES:
+            continue  # `tool -V` for the manifest: no design input, any folder will do
+        cwd = Path(f.with_suffix(".cwd").read_text().strip())
+        assert cwd.is_relative_to(root.resolve()), f"{f.name} ran in {cwd}, outside {root}"
+    return n
+
+
+@pytest.mark.tools
+def test_gate_tools_get_no_secrets_and_run_in_the_candidate_folder(tmp_path: Path) -> None:
+    env = {**_wrappers(tmp_path, ("iverilog", "vvp", "yosys")), **SECRETS}
+    wd = tmp_path / "wd"
+    res = subprocess.run([sys.executable, "-m", "hyperheurist", "gate", str(DESIGN), str(GOOD_RTL), "--workdir",
+                          str(wd)], capture_output=True, text=True, timeout=120, env={**os.environ, **env},
+                         stdin=subprocess.DEVNULL)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert _check_dumps(tmp_path / "dumps", wd) >= 3  # iverilog, vvp and yosys all ran through the wrappers
+
+
+@pytest.mark.tools
+def test_run_tools_get_no_secrets_and_the_key_is_never_written(tmp_path: Path) -> None:
+    env = {**_wrappers(tmp_path, ("iverilog", "vvp", "yosys", "sta")), **SECRETS}
+    out = tmp_path / "runs"
+    res = subprocess.run([sys.executable, "-m", "hyperheurist", "run", str(DESIGN), "--out", str(out), "--quiet",
+                          "--set", "anneal.iterations=1"], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, **env}, stdin=subprocess.DEVNULL)
+    assert res.returncode == 0, res.stderr
+    run = next(out.glob("*/*"))
+    assert _check_dumps(tmp_path / "dumps", run / "candidates") >= 4
+    assert {f.name.split(".")[0] for f in (tmp_path / "dumps").glob("*.env")} >= {"iverilog", "vvp", "yosys", "sta"}
+    for f in run.rglob("*"):
+        if f.is_file():
+            data = f.read_bytes()
+            for v in SECRETS.values():
+                assert v.encode() not in data, f"{f} holds {v}"
