@@ -185,6 +185,7 @@ def test_request_budget_stops_requests(stub: Stub, tmp_path: Path) -> None:
     c = client(stub, tmp_path, d)
     assert len(c.generate(d, 5, None)) == 2
     assert len(stub.requests) == 2 and "max_requests" in c.usage()["note"]
+    assert records(tmp_path)[-1]["source"] == "not sent" and len(records(tmp_path)) == 3
     with pytest.raises(LLMUnavailable, match="budget"):
         c.repair(d, Candidate.from_text(LATCHY, "mac_small"), Failure("structure", "latch"), None)
     assert len(stub.requests) == 2
@@ -217,7 +218,7 @@ def test_replay_sends_zero_requests(stub: Stub, tmp_path: Path) -> None:
     assert u["requests"] == 0 and u["tokens"] == 0 and u["replayed"] == 3 and u["mode"] == "replay"
     with pytest.raises(LLMUnavailable, match="no response"):
         replay.repair(d, bad, Failure("simulation", "mismatch"), None)
-    assert len(stub.requests) == sent, "a replay miss is an error, never a request"
+    assert len(stub.requests) == sent and replay.usage()["replay_misses"] == 1, "a replay miss is an error, never a request"
     assert len(records(tmp_path / "run2")) == 4, "the replayed run is recorded too (so it replays in turn)"
     with pytest.raises(InputError):
         make_client(d, tmp_path / "run3", replay_dir=tmp_path / "nothing")

@@ -64,7 +64,8 @@ class LLMClient:
         self.rules: Any = None
         self.say: Callable[[str], None] | None = None
         self.critique_enabled = _flag("HH_LLM_CRITIQUE")
-        self.counts = {"cache_hits": 0, "replayed": 0, "failed_requests": 0, "no_code": 0, "critique_rejected": 0}
+        self.counts = {"cache_hits": 0, "replayed": 0, "failed_requests": 0, "no_code": 0, "critique_rejected": 0,
+                       "replay_misses": 0}
 
     @classmethod
     def create(cls, design: DesignConfig, run_dir: Path, *, base_url: str | None, api_key: str | None,
@@ -147,6 +148,8 @@ class LLMClient:
             return ({**rec, "source": "replay" if self.replaying else "cache", "finish_reason": hit.get("finish_reason"),
                      "usage": hit.get("usage"), "latency_s": 0.0, "error": None}, hit["response"], None)
         if self.replaying or self.transport is None:
+            with self.lock:
+                self.counts["replay_misses"] += 1
             return ({**rec, "source": "replay", "error": "not in the recording"}, None,
                     LLMUnavailable(f"replay: the recording has no response for this {phase} request (key {key[:12]})"))
         try:
@@ -155,8 +158,9 @@ class LLMClient:
         except LLMUnavailable as exc:
             reason = scrub(str(exc), self.recorder.secrets)  # an error body may echo the key
             self._die(reason)
-            return ({**rec, "source": "network", "error": reason, "attempts": getattr(exc, "attempts", None)}, None,
-                    LLMUnavailable(reason))
+            attempts = getattr(exc, "attempts", None)  # none: refused before sending (budget)
+            return ({**rec, "source": "network" if attempts else "not sent", "error": reason, "attempts": attempts},
+                    None, LLMUnavailable(reason))
         except RequestFailed as exc:
             with self.lock:
                 self.counts["failed_requests"] += 1
