@@ -62,3 +62,9 @@ def test_unterminated_think_falls_back_to_its_code() -> None:
 def test_header_comments_stay_prose_goes() -> None:
     ex = extract_verilog(f"Here you go:\n// adder, 4 bits\n{ADD}\n", "add")
     assert ex.ok and (ex.code or "").startswith("// adder, 4 bits\nmodule add") and "Here" not in (ex.code or "")
+
+
+def test_endmodule_in_a_comment_does_not_end_the_module() -> None:
+    code = "module add(input a, output y);\n  // the result, then endmodule\n  assign y = a;\nendmodule : add"
+    ex = extract_verilog(f"```verilog\n{code}\n```", "add")
+    assert ex.ok and "assign y = a;" in (ex.code or "") and (ex.code or "").rstrip().endswith("endmodule")

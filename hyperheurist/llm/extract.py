@@ -49,7 +49,7 @@ def _modules(code: str) -> tuple[list[tuple[str, str]], bool]:
         m = MODULE_START.search(code, pos)
         if not m:
             break
-        end = ENDMODULE.search(code, m.end())
+        end = _endmodule(code, m.end())
         if not end:
             truncated = True
             break
@@ -62,6 +62,15 @@ def _modules(code: str) -> tuple[list[tuple[str, str]], bool]:
         out.append((m.group(1), "\n".join(_preamble(code[pos:m.start()]) + [body])))
         pos = end.end()
     return out, truncated
+
+
+def _endmodule(code: str, pos: int) -> re.Match | None:
+    """The next ``endmodule`` keyword that is not inside a // comment."""
+    for m in ENDMODULE.finditer(code, pos):
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        if "//" not in code[line_start:m.start()]:
+            return m
+    return None
 
 
 def _preamble(head: str) -> list[str]:
