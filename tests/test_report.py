@@ -168,7 +168,7 @@ def test_interrupted_run_page(run1: Path) -> None:
     assert "summary.json: not found" in html
     assert "Chain 0: cost per iteration" in html, "the journal's steps are still plotted"
     assert "bad_truncated" in html, "Phase 1 verdicts come from the journal"
-    assert "unfinished" in html
+    assert "unfinished" in html and "best cost so far 1.0000 after 3 steps" in html
     assert "summary.json not found" in terminal_summary(run1)
 
 

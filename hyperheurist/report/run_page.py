@@ -36,7 +36,9 @@ def _cards(rd: RunData) -> str:
     elif rd.summary:
         out = [card("Result", "no valid design", "Phase 2 did not run", "bad")]
     else:
-        out = [card("Result", "unfinished", "no summary.json yet", "bad")]
+        costs = [c for st in rd.steps if (c := num(st.get("global_best_cost", st.get("best_cost")))) is not None]
+        out = [card("Result", "unfinished", f"best cost so far {fcost(min(costs))} after {len(rd.steps)} steps"
+                    if costs else "no summary.json yet", "bad")]
     p1 = as_dict(rd.summary.get("phase1"))
     entries = sec.phase1_entries(rd)
     valid = num(p1.get("valid"))
