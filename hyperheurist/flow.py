@@ -6,6 +6,7 @@ local process pool; scoring, acceptance and bookkeeping happen here.
 
 from __future__ import annotations
 
+import errno
 import signal
 import sys
 import time
@@ -17,7 +18,7 @@ import yaml
 
 from .candidate import Candidate
 from .config import DesignConfig, Weights
-from .errors import ConfigError, HHError, NoValidCandidate, ToolError
+from .errors import ConfigError, HHError, NoValidCandidate, StorageError, ToolError
 from .evaluate import EvalTask, Outcome, evaluate, first_line, worker_init
 from .executors import Executor, make_executor
 from .jsonio import write_json, write_text_atomic
@@ -310,7 +311,7 @@ class Flow:
         restore = self.stop.install()
         set_run_commands_file(self.rd.commands)
         self.pool = make_executor(self.opts.executor, self.jobs, address=self.opts.ray_address,
-                                  initializer=worker_init, initargs=(str(self.rd.commands),))
+                                  initializer=_worker_init, initargs=(str(self.rd.commands),))
         try:
             valid, entries = self.phase1()
             if not valid:
@@ -332,6 +333,11 @@ class Flow:
             self._write_outputs(starts[0], summary, result)
             self.journal.record({"type": "end", "status": summary["status"], "best_cost": summary["best"]["cost"]})
             return summary
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                raise StorageError(f"cannot write {exc.filename or self.rd.path}: {exc.strerror}; everything written "
+                                   f"so far is kept; free some space, then: hh run --resume {self.rd.path}") from None
+            raise
         finally:
             self.pool.shutdown()
             set_run_commands_file(None)
@@ -452,6 +458,13 @@ class Flow:
         write_json(self.rd.summary, summary)
 
 
+def _worker_init(commands_file: str | None) -> None:
+    """Pool workers leave Ctrl-C to the parent (which stops after the iteration, resumable): a worker
+    killed by the terminal's SIGINT would break the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker_init(commands_file)
+
+
 @dataclass(frozen=True)
 class _GateFailure:
     gate: str
@@ -525,13 +538,22 @@ def start_run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, bool]:
 def run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, dict]:
     preflight(design)
     rd, resumed = start_run(design, opts)
-    summary = Flow(design, rd, opts, resume=resumed).run()
-    if opts.report:
-        try:
-            from .report import render_run
-
-            render_run(rd.path)
-        except (HHError, OSError, ImportError) as exc:
-            print(f"hh: warning: report not written: {first_line(exc)}", file=sys.stderr)
+    try:
+        summary = Flow(design, rd, opts, resume=resumed).run()
+    except NoValidCandidate:
+        _render(rd, opts)  # the funnel of rejections is what the user needs to see then
+        raise
+    _render(rd, opts)
     return rd, summary
+
+
+def _render(rd: RunDir, opts: RunOptions) -> None:
+    if not opts.report:
+        return
+    try:
+        from .report import render_run
+
+        render_run(rd.path)
+    except (HHError, OSError, ImportError) as exc:
+        print(f"hh: warning: report not written: {first_line(exc)}", file=sys.stderr)
 
