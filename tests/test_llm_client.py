@@ -216,7 +216,7 @@ def test_replay_sends_zero_requests(stub: Stub, tmp_path: Path) -> None:
     assert len(stub.requests) == sent
     u = replay.usage()
     assert u["requests"] == 0 and u["tokens"] == 0 and u["replayed"] == 3 and u["mode"] == "replay"
-    with pytest.raises(LLMUnavailable, match="no response"):
+    with pytest.raises(LLMUnavailable, match="the recording has no response"):
         replay.repair(d, bad, Failure("simulation", "mismatch"), None)
     assert len(stub.requests) == sent and replay.usage()["replay_misses"] == 1, "a replay miss is an error, never a request"
     assert len(records(tmp_path / "run2")) == 4, "the replayed run is recorded too (so it replays in turn)"
@@ -250,7 +250,7 @@ def test_local_endpoint_without_a_key(stub: Stub, tmp_path: Path) -> None:
     made, note = make_client(design(), tmp_path, base_url=stub.url)
     assert made is not None and note is None
     assert made.generate(design(), 1, None) and stub.auth[-1] == "Bearer not-needed"
-    none, why = make_client(design(), tmp_path)
+    none, why = make_client(design(), tmp_path / "elsewhere")
     assert none is None and "no endpoint" in (why or "")
 
 
@@ -316,3 +316,15 @@ def test_generate_requests_run_concurrently_within_the_budget(stub: Stub, tmp_pa
     assert [r["params"]["seed"] for r in records(tmp_path)] == [1000, 1001, 1002, 1003], "records in request order"
     assert len(c.generate(d, 5, None)) == 2 and len(stub.requests) == 6, "the request limit is exact in parallel too"
     assert c.usage()["requests"] == 6 and "max_requests" in (c.dead or "")
+
+
+def test_resumed_run_without_endpoint_answers_from_its_records(stub: Stub, tmp_path: Path) -> None:
+    d = design()
+    first = client(stub, tmp_path, d).generate(d, 2, None)
+    resumed, note = make_client(d, tmp_path)  # no base URL, no key: only the run's records
+    assert resumed is not None and "records only" in (note or "")
+    assert [x.digest for x in resumed.generate(d, 2, None)] == [x.digest for x in first]
+    assert len(stub.requests) == 2 and resumed.usage()["mode"] == "records"
+    with pytest.raises(LLMUnavailable, match="no endpoint configured"):
+        resumed.repair(d, Candidate.from_text(LATCHY, "mac_small"), Failure("structure", "latch"), None)
+    assert resumed.available and len(stub.requests) == 2

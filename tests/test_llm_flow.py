@@ -125,3 +125,21 @@ def test_tool_subprocesses_never_see_the_key(tmp_path: Path, monkeypatch: pytest
     res = run_tool([sys.executable, "-c", "import os; print(sorted(os.environ))"], name="env", log_dir=tmp_path,
                    timeout_s=30)
     assert res.ok and "OPENAI_API_KEY" not in res.stdout and SECRET not in res.stdout
+
+
+def test_resume_without_the_endpoint_keeps_the_llm_candidates(live_run: tuple[Path, list[dict]], tmp_path: Path) -> None:
+    import shutil
+
+    run, _ = live_run
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    res = subprocess.run([sys.executable, "-m", "hyperheurist", "run", "--resume", str(copy), "--quiet", "--no-report"],
+                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    assert res.returncode == 0, res.stderr
+    first = json.loads((run / "summary.json").read_text())
+    again = json.loads((copy / "summary.json").read_text())
+    assert again["phase1"]["candidates"] == first["phase1"]["candidates"] == 5
+    assert again["best"]["digest"] == first["best"]["digest"]
+    assert again["llm"]["mode"] == "records" and again["llm"]["requests"] == first["llm"]["requests"]
+    assert again["llm"]["cache_hits"] >= 3

@@ -94,3 +94,17 @@ def test_rule_memory_raises_first_try_validity(tmp_path: Path) -> None:
     assert with_rules["first_try_valid"] > without["first_try_valid"]
     assert with_rules["latch_failures"] < without["latch_failures"]
     assert without["repaired"] == without["repairs"] > 0
+
+
+def test_a_resumed_run_starts_from_the_rules_its_original_started_with(tmp_path: Path) -> None:
+    shared = tmp_path / "rules.yaml"
+    shared.write_text("- Use only synchronous resets.\n")
+    run_file = tmp_path / "run" / "rules.json"
+    mem = RuleMemory(run_file, shared)
+    mem.observe("structure", LATCH_MSG)
+    mem.save()  # the shared file now holds the latch rule too
+    assert LATCH_RULE_MARK in shared.read_text()
+    resumed = RuleMemory(run_file, shared)
+    assert resumed.active() == ["Use only synchronous resets."], "same start as the original run"
+    resumed.observe("structure", LATCH_MSG)  # the flow re-observes memoised Phase-1 failures
+    assert resumed.active() == mem.active()

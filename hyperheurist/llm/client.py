@@ -69,10 +69,13 @@ class LLMClient:
 
     @classmethod
     def create(cls, design: DesignConfig, run_dir: Path, *, base_url: str | None, api_key: str | None,
-               model: str | None = None, replay_dir: Path | None = None) -> "LLMClient":
+               model: str | None = None, replay_dir: Path | None = None, records_only: bool = False) -> "LLMClient":
+        """``replay_dir``: answer from that run's recording; ``records_only``: from this run's own records
+        (a resumed run without its endpoint). Either way nothing is sent."""
         gen = design.generation
         recorder = Recorder(run_dir, replay_dir, secrets=[api_key] if api_key else [])
-        transport = None if replay_dir is not None else Transport(base_url, api_key, gen.request_timeout_s, gen.retries)
+        offline = replay_dir is not None or records_only
+        transport = None if offline else Transport(base_url, api_key, gen.request_timeout_s, gen.retries)
         return cls(design, transport, recorder, model or gen.model, base_url)
 
     def attach(self, rules: Any = None, say: Callable[[str], None] | None = None) -> None:
@@ -92,7 +95,8 @@ class LLMClient:
     def usage(self) -> dict:
         out = self.budget.usage()
         out.update(self.counts)
-        out.update({"model": self.model, "endpoint": self.base_url, "mode": "replay" if self.replaying else "live",
+        mode = "replay" if self.replaying else ("live" if self.transport is not None else "records")
+        out.update({"model": self.model, "endpoint": self.base_url, "mode": mode,
                     "records": str(self.recorder.dir)})
         if self.dead:
             out["note"] = self.dead
@@ -150,8 +154,9 @@ class LLMClient:
         if self.replaying or self.transport is None:
             with self.lock:
                 self.counts["replay_misses"] += 1
-            return ({**rec, "source": "replay", "error": "not in the recording"}, None,
-                    LLMUnavailable(f"replay: the recording has no response for this {phase} request (key {key[:12]})"))
+            where = "the recording" if self.replaying else "this run's records (no endpoint configured)"
+            return ({**rec, "source": "replay", "error": f"not in {where}"}, None,
+                    LLMUnavailable(f"{where} has no response for this {phase} request (key {key[:12]})"))
         try:
             reply = self.transport.chat(self.model, messages, params, before_attempt=self._reserve,
                                         after_attempt=lambda a: self._charge(phase, a))

@@ -44,10 +44,13 @@ def make_client(design: DesignConfig, run_dir: Path, *, base_url: str | None = N
     if replay_dir is None and design.generation.provider != "openai":
         return None, None
     url, key = endpoint(design, base_url, api_key)
-    if replay_dir is None and not url and not key:
-        return None, "generation.provider is openai but no endpoint or OPENAI_API_KEY is set; running offline"
     from .client import LLMClient
 
+    if replay_dir is None and not url and not key:
+        if any((Path(run_dir) / "llm").glob("*.json")):  # a resumed run: its own records still answer
+            client = LLMClient.create(design, run_dir, base_url=None, api_key=None, model=model, records_only=True)
+            return client, "no endpoint configured: LLM requests are answered from this run's records only"
+        return None, "generation.provider is openai but no endpoint or OPENAI_API_KEY is set; running offline"
     client = LLMClient.create(design, run_dir, base_url=url, api_key=key, model=model, replay_dir=replay_dir)
     note = f"replaying LLM responses recorded in {replay_dir}" if replay_dir is not None else None
     return client, note

@@ -61,19 +61,29 @@ def rule_for(gate: str, message: str) -> str | None:
 
 
 class RuleMemory:
-    """Counts failures per rule; a rule seen ``threshold`` times (or loaded from the file) is active."""
+    """Counts failures per rule; a rule seen ``threshold`` times (or loaded from the file) is active.
+
+    A run starts from the shared file's rules *as they were when the run began* (kept in the run's
+    ``rules.json`` as ``initial``): a resumed run sees the same rules as the original, so it renders
+    the same prompts and its recorded LLM responses still answer them. Observed counts are not
+    reloaded: the flow observes the journal-memoised Phase-1 failures again on resume.
+    """
 
     def __init__(self, run_file: Path, shared_file: Path | None = None, threshold: int = 1) -> None:
         self.run_file = Path(run_file)
         self.shared_file = Path(shared_file) if shared_file else None
         self.threshold = threshold
         self.rules: dict[str, Rule] = {}
-        if self.shared_file is not None and self.shared_file.is_file():
-            for r in self._read_shared(self.shared_file):
-                self.rules[r.text] = r
-        if self.run_file.is_file():  # a resumed run keeps its counts
-            for d in (read_json(self.run_file) or {}).get("rules", []):
-                self.rules[d["text"]] = Rule(d["text"], d.get("gate", ""), int(d.get("count", 0)), d.get("source", "observed"))
+        saved = read_json(self.run_file) if self.run_file.is_file() else None
+        if isinstance(saved, dict) and isinstance(saved.get("initial"), list):  # a resumed run
+            initial = [Rule(d["text"], d.get("gate", ""), int(d.get("count", 0)), "file") for d in saved["initial"]]
+        elif self.shared_file is not None and self.shared_file.is_file():
+            initial = self._read_shared(self.shared_file)
+        else:
+            initial = []
+        self.initial = [r.to_dict() for r in initial]
+        for r in initial:
+            self.rules[r.text] = r
 
     @staticmethod
     def _read_shared(path: Path) -> list[Rule]:
@@ -109,7 +119,7 @@ class RuleMemory:
         return ranked if limit is None else ranked[:limit]
 
     def to_dict(self) -> dict:
-        return {"threshold": self.threshold, "rules": [r.to_dict() for r in self.rules.values()]}
+        return {"threshold": self.threshold, "initial": self.initial, "rules": [r.to_dict() for r in self.rules.values()]}
 
     def save(self) -> None:
         write_json(self.run_file, self.to_dict())
