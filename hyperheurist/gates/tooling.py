@@ -1,7 +1,7 @@
 """Running tools for a gate: the runner with the design's limits, and tool messages made short.
 
 Policy: a tool that exits with an error on a design is data (the gate fails); a tool killed by a
-signal other than our own limits (timeout, output cap) is an infrastructure fault (ToolError).
+signal other than our own limits (wall time, output, memory, CPU) is an infrastructure fault (ToolError).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def run(ctx: GateContext, argv: Sequence[str], *, name: str, stage: Path, timeou
         cwd: Path | None = None) -> ToolResult:
     res = run_tool(list(argv), name=name, log_dir=stage, timeout_s=timeout_s or ctx.tool_timeout, cwd=cwd or stage,
                    mem_mb=ctx.mem_mb)
-    if res.signal_name and not res.timed_out and not res.output_limited:
+    if res.signal_name and not res.limited:
         raise ToolError(f"{res.describe()} on {ctx.cand.short}; see {res.stderr_path}")
     return res
 
