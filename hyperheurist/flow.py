@@ -161,7 +161,8 @@ class Flow:
         from .llm.providers import make_client
         from .llm.rules import RuleMemory
 
-        self.rules = RuleMemory(self.rd.path / "rules.json", self.design.generation.rules_file)
+        replayed = self.opts.replay / "rules.json" if self.opts.replay is not None else None
+        self.rules = RuleMemory(self.rd.path / "rules.json", self.design.generation.rules_file, start_from=replayed)
         made = make_client(self.design, self.rd.path, base_url=self.opts.base_url, api_key=self.opts.api_key,
                            model=self.opts.model, replay_dir=self.opts.replay)
         if isinstance(made, tuple):

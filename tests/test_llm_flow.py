@@ -40,7 +40,7 @@ def live_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]
     with Stub() as stub:
         stub.default = MacResponder(latch_rate=0.5)
         res = hh("--out", str(out), "--provider", "openai", "--base-url", stub.url, "--set", LLM_MOVES,
-                 env={"OPENAI_API_KEY": SECRET})
+                 "--set", f"generation.rules_file={out / 'rules.yaml'}", env={"OPENAI_API_KEY": SECRET})
         requests = list(stub.requests)
         auth = set(stub.auth)
     assert res.returncode == 0, res.stderr
@@ -76,7 +76,10 @@ def test_replay_reproduces_the_run_with_zero_requests(live_run: tuple[Path, list
     run, _ = live_run
     with Stub() as stub:  # an endpoint that would answer, to prove nothing is asked of it
         stub.default = MacResponder()
-        res = hh("--out", str(tmp_path), "--replay", str(run), "--base-url", stub.url, "--set", LLM_MOVES)
+        rules = run.parent.parent / "rules.yaml"  # learned by the recorded run: the replay must not see it
+        assert "latch" in rules.read_text()
+        res = hh("--out", str(tmp_path), "--replay", str(run), "--base-url", stub.url, "--set", LLM_MOVES,
+                 "--set", f"generation.rules_file={rules}")
         assert res.returncode == 0, res.stderr
         assert stub.requests == []
     again = json.loads((only_run(tmp_path) / "summary.json").read_text())

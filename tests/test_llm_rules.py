@@ -108,3 +108,13 @@ def test_a_resumed_run_starts_from_the_rules_its_original_started_with(tmp_path:
     assert resumed.active() == ["Use only synchronous resets."], "same start as the original run"
     resumed.observe("structure", LATCH_MSG)  # the flow re-observes memoised Phase-1 failures
     assert resumed.active() == mem.active()
+
+
+def test_a_replay_starts_from_the_rules_the_recorded_run_started_with(tmp_path: Path) -> None:
+    shared = tmp_path / "rules.yaml"
+    original = RuleMemory(tmp_path / "run1" / "rules.json", shared)
+    original.observe("structure", LATCH_MSG)
+    original.save()
+    replay = RuleMemory(tmp_path / "run2" / "rules.json", shared, start_from=tmp_path / "run1" / "rules.json")
+    assert replay.active() == [], "the recorded run started with no rules, whatever the shared file holds now"
+    assert RuleMemory(tmp_path / "run3" / "rules.json", shared).active() == original.active()

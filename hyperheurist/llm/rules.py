@@ -69,12 +69,15 @@ class RuleMemory:
     reloaded: the flow observes the journal-memoised Phase-1 failures again on resume.
     """
 
-    def __init__(self, run_file: Path, shared_file: Path | None = None, threshold: int = 1) -> None:
+    def __init__(self, run_file: Path, shared_file: Path | None = None, threshold: int = 1,
+                 start_from: Path | None = None) -> None:
+        """``start_from``: another run's ``rules.json`` whose starting rules to use (``hh run --replay``)."""
         self.run_file = Path(run_file)
         self.shared_file = Path(shared_file) if shared_file else None
         self.threshold = threshold
         self.rules: dict[str, Rule] = {}
-        saved = read_json(self.run_file) if self.run_file.is_file() else None
+        origin = self.run_file if self.run_file.is_file() else Path(start_from) if start_from else None
+        saved = read_json(origin) if origin is not None and origin.is_file() else None
         if isinstance(saved, dict) and isinstance(saved.get("initial"), list):  # a resumed run
             initial = [Rule(d["text"], d.get("gate", ""), int(d.get("count", 0)), "file") for d in saved["initial"]]
         elif self.shared_file is not None and self.shared_file.is_file():
