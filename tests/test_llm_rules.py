@@ -117,4 +117,8 @@ def test_a_replay_starts_from_the_rules_the_recorded_run_started_with(tmp_path: 
     original.save()
     replay = RuleMemory(tmp_path / "run2" / "rules.json", shared, start_from=tmp_path / "run1" / "rules.json")
     assert replay.active() == [], "the recorded run started with no rules, whatever the shared file holds now"
+    before = shared.read_text()
+    replay.observe("compile", "x.v:1: syntax error")
+    replay.save()
+    assert shared.read_text() == before, "a replay does not write the shared rules file"
     assert RuleMemory(tmp_path / "run3" / "rules.json", shared).active() == original.active()

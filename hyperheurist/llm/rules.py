@@ -77,6 +77,7 @@ class RuleMemory:
         self.threshold = threshold
         self.rules: dict[str, Rule] = {}
         origin = self.run_file if self.run_file.is_file() else Path(start_from) if start_from else None
+        self.write_shared = start_from is None  # a replay reproduces a run: it teaches the shared file nothing
         saved = read_json(origin) if origin is not None and origin.is_file() else None
         if isinstance(saved, dict) and isinstance(saved.get("initial"), list):  # a resumed run
             initial = [Rule(d["text"], d.get("gate", ""), int(d.get("count", 0)), "file") for d in saved["initial"]]
@@ -126,7 +127,7 @@ class RuleMemory:
 
     def save(self) -> None:
         write_json(self.run_file, self.to_dict())
-        if self.shared_file is not None:
+        if self.shared_file is not None and self.write_shared:
             items = [{"text": r.text, "gate": r.gate, "count": r.count} for r in self.rules.values()
                      if r.source == "file" or r.count >= self.threshold]
             write_text_atomic(self.shared_file, "# hh failure rules: edit freely; each is added to generation prompts\n"
