@@ -328,3 +328,14 @@ def test_resumed_run_without_endpoint_answers_from_its_records(stub: Stub, tmp_p
     with pytest.raises(LLMUnavailable, match="no endpoint configured"):
         resumed.repair(d, Candidate.from_text(LATCHY, "mac_small"), Failure("structure", "latch"), None)
     assert resumed.available and len(stub.requests) == 2
+
+
+def test_endpoint_and_model_overrides(stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    d = design(base_url="http://127.0.0.1:9/v1", model="from-yaml")
+    monkeypatch.setenv("OPENAI_BASE_URL", stub.url)  # the environment beats design.yaml
+    made, _ = make_client(d, tmp_path / "env")
+    assert made.generate(d, 1, None) and stub.requests[-1]["model"] == "from-yaml"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # and the CLI beats the environment
+    made, _ = make_client(d, tmp_path / "cli", base_url=stub.url, model="from-cli")
+    assert made.generate(d, 1, None) and stub.requests[-1]["model"] == "from-cli"
+    assert records(tmp_path / "cli")[0]["model"] == "from-cli" and len(stub.requests) == 2
