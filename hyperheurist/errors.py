@@ -37,6 +37,12 @@ class ToolNotFound(ToolError):
     pass
 
 
+class StorageError(HHError):
+    """The run directory (or cache) cannot be written: disk full, quota, file-size limit."""
+
+    exit_code = EXIT_INFRA
+
+
 class NoValidCandidate(HHError):
     """Phase 1 ended with no candidate passing every gate."""
 

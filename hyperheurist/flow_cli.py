@@ -72,6 +72,13 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
     if summary.get("status") == "interrupted":
         click.echo(f"hh: interrupted; resume with: hh run --resume {rd.path}", err=True)
         return EXIT_INTERRUPTED
+    llm = summary.get("llm") or {}
+    note = llm.get("note")
+    failed = llm.get("failed_requests") or 0
+    if failed and not note:
+        note = f"{failed} of {llm.get('requests', failed)} request(s) failed (see {llm.get('records') or rd.path})"
+    if note:  # the LLM endpoint failed or was never reachable: the run went on without it; say so even with -q
+        click.echo(f"hh: warning: LLM: {note}", err=True)
     if faults.get("count"):
         click.echo(f"hh: warning: {faults['count']} evaluation(s) hit a tool fault (first: {faults.get('first')}); "
                    f"they count as rejected", err=True)

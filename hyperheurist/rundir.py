@@ -65,16 +65,21 @@ class RunDir:
     @classmethod
     def create(cls, design: DesignConfig, seed: int, root: Path | str = "runs",
                argv: list[str] | None = None, path: Path | None = None) -> "RunDir":
-        if path is None:
+        if path is None:  # a fresh name; two runs started in the same second race for it: mkdir decides
             stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             base = Path(root) / design.name
-            path = base / f"{stamp}-s{seed}"
+            base.mkdir(parents=True, exist_ok=True)
             n = 1
-            while path.exists():
-                n += 1
-                path = base / f"{stamp}-s{seed}-{n}"
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=False)
+            while True:
+                path = base / (f"{stamp}-s{seed}" if n == 1 else f"{stamp}-s{seed}-{n}")
+                try:
+                    path.mkdir()
+                    break
+                except FileExistsError:
+                    n += 1
+        else:
+            path = Path(path)
+            path.mkdir(parents=True, exist_ok=False)
         rd = cls(path.resolve())
         (rd.path / "candidates").mkdir()
         write_json(rd.path / "manifest.json", manifest(design, seed, argv))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from pathlib import Path
 
@@ -45,12 +46,30 @@ class PPACache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> PPAMetrics | None:
+        """The entry for ``key``, or None when it is missing, unreadable, for another key or implausible."""
         try:
             with open(self._path(key), encoding="utf-8") as fh:
                 data = json.load(fh)
+            if not isinstance(data, dict) or data.get("key") != key or not _plausible(data.get("metrics")):
+                return None
             return PPAMetrics.from_dict(data["metrics"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None  # missing or unreadable entry: recompute (never trust a half entry)
 
     def put(self, key: str, metrics: PPAMetrics) -> None:
-        write_json(self._path(key), {"key": key, "metrics": metrics.to_dict()})
+        """Best effort: a cache that cannot be written (disk full, read-only) never fails an evaluation."""
+        try:
+            write_json(self._path(key), {"key": key, "metrics": metrics.to_dict()})
+        except OSError:
+            pass
+
+
+def _plausible(m: object) -> bool:
+    """The numbers an entry must carry, finite and of the right type (a hand-edited or foreign file is not)."""
+    if not isinstance(m, dict):
+        return False
+    for k in ("area_um2", "delay_ns", "power_mw"):
+        v = m.get(k)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            return False
+    return isinstance(m.get("cells"), int)

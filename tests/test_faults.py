@@ -1,0 +1,379 @@
+"""Faults: SIGKILL at seeded random points then --resume, Ctrl-C, a tool crashing or vanishing mid-run, a full
+disk, a failing LLM endpoint, two runs at once sharing the PPA cache. Each ends with a clear message, keeps
+everything done so far, and (where the run can go on) resumes to the same result as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperheurist.jsonio import read_jsonl
+
+DATA = Path(__file__).parent / "data" / "flow"
+DESIGN = DATA / "design.yaml"
+HH = [sys.executable, "-m", "hyperheurist"]
+STABLE = ("design", "seed", "initial", "best", "improvement", "evaluations", "rejected_by_gate", "moves", "pareto")
+TRIALS = 10
+pytestmark = pytest.mark.tools
+
+
+def stable(summary: dict) -> dict:
+    return {k: summary[k] for k in STABLE}
+
+
+def hh(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **(env or {})})
+
+
+def start(*args: str, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([*HH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, **(env or {})})
+
+
+def the_run(root: Path) -> Path | None:
+    runs = [p for p in root.glob("*/*") if p.is_dir()]
+    assert len(runs) <= 1, runs
+    return runs[0] if runs else None
+
+
+def no_traceback(res) -> None:
+    assert "Traceback" not in (res.stderr or "") + (res.stdout or ""), res.stderr
+
+
+def check_json(run: Path, *, allow_torn_tail: bool) -> list[dict]:
+    """Every JSON file parses; every journal line parses (a torn last line allowed right after a kill)."""
+    for f in run.rglob("*.json"):
+        json.loads(f.read_text())  # written atomically: never half a file
+    assert not list(run.rglob(".*.tmp")) or allow_torn_tail  # temp files only survive a kill
+    lines = (run / "journal.jsonl").read_text().splitlines(keepends=True) if (run / "journal.jsonl").exists() else []
+    recs = []
+    for i, line in enumerate(lines):
+        try:
+            recs.append(json.loads(line))
+        except json.JSONDecodeError:
+            assert allow_torn_tail and i == len(lines) - 1 and not line.endswith("\n"), f"corrupt journal line {i}"
+    return recs
+
+
+def journal_facts(recs: list[dict]) -> dict[tuple[str, str], str]:
+    """(type, key) -> the record, for the evaluated facts (phase-1 verdicts and evaluations)."""
+    out = {}
+    for r in recs:
+        if r.get("type") in ("phase1", "eval"):
+            k = (r["type"], r["key"])
+            assert k not in out, f"{k} journaled twice"
+            out[k] = json.dumps({x: y for x, y in r.items() if x not in ("wall_s", "cached")}, sort_keys=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict:
+    """The uninterrupted run every fault scenario must end up equal to."""
+    out = tmp_path_factory.mktemp("ref")
+    res = hh("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "2")
+    assert res.returncode == 0, res.stderr
+    run = the_run(out)
+    recs = list(read_jsonl(run / "journal.jsonl"))
+    return {"summary": json.loads((run / "summary.json").read_text()), "facts": journal_facts(recs),
+            "steps": [(r["chain"], r["iteration"], r["move"], r["accepted"]) for r in recs if r["type"] == "step"]}
+
+
+def assert_same_as_reference(run: Path, reference: dict) -> None:
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "complete"
+    assert stable(summary) == stable(reference["summary"])
+    recs = check_json(run, allow_torn_tail=False)
+    assert set(journal_facts(recs)) == set(reference["facts"])
+    assert [(r["chain"], r["iteration"], r["move"], r["accepted"]) for r in recs if r["type"] == "step"] == \
+        reference["steps"]
+
+
+# ---- SIGKILL at random points, then --resume ------------------------------------------------------------
+
+def _kill_when(proc: subprocess.Popen, out: Path, lines: int, extra_s: float) -> int:
+    """SIGKILL the whole group once the journal holds ``lines`` lines (0: as soon as the run directory is
+    resumable), plus ``extra_s``. Returns the journal length seen at the kill (-1: the run had ended)."""
+    deadline = time.monotonic() + 120
+    seen = -1
+    while time.monotonic() < deadline and proc.poll() is None:
+        run = the_run(out)
+        if run is not None and (run / "resolved.yaml").exists() and (run / "manifest.json").exists():
+            j = run / "journal.jsonl"
+            n = j.read_bytes().count(b"\n") if j.exists() else 0
+            if n >= lines:
+                seen = n
+                break
+        time.sleep(0.01)
+    time.sleep(extra_s)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        seen = -1
+    proc.communicate()
+    return seen
+
+
+def _trial(i: int, root: Path, total_lines: int) -> dict:
+    rng = random.Random(1000 + i)
+    out = root / f"t{i}"
+    proc = start("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "1")
+    kills = [_kill_when(proc, out, rng.randrange(0, total_lines - 1), rng.choice([0, 0, 0.005, 0.02, 0.05]))]
+    run = the_run(out)
+    if run is None or not (run / "manifest.json").exists() or not (run / "resolved.yaml").exists():
+        return {"trial": i, "kills": kills, "skipped": "killed before the run directory was resumable"}
+    before = journal_facts(check_json(run, allow_torn_tail=True))
+    if rng.random() < 0.5:  # kill the resumed run too, somewhere later
+        proc = start("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", "1")
+        kills.append(_kill_when(proc, out, rng.randrange(max(1, kills[0]), total_lines + 1), rng.choice([0, 0.05])))
+        before2 = journal_facts(check_json(run, allow_torn_tail=True))
+        assert all(before2.get(k) == v for k, v in before.items()), "a journaled evaluation was lost or changed"
+        before = before2
+    res = hh("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", "1")
+    no_traceback(res)
+    assert res.returncode == 0, (i, kills, res.stderr)
+    after = journal_facts(check_json(run, allow_torn_tail=False))
+    assert all(after.get(k) == v for k, v in before.items()), "a journaled evaluation was lost or changed"
+    return {"trial": i, "kills": kills, "run": run}
+
+
+def test_sigkill_at_random_points_then_resume(reference, tmp_path: Path) -> None:
+    total = sum(1 for _ in reference["facts"]) + len(reference["steps"]) + 1
+    with ThreadPoolExecutor(2) as pool:
+        trials = list(pool.map(lambda i: _trial(i, tmp_path, total), range(TRIALS)))
+    identical = 0
+    for t in trials:
+        if "run" in t:
+            assert_same_as_reference(t["run"], reference)
+            identical += 1
+    killed = sum(1 for t in trials if t["kills"][0] >= 0)
+    print(f"kill/resume: {identical}/{TRIALS} resumed identical, {killed} killed mid-run; kill points (journal "
+          f"lines, -1 = the run had ended): {[t['kills'] for t in trials]}")
+    assert identical >= TRIALS - 2, trials  # a kill before the run directory exists leaves nothing to resume
+    assert killed >= TRIALS // 2, trials
+
+
+# ---- Ctrl-C ----------------------------------------------------------------------------------------------
+
+def test_ctrl_c_stops_cleanly_and_resumes(reference, tmp_path: Path) -> None:
+    proc = start("run", str(DESIGN), "--out", str(tmp_path), "--quiet", "--no-report", "--jobs", "2")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # Ctrl-C once Phase 2 is under way
+        run = the_run(tmp_path)
+        if run is not None and (run / "journal.jsonl").exists() and b'"step"' in (run / "journal.jsonl").read_bytes():
+            break
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)  # the terminal sends it to the whole foreground group
+    stdout, stderr = proc.communicate(timeout=120)
+    assert "Traceback" not in stderr, stderr
+    run = the_run(tmp_path)
+    if proc.returncode == 0:  # the last iteration was already done: nothing to interrupt
+        assert_same_as_reference(run, reference)
+        return
+    assert proc.returncode == 130, stderr
+    assert f"hh run --resume {run}" in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and summary["interrupted_by"] == "SIGINT"
+    check_json(run, allow_torn_tail=False)
+    res = hh("run", "--resume", str(run), "--quiet", "--no-report")
+    assert res.returncode == 0, res.stderr
+    assert_same_as_reference(run, reference)
+
+
+# ---- a tool that crashes or disappears mid-run -----------------------------------------------------------
+
+def _yosys_that_breaks(tmp: Path, how: str, after: int) -> Path:
+    """A yosys that synthesizes ``after`` designs, then crashes (SIGSEGV) or deletes itself."""
+    from hyperheurist.tools import tool_path
+
+    real = tool_path("yosys")
+    script = tmp / "yosys"
+    count = tmp / "synth-count"
+    broken = {"crash": "kill -SEGV $$", "missing": f'rm -f "{script}"; kill -SEGV $$'}[how]
+    script.write_text(f"""#!/bin/sh
+case "$*" in *synth.ys*)
+  n=$(cat "{count}" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "{count}"
+  if [ $n -gt {after} ]; then {broken}; fi ;;
+esac
+exec {real} "$@"
+""")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize("how", ["crash", "missing"])
+def test_tool_breaks_mid_run(reference, tmp_path: Path, how: str) -> None:
+    fake = _yosys_that_breaks(tmp_path, how, after=1)  # Phase 1's baseline synthesizes, Phase 2 does not
+    out = tmp_path / "runs"
+    env = {"HH_YOSYS": str(fake), "HH_CACHE_DIR": str(tmp_path / "cache")}  # a cold cache: synthesis must run
+    res = hh("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "2", env=env)
+    no_traceback(res)
+    run = the_run(out)
+    assert res.returncode == 3, res.stderr
+    line = res.stderr.strip().splitlines()[-1]
+    assert line.startswith("hh: error: search stopped by repeated tool faults") and f"--resume {run}" in line, line
+    assert ("SIGSEGV" in line) if how == "crash" else ("SIGSEGV" in line or "not an executable" in line), line
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and summary["infrastructure_faults"]["count"] >= 3
+    recs = check_json(run, allow_torn_tail=False)
+    assert any(r["type"] == "phase1" and r["verdict"] == "valid" for r in recs), "Phase 1's work is kept"
+    # the tool is fixed: resume retries the faulty evaluations and ends where an unbroken run ends
+    res = hh("run", "--resume", str(run), "--quiet", "--no-report", env={"HH_CACHE_DIR": str(tmp_path / "cache")})
+    assert res.returncode == 0, res.stderr
+    assert_same_as_reference(run, reference)
+
+
+def test_tool_missing_from_the_start_is_exit_3(tmp_path: Path) -> None:
+    res = hh("run", str(DESIGN), "--out", str(tmp_path / "runs"), "--quiet", "--no-report",
+             env={"HH_YOSYS": str(tmp_path / "no-yosys"), "HH_CACHE_DIR": str(tmp_path / "cache")})
+    no_traceback(res)
+    assert res.returncode == 3, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "HH_YOSYS" in lines[0] and "--resume" in lines[0], lines
+
+
+def test_gate_and_ppa_with_a_crashing_tool_exit_3(tmp_path: Path) -> None:
+    fake = _yosys_that_breaks(tmp_path, "crash", after=0)
+    rtl = DATA / "seeds" / "ok_1_naive.v"
+    env = {"HH_YOSYS": str(fake)}
+    for args in (["ppa", str(DESIGN), str(rtl), "--no-cache"], ["gate", str(DESIGN), str(rtl)]):
+        res = hh(*args, env=env if args[0] == "ppa" else {"HH_YOSYS": str(tmp_path / "gone")})
+        no_traceback(res)
+        assert res.returncode == 3, (args[0], res.stderr)
+        assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+# ---- a full disk -------------------------------------------------------------------------------------------
+
+def test_disk_full_while_journaling_then_resume(reference, tmp_path: Path, monkeypatch, capsys) -> None:
+    """The journal append fails with ENOSPC part-way through Phase 2: exit 3, one line, resumable."""
+    import hyperheurist.journal as journal
+    from hyperheurist.cli import main
+
+    real = journal.append_jsonl
+    calls = {"n": 0}
+
+    def full_disk(path, record):
+        calls["n"] += 1
+        if calls["n"] > 6:  # Phase 1 and a little of Phase 2 get written
+            with open(path, "a") as fh:  # a real ENOSPC can leave part of the line behind
+                fh.write(json.dumps(record)[:25])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        real(path, record)
+
+    monkeypatch.setattr(journal, "append_jsonl", full_disk)
+    out = tmp_path / "runs"
+    with pytest.raises(SystemExit) as exc:
+        main(["run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 3, err
+    run = the_run(out)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0] and f"--resume {run}" in lines[0], lines
+    kept = journal_facts(check_json(run, allow_torn_tail=True))
+    assert len(kept) >= 3
+    monkeypatch.setattr(journal, "append_jsonl", real)
+    res = hh("run", "--resume", str(run), "--quiet", "--no-report")
+    assert res.returncode == 0, res.stderr
+    assert_same_as_reference(run, reference)
+
+
+def test_cache_write_failure_does_not_fail_the_run(tmp_path: Path) -> None:
+    """A PPA cache on a full or read-only disk is skipped, not fatal."""
+    cache = tmp_path / "cache"
+    (cache / "ppa").mkdir(parents=True)
+    (cache / "ppa").chmod(0o500)
+    try:
+        if os.access(cache / "ppa", os.W_OK):
+            pytest.skip("running as root: a read-only folder is still writable")
+        res = hh("ppa", str(DESIGN), str(DATA / "seeds" / "ok_1_naive.v"), "--cache-dir", str(cache))
+        assert res.returncode == 0, res.stderr
+    finally:
+        (cache / "ppa").chmod(0o700)
+
+
+def test_cache_ignores_corrupt_and_foreign_entries(tmp_path: Path) -> None:
+    from hyperheurist.ppa.cache import PPACache
+    from hyperheurist.ppa.metrics import PPAMetrics
+
+    c = PPACache(tmp_path)
+    m = PPAMetrics(area_um2=10.0, cells=3, cell_histogram={"INVX1": 3}, delay_ns=1.0, slack_ns=1.0, fmax_mhz=1000.0,
+                   met_timing=True, critical_path={}, power_mw=0.1, dynamic_mw=0.1, leakage_mw=0.0,
+                   power_fidelity="vectorless", liberty="x", timings={})
+    key, other = "ab" + "0" * 62, "ab" + "1" * 62
+    c.put(key, m)
+    assert c.get(key) is not None and c.get(key).area_um2 == 10.0
+    p = c._path(key)
+    for bad in (b"", b"{", b"\x00\xff", b"[]", b'{"key": "%s", "metrics": {"area_um2": "big"}}' % key.encode(),
+                b'{"key": "%s", "metrics": {"area_um2": NaN, "delay_ns": 1, "power_mw": 1, "cells": 1}}' % key.encode(),
+                p.read_bytes().replace(key.encode(), other.encode())):
+        p.write_bytes(bad)
+        assert c.get(key) is None, bad
+
+
+# ---- two runs at once --------------------------------------------------------------------------------------
+
+def test_two_runs_at_once_share_the_cache(reference, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    out = tmp_path / "runs"  # the same --out: both start in the same second and race for the folder name
+    env = {"HH_CACHE_DIR": str(cache)}
+    procs = [start("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "1", env=env)
+             for _ in range(2)]
+    results = [p.communicate(timeout=300) + (p.returncode,) for p in procs]
+    for stdout, stderr, rc in results:
+        assert rc == 0 and "Traceback" not in stderr, stderr
+    runs = sorted(p for p in out.glob("*/*") if p.is_dir())
+    assert len(runs) == 2
+    for run in runs:
+        assert_same_as_reference(run, reference)
+    entries = list(cache.rglob("*.json"))
+    assert entries and not list(cache.rglob("*.tmp"))
+    for e in entries:
+        d = json.loads(e.read_text())
+        assert e.stem == d["key"]
+    # and once more on the warm cache: the same result, now from the cache
+    res = hh("run", str(DESIGN), "--out", str(tmp_path / "warm"), "--quiet", "--no-report", env=env)
+    assert res.returncode == 0, res.stderr
+    warm = the_run(tmp_path / "warm")
+    assert_same_as_reference(warm, reference)
+    assert json.loads((warm / "summary.json").read_text())["cache_hits"] > 0
+
+
+# ---- an LLM endpoint that fails ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("action", [{"status": 500}, {"garbage": True}], ids=["http-500", "garbage"])
+def test_llm_endpoint_failing_run_goes_on(tmp_path: Path, action: dict) -> None:
+    stub_mod = pytest.importorskip("llm_stub")
+    d = yaml.safe_load(DESIGN.read_text())
+    d["spec"] = str(DATA / "spec.md")
+    d["verification"]["reference"] = str(DATA / "reference.v")
+    d["generation"].update(provider="openai", seeds=str(DATA / "seeds" / "*.v"), candidates=2, retries=1,
+                           request_timeout_s=5, repair_attempts=1)
+    d["anneal"]["iterations"] = 2
+    y = tmp_path / "d.yaml"
+    y.write_text(yaml.safe_dump(d))
+    with stub_mod.Stub() as stub:
+        stub.default = action
+        res = hh("run", str(y), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", "--base-url", stub.url,
+                 env={"OPENAI_API_KEY": "sk-stub"}, timeout=300)
+        n = len(stub.requests)
+    no_traceback(res)
+    assert res.returncode == 0, res.stderr
+    assert n >= 1, "the endpoint was never asked"
+    run = the_run(tmp_path / "runs")
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["phase1"]["valid"] >= 1
+    warning = [ln for ln in res.stderr.splitlines() if ln.startswith("hh: warning: LLM:")]
+    assert len(warning) == 1 and "fail" in warning[0], (res.stderr, summary["llm"])
