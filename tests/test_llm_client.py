@@ -339,3 +339,10 @@ def test_endpoint_and_model_overrides(stub: Stub, tmp_path: Path, monkeypatch: p
     made, _ = make_client(d, tmp_path / "cli", base_url=stub.url, model="from-cli")
     assert made.generate(d, 1, None) and stub.requests[-1]["model"] == "from-cli"
     assert records(tmp_path / "cli")[0]["model"] == "from-cli" and len(stub.requests) == 2
+
+
+def test_content_sent_as_a_list_of_parts() -> None:
+    from hyperheurist.llm.transport import _text
+
+    assert _text([{"type": "text", "text": "```verilog\n"}, {"type": "text", "text": "x```"}]) == "```verilog\nx```"
+    assert _text(None) == ""

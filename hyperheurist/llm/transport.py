@@ -135,7 +135,7 @@ class Transport:
         if isinstance(resp, (str, bytes)) or not getattr(resp, "choices", None):
             raise ValueError("no choices in the reply")
         choice = resp.choices[0]
-        text = choice.message.content or ""
+        text = _text(choice.message.content)
         usage = getattr(resp, "usage", None)
         if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
             return Reply(text, choice.finish_reason, int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0),
@@ -143,6 +143,15 @@ class Transport:
         # servers that report no usage: about four characters per token
         chars_in = sum(len(str(m.get("content", ""))) for m in messages)
         return Reply(text, choice.finish_reason, chars_in // 4 + 1, len(text) // 4 + 1, True, latency)
+
+
+def _text(content: Any) -> str:
+    """Message content as text: some servers send a list of parts instead of a string."""
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(getattr(p, "text", p)) for p in content)
+    return str(content)
 
 
 def _with(exc: Exception, attempts: list[dict]) -> Exception:
