@@ -532,7 +532,9 @@ def preflight(design: DesignConfig) -> None:
 
 def start_run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, bool]:
     if opts.resume is not None:
-        return RunDir.open(opts.resume), True
+        rd = RunDir.open(opts.resume)
+        rd.remove_stale_temp_files()  # left by the kill that ended the previous attempt
+        return rd, True
     return RunDir.create(design, design.anneal.seed, root=opts.out_root, argv=opts.argv), False
 
 

@@ -95,6 +95,18 @@ class RunDir:
             raise InputError(f"{p}: not a run directory (no manifest.json / resolved.yaml)")
         return cls(p)
 
+    def remove_stale_temp_files(self) -> int:
+        """Delete the ``.<name>.<random>.tmp`` files an atomic write leaves when the run is killed mid-write
+        (call only when no process is writing the run: on resume)."""
+        n = 0
+        for f in self.path.rglob(".*.tmp"):
+            try:
+                f.unlink()
+                n += 1
+            except OSError:
+                pass
+        return n
+
     @property
     def journal(self) -> Path:
         return self.path / "journal.jsonl"
