@@ -238,3 +238,55 @@ def test_run_tools_get_no_secrets_and_the_key_is_never_written(tmp_path: Path) -
             data = f.read_bytes()
             for v in SECRETS.values():
                 assert v.encode() not in data, f"{f} holds {v}"
+
+
+# ---- the runner's limits, whatever the caller passes ------------------------------------------------------
+
+def test_every_tool_call_gets_a_memory_cap(tmp_path: Path) -> None:
+    """A caller that passes no mem_mb (ppa/sta.py today) still runs under DEFAULT_MEM_MB."""
+    from hyperheurist.runner import DEFAULT_MEM_MB, run_tool
+
+    res = run_tool([sys.executable, "-c", f"x = bytearray({(DEFAULT_MEM_MB + 512) * 1024 * 1024})"], name="hog",
+                   log_dir=tmp_path, timeout_s=60)
+    assert not res.ok and res.memory_limited and "memory limit" in res.describe(), res.describe()
+    res = run_tool([sys.executable, "-c", "x = bytearray(400 * 1024 * 1024)"], name="hog2", log_dir=tmp_path,
+                   timeout_s=60, mem_mb=200)
+    assert res.memory_limited and res.limited and "200 MB" in res.describe()
+
+
+def test_cpu_limit_is_reported_as_a_limit(tmp_path: Path) -> None:
+    from hyperheurist.runner import run_tool
+
+    res = run_tool([sys.executable, "-c", "while True: pass"], name="spin", log_dir=tmp_path, timeout_s=30, cpu_s=1)
+    assert res.cpu_limited and not res.timed_out and res.wall_s < 20, res.describe()
+    assert "CPU-time limit" in res.describe()
+
+
+def test_tools_die_with_a_killed_parent(tmp_path: Path) -> None:
+    """kill -9 of hh must not leave its tools running (they live in their own sessions)."""
+    pidfile = tmp_path / "tool.pid"
+    tool_py = tmp_path / "tool.py"
+    tool_py.write_text(f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(600)\n")
+    parent_py = tmp_path / "parent.py"
+    parent_py.write_text("import sys\nfrom pathlib import Path\nfrom hyperheurist.runner import run_tool\n"
+                         f"run_tool([sys.executable, {str(tool_py)!r}], name='sleeper', log_dir=Path({str(tmp_path)!r}),"
+                         " timeout_s=600)\n")
+    parent = subprocess.Popen([sys.executable, str(parent_py)])
+    deadline = time.monotonic() + 30
+    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    tool = int(pidfile.read_text())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{tool}/stat") as fh:
+                if fh.read().split()[2] == "Z":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(tool, 9)
+        pytest.fail("the tool outlived its killed parent")
