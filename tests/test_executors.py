@@ -1,13 +1,18 @@
-"""Executors: results come back in submission order; Ray runs on a local instance."""
+"""Executors: results come back in submission order; Ray runs on a local instance and really
+evaluates candidates (gates + PPA) the same way the local pool does."""
 
 from __future__ import annotations
 
+import math
 import os
+from pathlib import Path
 
 import pytest
 
-from hyperheurist.errors import ConfigError
-from hyperheurist.executors import LocalExecutor, make_executor
+from hyperheurist.errors import ConfigError, ToolError
+from hyperheurist.executors import LocalExecutor, make_executor, ray_env_vars
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def _square_after(x: int) -> tuple[int, int]:
@@ -30,6 +35,20 @@ def test_local_pool_keeps_order() -> None:
         ex.shutdown()
 
 
+def test_local_pool_progress_in_completion_order_results_in_submission_order() -> None:
+    seen: list[int] = []
+    ex = LocalExecutor(2)
+    try:
+        out = ex.map(_square_after, range(5), progress=lambda i, r: seen.append(i))
+    finally:
+        ex.shutdown()
+    assert out == [(i, i * i) for i in range(5)]
+    assert sorted(seen) == list(range(5))
+    inline: list[tuple[int, object]] = []
+    assert LocalExecutor(1).map(abs, [-1, -2], progress=lambda i, r: inline.append((i, r))) == [1, 2]
+    assert inline == [(0, 1), (1, 2)]
+
+
 def test_single_job_runs_inline() -> None:
     ex = LocalExecutor(1)
     assert ex.map(_pid, [1, 2]) == [os.getpid()] * 2
@@ -40,12 +59,68 @@ def test_unknown_executor() -> None:
         make_executor("slurm", 1)
 
 
-def test_ray_local_instance() -> None:
-    pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'hyperheurist[ray]'")
-    import math
+def test_ray_env_vars_forward_settings_not_secrets() -> None:
+    env = {"PATH": "/usr/bin", "HH_CACHE_DIR": "/c", "HH_YOSYS": "/y", "HH_API_KEY": "k", "OPENAI_API_KEY": "s",
+           "HOME": "/root"}
+    assert ray_env_vars(env) == {"PATH": "/usr/bin", "HH_CACHE_DIR": "/c", "HH_YOSYS": "/y"}
 
+
+@pytest.fixture(scope="module")
+def ray_executor():
+    pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'hyperheurist[ray]'")
+    os.environ.pop("RAY_ADDRESS", None)  # always a local instance in tests
     ex = make_executor("ray", 2)
-    try:  # functions must be importable on the workers: package or stdlib ones, not this test module
-        assert ex.map(math.factorial, range(8)) == [math.factorial(i) for i in range(8)]
+    yield ex
+    ex.shutdown()
+
+
+def test_ray_local_instance(ray_executor) -> None:
+    # functions must be importable on the workers: package or stdlib ones, not this test module
+    assert ray_executor.map(math.factorial, range(8)) == [math.factorial(i) for i in range(8)]
+    seen: list[int] = []
+    assert ray_executor.map(math.factorial, range(4), progress=lambda i, r: seen.append(i)) == [1, 1, 2, 6]
+    assert sorted(seen) == [0, 1, 2, 3]
+
+
+def test_ray_task_failure_is_a_tool_error(ray_executor) -> None:
+    with pytest.raises(ToolError, match="a Ray task failed: .*math domain error.*Scaling out with Ray"):
+        ray_executor.map(math.sqrt, [4.0, -1.0])
+
+
+@pytest.mark.tools
+def test_ray_evaluates_candidates_like_the_local_pool(ray_executor, tmp_path: Path, monkeypatch) -> None:
+    from hyperheurist.candidate import Candidate
+    from hyperheurist.config import load_design
+    from hyperheurist.evaluate import EvalTask, evaluate, worker_init
+    from hyperheurist.recipe import load_flow
+    from hyperheurist.search.state import State
+
+    design = load_design(REPO / "benchmarks" / "adder32" / "design.yaml")
+    recipe = load_flow(design.ppa.flow).recipe
+    seeds = REPO / "benchmarks" / "adder32" / "seeds"
+    cands = [Candidate.from_paths([seeds / n], design.top) for n in ("ok_1_naive.v", "bad_latch.v")]
+
+    def tasks(run: Path) -> list[EvalTask]:
+        return [EvalTask(design, run, State(c, recipe), None, design.ppa.power) for c in cands]
+
+    monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path / "cache-local"))
+    local = LocalExecutor(1).map(evaluate, tasks(tmp_path / "local"))
+    # a fresh executor so the workers see this cache folder (HH_* variables travel to them)
+    ray_executor.shutdown()
+    monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path / "cache-ray"))
+    ex = make_executor("ray", 2, initializer=worker_init, initargs=(str(tmp_path / "ray" / "COMMANDS"),))
+    try:
+        remote = ex.map(evaluate, tasks(tmp_path / "ray"))
     finally:
         ex.shutdown()
+    for a, b in zip(local, remote):
+        assert (a.evaluation.valid, a.evaluation.failed_gate, a.evaluation.message) == \
+            (b.evaluation.valid, b.evaluation.failed_gate, b.evaluation.message)
+        assert not b.evaluation.cached  # computed on the workers, into their own cache folder
+    same = {k: v for k, v in local[0].evaluation.metrics.items() if k != "timings"}
+    assert remote[0].evaluation.valid
+    assert {k: v for k, v in remote[0].evaluation.metrics.items() if k != "timings"} == same
+    assert remote[1].evaluation.failed_gate == "structure"
+    assert any((tmp_path / "cache-ray").rglob("*.json"))  # HH_CACHE_DIR reached the workers
+    assert "yosys" in (tmp_path / "ray" / "COMMANDS").read_text()  # worker_init ran on the workers
+    assert (tmp_path / "ray" / "candidates" / cands[0].short / f"ppa-{recipe.digest}").is_dir()

@@ -2,7 +2,9 @@
 """The benchmark sweep: `hh run` on every benchmark for K seeds, plus the reference, into one table.
 
 Writes <out>/sweep.json, sweep.csv, sweep.md and sweep.html. Runs execute as separate `hh run`
-processes (one evaluation job each), JOBS at a time.
+processes (one evaluation job each), JOBS at a time on this machine, or spread over a Ray cluster
+with `--executor ray` (`--ray-address` / RAY_ADDRESS; one CPU per run; `--out` must be on a
+filesystem every node shares, and every node needs this repository at the same path and the tools).
 """
 
 from __future__ import annotations
@@ -91,7 +93,11 @@ def main() -> int:
     ap.add_argument("--benchmarks", default="", help="comma-separated subset")
     ap.add_argument("--out", type=Path, default=REPO / "results")
     ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--executor", choices=["local", "ray"], default="local",
+                    help="local: JOBS runs at a time here; ray: one task per run on a Ray cluster")
+    ap.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)")
     args = ap.parse_args()
+    args.out = args.out.resolve()  # Ray workers may start in another folder
 
     names = [b for b in args.benchmarks.split(",") if b] or sorted(
         p.parent.name for p in (REPO / "benchmarks").glob("*/design.yaml"))
@@ -109,8 +115,26 @@ def main() -> int:
         res.update({"benchmark": name, "seed": seed, "design_yaml": str(yaml_path)})
         return res
 
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(work, jobs))
+    if args.executor == "ray":
+        from hyperheurist.executors import make_executor
+
+        def remote(job: tuple[Path, int]) -> dict:  # runs on a Ray worker (pickled by value)
+            res = run_one(job[0], job[1], args.iterations, args.out, args.timeout)
+            res.update({"benchmark": job[0].parent.name, "seed": job[1], "design_yaml": str(job[0])})
+            return res
+
+        def progress(_i: int, res: dict) -> None:
+            status = "ok" if res["ok"] else f"FAILED rc={res['rc']}: {' '.join(res['stderr'])}"
+            print(f"  {res['benchmark']} seed {res['seed']}: {status} ({res['wall_s']:.0f} s)", flush=True)
+
+        ex = make_executor("ray", args.jobs, address=args.ray_address)
+        try:
+            results = ex.map(remote, jobs, progress=progress)
+        finally:
+            ex.shutdown()
+    else:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            results = list(pool.map(work, jobs))
 
     entries = []
     refs: dict[str, dict | None] = {}
