@@ -101,31 +101,19 @@ def test_every_attack_is_rejected_by_its_gate(gate_results) -> None:
     for name, want in EXPECTED.items():
         res, wall = gate_results[name]
         assert wall < budget, f"{name}: {wall:.1f} s, limits allow {budget} s"
-        if name == "yosys_blowup":
-            continue  # see test_memory_blowup_is_a_gate_failure
         err = assert_clean(res, 1, name=name)
         assert err.startswith(f"hh gate: INVALID: {want} gate: "), (name, err)
         contained += 1
-    assert contained == len(EXPECTED) - 1
+    assert contained == len(EXPECTED)
     assert _canaries() == [], "an attack wrote its canary file"
 
 
 @pytest.mark.tools
-def test_memory_blowup_is_contained(gate_results) -> None:
-    """Yosys exhausting its 512 MB is stopped by the limit, says so, and leaves one line."""
-    res, wall = gate_results["yosys_blowup"]
-    err = assert_clean(res, {1, 3}, name="yosys_blowup")
-    assert "memory limit" in err, err
-
-
-@pytest.mark.tools
-@pytest.mark.xfail(strict=True, reason="hyperheurist/gates/tooling.py:24 raises ToolError for any signal death not "
-                   "caused by a timeout/output cap; a tool killed by our memory limit (res.memory_limited, see "
-                   "runner.ToolResult.limited) is the design's fault and should fail the gate (exit 1)")
 def test_memory_blowup_is_a_gate_failure(gate_results) -> None:
+    """Yosys exhausting its 512 MB is stopped by the limit: the structure gate fails and says why."""
     res, _ = gate_results["yosys_blowup"]
     err = assert_clean(res, 1, name="yosys_blowup")
-    assert err.startswith("hh gate: INVALID: structure gate:"), err
+    assert err.startswith("hh gate: INVALID: structure gate:") and "memory limit" in err, err
 
 
 @pytest.mark.tools
@@ -163,10 +151,8 @@ def test_hh_run_rejects_attacks_and_goes_on(tmp_path: Path) -> None:
     for name, want in EXPECTED.items():
         e = entries[name]
         assert e["verdict"] == "invalid", e
-        # a tool stopped by the memory limit is recorded (as an infrastructure fault until tooling.py says "structure")
-        assert e["gate"] == want or (name == "yosys_blowup" and e["gate"] == "infrastructure"), e
-    if entries["yosys_blowup"]["gate"] == "infrastructure":
-        assert "tool fault" in err  # the run says so
+        assert e["gate"] == want, e
+    assert "tool fault" not in err, "a design stopped by a limit is not a tool fault"
     assert _canaries() == []
 
 
