@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .errors import InputError
 from .jsonio import append_jsonl, dumps, read_jsonl, repair_jsonl, write_text_atomic
 from .search.state import Evaluation
 
@@ -28,7 +29,7 @@ class Journal:
         self.dropped = 0
         if resume:
             self.torn_bytes = repair_jsonl(self.path)
-            records = self._forget_faults(list(read_jsonl(self.path)))
+            records = self._forget_faults(self._read_checked())
             for rec in records:
                 kind = rec.get("type")
                 if kind == "phase1":
@@ -37,6 +38,29 @@ class Journal:
                     self.evals[rec["key"]] = Evaluation.from_dict(rec)
                 elif kind == "step":
                     self._steps_on_disk += 1
+
+    def _read_checked(self) -> list[dict]:
+        """Every record, or InputError naming the first line that is not one (damaged by hand or by disk)."""
+        try:
+            records = list(read_jsonl(self.path))
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{self.path}: not UTF-8 text (byte {exc.start}); cannot resume from it") from None
+        except ValueError as exc:
+            raise InputError(f"{self.path}: corrupt record ({exc}); cannot resume from it") from None
+        except OSError as exc:
+            raise InputError(f"{self.path}: cannot read: {exc.strerror}") from None
+        for i, rec in enumerate(records, 1):
+            ok = isinstance(rec, dict)
+            if ok and rec.get("type") in ("phase1", "eval"):
+                ok = isinstance(rec.get("key"), str) and (rec["type"] != "eval" or "valid" in rec)
+                if ok and rec["type"] == "eval":
+                    try:
+                        Evaluation.from_dict(rec)
+                    except (TypeError, ValueError, KeyError):
+                        ok = False
+            if not ok:
+                raise InputError(f"{self.path}: record {i} is not a journal entry; cannot resume from it")
+        return records
 
     def _forget_faults(self, records: list[dict]) -> list[dict]:
         """Infrastructure faults (a tool crashed or was missing) say nothing about the design: on resume

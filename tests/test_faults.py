@@ -377,3 +377,33 @@ def test_llm_endpoint_failing_run_goes_on(tmp_path: Path, action: dict) -> None:
     assert summary["status"] == "complete" and summary["phase1"]["valid"] >= 1
     warning = [ln for ln in res.stderr.splitlines() if ln.startswith("hh: warning: LLM:")]
     assert len(warning) == 1 and "fail" in warning[0], (res.stderr, summary["llm"])
+
+
+# ---- a damaged journal ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("damage", ["middle-line", "binary", "not-a-record", "eval-without-valid"])
+def test_damaged_journal_resume_is_exit_2(reference, tmp_path: Path, damage: str) -> None:
+    import shutil
+
+    src = Path(reference["summary"]["run_dir"])
+    run = tmp_path / "run"
+    shutil.copytree(src, run)
+    j = run / "journal.jsonl"
+    lines = j.read_text().splitlines(keepends=True)
+    if damage == "middle-line":
+        lines[3] = lines[3][: len(lines[3]) // 2] + "\n"
+    elif damage == "binary":
+        lines[2] = "\udcff\udcfe garbage\n"
+    elif damage == "not-a-record":
+        lines[2] = "[1, 2, 3]\n"
+    else:
+        rec = json.loads(lines[2])
+        rec.pop("valid", None)
+        rec["type"] = "eval"
+        lines[2] = json.dumps(rec) + "\n"
+    j.write_bytes("".join(lines).encode("utf-8", "surrogateescape"))
+    res = hh("run", "--resume", str(run), "--quiet", "--no-report")
+    no_traceback(res)
+    assert res.returncode == 2, res.stderr
+    err = res.stderr.strip().splitlines()
+    assert len(err) == 1 and str(j) in err[0] and "cannot resume" in err[0], err
