@@ -22,11 +22,15 @@ BUNDLED_LIBERTIES = {
     "osu050": "/usr/share/qflow/tech/osu050/osu050_stdcells.lib",
 }
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+# a tunable value ends up in command lines and generated Verilog: literals and identifiers only
+# (the same rule as gates.context.PARAM_VALUE, checked here so a bad value is a config error up front)
+PARAM_LITERAL = re.compile(r"^(-?[0-9_]+|[0-9]*'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+|[A-Za-z_][A-Za-z0-9_]*|\"[^\"\\\n]*\")$")
+MAX_TIMEOUT_S = 7 * 86400.0
 FLOWS_DIR = Path(__file__).resolve().parent.parent / "flows"
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # inf/nan is never a setting
 
 
 def _base(info: ValidationInfo) -> Path:
@@ -125,7 +129,7 @@ class Differential(Model):
 class Equivalence(Model):
     enabled: bool = False
     depth: int = Field(default=12, ge=1, le=1000)
-    timeout_s: float = Field(default=120, gt=0)
+    timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)
 
 
 class Verification(Model):
@@ -245,7 +249,7 @@ class Generation(Model):
     repair_attempts: int = Field(default=2, ge=0, le=20)
     max_requests: int = Field(default=200, ge=0)
     max_tokens: int = Field(default=2_000_000, ge=0)
-    request_timeout_s: float = Field(default=120, gt=0)
+    request_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)
     retries: int = Field(default=4, ge=0, le=20)
     rules_file: Path | None = None
     price_per_mtok_in: float | None = None
@@ -299,12 +303,20 @@ class Tunable(Model):
             raise ValueError(f"not a Verilog identifier: {v!r}")
         return v
 
+    @field_validator("values")
+    @classmethod
+    def _literals(cls, v: list[int | str]) -> list[int | str]:
+        for x in v:
+            if isinstance(x, str) and not PARAM_LITERAL.match(x.strip()):
+                raise ValueError(f"not a Verilog literal or identifier: {x!r}")
+        return v
+
 
 class Limits(Model):
     max_file_bytes: int = Field(default=1_000_000, ge=1)
     max_files: int = Field(default=32, ge=1)
-    tool_mem_mb: int = Field(default=4096, ge=64)
-    tool_timeout_s: float = Field(default=120, gt=0)
+    tool_mem_mb: int = Field(default=4096, ge=64, le=4 * 1024 * 1024)
+    tool_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)
 
 
 class DesignConfig(Model):

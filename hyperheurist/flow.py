@@ -535,7 +535,13 @@ def start_run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, bool]:
         rd = RunDir.open(opts.resume)
         rd.remove_stale_temp_files()  # left by the kill that ended the previous attempt
         return rd, True
-    return RunDir.create(design, design.anneal.seed, root=opts.out_root, argv=opts.argv), False
+    try:
+        return RunDir.create(design, design.anneal.seed, root=opts.out_root, argv=opts.argv), False
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise StorageError(f"--out {opts.out_root}: cannot create the run directory: {exc.strerror}") from None
+        raise ConfigError(f"--out {opts.out_root}: cannot create the run directory: {exc.strerror}"
+                          f"{': ' + str(exc.filename) if exc.filename else ''}") from None
 
 
 def run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, dict]:

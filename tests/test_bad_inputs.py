@@ -113,7 +113,9 @@ EXPECTED = {
     "bad_port_ident": "interface.ports[0].name", "duplicate_port": "duplicate port",
     "no_output": "no output port", "bad_regex": "pass_regex: bad regular expression",
     "no_seeds_match": "generation.seeds: no file matches", "bad_move": "anneal.moves: unknown move",
-    "huge_width": "interface.ports[0].width",
+    "huge_width": "interface.ports[0].width", "infinite_timeout": "limits.tool_timeout_s: Input should be a finite",
+    "nan_weight": "ppa.weights.area: Input should be a finite", "tunable_injection": "tunables[0].values",
+    "huge_memory_limit": "limits.tool_mem_mb",
 }
 # problems only `hh run` looks at (gate and ppa never read seeds or moves)
 RUN_ONLY = {"no_seeds_match", "bad_move"}
@@ -175,13 +177,15 @@ def test_missing_and_unusable_paths(tmp_path: Path) -> None:
         ("run", str(GOOD), "--set", "nonsense"),
         ("run", str(GOOD), "--set", "anneal.iterations=many"),
         ("run", str(GOOD), "--set", "colour=red"),
+        ("run", str(GOOD), "--out", "/proc/hh-cannot-write-here"),
+        ("run", str(GOOD), "--out", str(GOOD_RTL) + "/sub"),  # a file on the way
         ("gate", str(GOOD), str(GOOD_RTL), "--only", "teleport"),
         ("run",),  # no design at all
     ]
     if os.geteuid() != 0:  # root reads anything
         cases.append(("gate", str(GOOD), str(unreadable)))
-    cases = [[*a, "--out", str(tmp_path / "runs")] if a[0] == "run" and len(a) > 1 and "--resume" not in a else list(a)
-             for a in cases]
+    cases = [[*a, "--out", str(tmp_path / "runs")] if a[0] == "run" and len(a) > 1 and "--resume" not in a
+             and "--out" not in a else list(a) for a in cases]
     results = hh_many(cases, tmp_path / "io")
     for args, res in zip(cases, results):
         assert_clean(res, 2, name="hh " + " ".join(args))
