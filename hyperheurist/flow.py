@@ -18,7 +18,7 @@ import yaml
 
 from .candidate import Candidate
 from .config import DesignConfig, Weights
-from .errors import ConfigError, HHError, NoValidCandidate, StorageError, ToolError
+from .errors import ConfigError, HHError, InputError, NoValidCandidate, StorageError, ToolError
 from .evaluate import EvalTask, Outcome, evaluate, first_line, worker_init
 from .executors import Executor, make_executor
 from .jsonio import write_json, write_text_atomic
@@ -517,8 +517,10 @@ def known_move_names(design: DesignConfig) -> set[str]:
     return names
 
 
-def preflight(design: DesignConfig) -> None:
+def preflight(design: DesignConfig, opts: RunOptions | None = None) -> None:
     """Configuration errors found before a run directory exists (exit 2, nothing written)."""
+    if opts is not None and opts.replay is not None and not (Path(opts.replay) / "llm").is_dir():
+        raise InputError(f"--replay {opts.replay}: no recorded LLM responses (no {Path(opts.replay) / 'llm'})")
     gen = design.generation
     if gen.seeds and not gen.seed_files():
         raise ConfigError(f"{design.source}: generation.seeds: no file matches {gen.seeds}")
@@ -545,7 +547,7 @@ def start_run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, bool]:
 
 
 def run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, dict]:
-    preflight(design)
+    preflight(design, opts)
     rd, resumed = start_run(design, opts)
     try:
         summary = Flow(design, rd, opts, resume=resumed).run()

@@ -178,6 +178,7 @@ def test_missing_and_unusable_paths(tmp_path: Path) -> None:
         ("run", str(GOOD), "--set", "anneal.iterations=many"),
         ("run", str(GOOD), "--set", "colour=red"),
         ("run", str(GOOD), "--out", "/proc/hh-cannot-write-here"),
+        ("run", str(GOOD), "--replay", str(tmp_path / "no-recording")),
         ("run", str(GOOD), "--out", str(GOOD_RTL) + "/sub"),  # a file on the way
         ("gate", str(GOOD), str(GOOD_RTL), "--only", "teleport"),
         ("run",),  # no design at all
