@@ -49,6 +49,7 @@ def evaluate(task: EvalTask) -> Outcome:
     """Gates, then PPA. Gates are skipped when only the recipe changed (the RTL is the parent's,
     already proven) or when the caller says so; in Phase 2 the parent is the differential reference."""
     from .gates import run_gates
+    from .gates.chain import settle_synthesis
     from .ppa import PPACache, estimate
 
     t0 = time.monotonic()
@@ -56,20 +57,34 @@ def evaluate(task: EvalTask) -> Outcome:
     cdir = RunDir(task.run_dir).candidate_dir(state.candidate)
     same_rtl = task.parent is not None and task.parent.candidate.digest == state.candidate.digest
     report_dict = None
+    report = None
+    reference = task.parent.candidate if task.parent is not None else None
+    gdir = cdir if reference is None else cdir / f"vs-{reference.short}"
+
+    def rejected(report) -> Outcome:
+        failed = report.failed
+        ev = Evaluation(key=state.key, valid=False, failed_gate=failed.gate if failed else "unknown",
+                        message=failed.message if failed else "", wall_s=time.monotonic() - t0)
+        return Outcome(ev, report.to_dict())
+
     try:
         if task.gates and not same_rtl:
-            reference = task.parent.candidate if task.parent is not None else None
-            gdir = cdir if reference is None else cdir / f"vs-{reference.short}"
-            report = run_gates(state.candidate, task.design, gdir, reference=reference)
+            # the PPA synthesis below stands in for the structure gate's generic synthesis (settled
+            # by running it only if the PPA synthesis fails): the same verdicts, one synthesis less
+            report = run_gates(state.candidate, task.design, gdir, reference=reference, defer_synthesis=True)
             report_dict = report.to_dict()
             if not report.passed:
-                failed = report.failed
-                ev = Evaluation(key=state.key, valid=False, failed_gate=failed.gate if failed else "unknown",
-                                message=failed.message if failed else "", wall_s=time.monotonic() - t0)
-                return Outcome(ev, report_dict)
+                return rejected(report)
         metrics = estimate(state.candidate, task.design, state.recipe, cdir / f"ppa-{state.recipe.digest}",
                            power=task.power, cache=PPACache.default())
     except HHError as exc:
+        if report is not None:
+            try:
+                settled = settle_synthesis(report, state.candidate, task.design, gdir, reference=reference)
+            except HHError:
+                settled = report
+            if not settled.passed:
+                return rejected(settled)  # the structure gate's synthesis fails too: a structure verdict
         # an infrastructure fault on this proposal: recorded, never accepted, the run goes on
         ev = Evaluation(key=state.key, valid=False, failed_gate="infrastructure", message=first_line(exc),
                         wall_s=time.monotonic() - t0)

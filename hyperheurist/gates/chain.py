@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -41,12 +42,56 @@ def _applicable(gate: str, ctx: GateContext) -> str | None:
     return None
 
 
+def _context(cand: Candidate, design: DesignConfig, workdir: Path, reference: Candidate | None,
+             equivalence: bool | None) -> GateContext:
+    golden = reference if reference is not None else default_golden(design)
+    eq = design.verification.equivalence.enabled if equivalence is None else equivalence
+    return GateContext(cand=cand, design=design, workdir=Path(workdir), golden=golden, equivalence=eq)
+
+
+def _settle(ctx: GateContext, results: list[GateResult]) -> list[GateResult]:
+    """Run the structure gate in full (with its generic ``synth``); if that fails, the results the
+    chain would have given without deferral: structure failed, later stages removed and skipped."""
+    i = next(k for k, r in enumerate(results) if r.gate == "structure")
+    d = stage_dir(ctx.workdir, i + 1, "structure")
+    res = check_structure(ctx, d)
+    if res.passed:
+        return results
+    write_json(d / "result.json", res.to_dict())
+    out = results[:i] + [res]
+    for k, r in enumerate(results[i + 1 :], start=i + 2):
+        if not r.skipped:
+            shutil.rmtree(ctx.workdir / f"{k:02d}-{r.gate}", ignore_errors=True)
+        out.append(skipped(r.gate, "not run: structure failed"))
+    return out
+
+
+def _deferred(report: GateReport) -> bool:
+    return any(r.gate == "structure" and r.passed and not r.skipped for r in report.results)
+
+
+def settle_synthesis(report: GateReport, cand: Candidate, design: DesignConfig, workdir: Path, *,
+                     reference: Candidate | None = None, equivalence: bool | None = None) -> GateReport:
+    """For a report made with ``defer_synthesis=True`` whose later synthesis failed: run the structure
+    gate's own synthesis; the report the full chain would have given (unchanged if it synthesizes)."""
+    if not _deferred(report):
+        return report
+    ctx = _context(cand, design, workdir, reference, equivalence)
+    return GateReport(tuple(_settle(ctx, list(report.results))))
+
+
 def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference: Candidate | None = None,
-              equivalence: bool | None = None, only: Sequence[str] | None = None) -> GateReport:
+              equivalence: bool | None = None, only: Sequence[str] | None = None,
+              defer_synthesis: bool = False) -> GateReport:
     """Run safety, compile, structure, simulation, equivalence in order; stop at the first failure.
 
     ``reference`` is the golden side (any Candidate; default: verification.reference). Gates
     after a failure are reported as skipped. Raises ToolError for infrastructure faults only.
+
+    ``defer_synthesis``: for callers that synthesize the candidate right after the gates (PPA). The
+    structure gate then skips its generic ``synth`` (the costliest part of the gate, and repeated by
+    the PPA synthesis); when a later gate fails, the synthesis check runs after all, so the report is
+    the one the full chain gives. A caller whose own synthesis fails calls ``settle_synthesis``.
     """
     if only is not None:
         unknown = set(only) - set(GATES)
@@ -54,13 +99,11 @@ def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference
             raise ConfigError(f"unknown gate(s): {', '.join(sorted(unknown))} (gates: {', '.join(GATES)})")
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    golden = reference if reference is not None else default_golden(design)
-    eq = design.verification.equivalence.enabled if equivalence is None else equivalence
-    ctx = GateContext(cand=cand, design=design, workdir=workdir, golden=golden, equivalence=eq)
+    ctx = _context(cand, design, workdir, reference, equivalence)
     runners: dict[str, Callable[[Path], GateResult]] = {
         "safety": lambda d: check_safety(cand, design.limits),
         "compile": lambda d: check_compile(ctx, d),
-        "structure": lambda d: check_structure(ctx, d),
+        "structure": lambda d: check_structure(ctx, d, synth=not defer_synthesis),
         "simulation": lambda d: check_simulation(ctx, d),
         "equivalence": lambda d: check_equivalence(ctx, d),
     }
@@ -91,4 +134,7 @@ def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference
         results.append(res)
         if not res.passed:
             blocked = gate
+    if defer_synthesis and blocked not in (None, "safety", "compile", "structure") \
+            and _deferred(GateReport(tuple(results))):
+        results = _settle(ctx, results)  # would the structure gate have failed first?
     return GateReport(tuple(results))

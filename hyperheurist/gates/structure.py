@@ -46,7 +46,7 @@ def _port_problem(el: Elaborated, iface: Interface, top: str) -> str | None:
     return None
 
 
-def _yosys_script(ctx: GateContext, stage: Path) -> Path:
+def _yosys_script(ctx: GateContext, stage: Path, synth: bool = True) -> Path:
     chparam = "".join(f" -chparam {k} {v}" for k, v in ctx.params.items())
     files = " ".join(f'"{p}"' for p in ctx.sources())
     script = stage / "structure.ys"
@@ -56,7 +56,7 @@ def _yosys_script(ctx: GateContext, stage: Path) -> Path:
         f"tee -o {stage / 'proc.log'} proc -noopt\n"
         "flatten\n"
         f"tee -o {stage / 'check.log'} check\n"
-        f"synth -top {ctx.top} -flatten\n",
+        + (f"synth -top {ctx.top} -flatten\n" if synth else ""),
         encoding="utf-8",
     )
     return script
@@ -89,8 +89,8 @@ def _check_findings(text: str, top: str) -> str | None:
     return None
 
 
-def _yosys(ctx: GateContext, stage: Path) -> str | None:
-    script = _yosys_script(ctx, stage)
+def _yosys(ctx: GateContext, stage: Path, synth: bool = True) -> str | None:
+    script = _yosys_script(ctx, stage, synth)
     ctx.stage_inputs(stage)
     res = run(ctx, ["yosys", "-q", "-s", str(script)], name="yosys", stage=stage)
     text = res.stdout + "\n" + res.stderr
@@ -114,7 +114,9 @@ def _yosys(ctx: GateContext, stage: Path) -> str | None:
     return None
 
 
-def check_structure(ctx: GateContext, stage: Path) -> GateResult:
+def check_structure(ctx: GateContext, stage: Path, synth: bool = True) -> GateResult:
+    """``synth=False`` leaves out the final generic ``synth`` (the caller synthesizes anyway and
+    settles the claim later: ``chain.settle_synthesis``); every other check is the same."""
     t0 = time.monotonic()
     el = elaborate(ctx.sources(), ctx.top, ctx.params)
     if not el.top_found:
@@ -127,7 +129,7 @@ def check_structure(ctx: GateContext, stage: Path) -> GateResult:
     if el.timing:
         return failed("structure", f"{el.timing[0]} is not allowed in a design (simulation-only construct)",
                       time.monotonic() - t0, timing=el.timing)
-    problem = _yosys(ctx, stage)
+    problem = _yosys(ctx, stage, synth)
     if problem:
         return failed("structure", problem, time.monotonic() - t0)
     return passed("structure", f"top `{ctx.top}` and {len(el.ports)} ports match; no latches, loops, "

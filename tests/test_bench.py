@@ -1,0 +1,53 @@
+"""tools/bench.py on one tiny generated design: the functions work (no timing assertions)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+
+import bench  # noqa: E402
+
+pytestmark = pytest.mark.tools
+
+
+def test_parse_commands_reads_run_tool_records(tmp_path: Path) -> None:
+    stage = tmp_path / "02-compile"
+    stage.mkdir()
+    (stage / "COMMANDS").write_text(
+        "# iverilog: iverilog ok in 0.04 s\n"
+        f"cd {tmp_path / '02-compile'} && /usr/bin/iverilog -g2012 -o 'a b.vvp' x.v\n"
+        "# verilator: verilator exited with code 1\n"
+        f"cd {tmp_path / '02-compile'} && verilator --lint-only x.v\n")
+    cmds = bench.parse_commands(tmp_path)
+    assert [c.name for c in cmds] == ["iverilog", "verilator"]
+    assert cmds[0].argv == ["/usr/bin/iverilog", "-g2012", "-o", "a b.vvp", "x.v"]
+    assert cmds[0].cwd == stage and cmds[0].recorded_s == 0.04 and cmds[1].recorded_s is None
+
+
+def test_bench_functions_on_a_tiny_adder(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path / "cache"))
+    design, cand = bench.size_design("adder", 4, tmp_path / "adder4")
+    assert design.verification.equivalence.enabled and cand.top == "adder4"
+
+    over = bench.measure_overhead(design, cand, tmp_path, repeats=1)
+    assert over["commands"] >= 5  # iverilog, verilator, yosys (structure), iverilog+vvp, yosys (equiv), synth, sta
+    assert over["hh_s"] > 0 and over["tool_s"] > 0 and over["cells"] > 0
+    assert {"compile", "structure", "simulation", "equivalence", "synth_s", "sta_s"} <= set(over["stages"])
+    assert over["second_eval_s"] > 0 and over["cache_hit_s"] >= 0
+
+    size = bench.measure_size("mult", 4, tmp_path)
+    assert size["cells"] > 0 and "equivalence" not in size["stages"]
+
+    cands = [(design, cand), bench.size_design("adder", 5, tmp_path / "adder5")]
+    pool = bench.measure_pool(cands, 2, tmp_path)
+    assert pool["valid"] == 2 and pool["jobs"] == 2
+
+    res = {"when": "now", "host": {"cpus": 2, "python": "3"}, "settings": {"repeats": 1},
+           "overhead": [over], "pool": {"candidates": 2, "labels": ["a", "b"], "runs": [pool]}, "sizes": [size]}
+    md = bench.render(res)
+    assert "| adder4 |" in md and "hh share" in md and "| mult | 4 |" in md and "speed-up" in md
