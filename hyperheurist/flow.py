@@ -535,10 +535,13 @@ def preflight(design: DesignConfig, opts: RunOptions | None = None) -> None:
 def start_run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, bool]:
     if opts.resume is not None:
         rd = RunDir.open(opts.resume)
+        rd.lock()
         rd.remove_stale_temp_files()  # left by the kill that ended the previous attempt
         return rd, True
     try:
-        return RunDir.create(design, design.anneal.seed, root=opts.out_root, argv=opts.argv), False
+        rd = RunDir.create(design, design.anneal.seed, root=opts.out_root, argv=opts.argv)
+        rd.lock()
+        return rd, False
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
             raise StorageError(f"--out {opts.out_root}: cannot create the run directory: {exc.strerror}") from None
@@ -552,8 +555,11 @@ def run(design: DesignConfig, opts: RunOptions) -> tuple[RunDir, dict]:
     try:
         summary = Flow(design, rd, opts, resume=resumed).run()
     except NoValidCandidate:
+        rd.unlock()
         _render(rd, opts)  # the funnel of rejections is what the user needs to see then
         raise
+    finally:
+        rd.unlock()  # the run is over (or failed): another hh run may resume it now
     _render(rd, opts)
     return rd, summary
 

@@ -28,6 +28,7 @@ from .jsonio import write_json, write_text_atomic
 from .tools import tool_versions
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+_held_locks: dict[Path, int] = {}  # run directory -> locked descriptor
 SOURCE_COPY_LIMIT = 4_000_000  # bytes of candidate sources copied into a candidate folder before any gate
 
 
@@ -94,6 +95,30 @@ class RunDir:
         if not (p / "manifest.json").is_file() or not (p / "resolved.yaml").is_file():
             raise InputError(f"{p}: not a run directory (no manifest.json / resolved.yaml)")
         return cls(p)
+
+    def lock(self) -> None:
+        """Hold ``.lock`` (flock, exclusive) for this process's lifetime: a second ``hh run --resume`` of
+        the same run directory would interleave its journal with ours. The kernel drops the lock when
+        the process dies, SIGKILL included, so a killed run never leaves a stale lock."""
+        import fcntl
+
+        from .errors import InputError
+
+        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise InputError(f"{self.path}: in use by another hh run (pid {holder}); wait for it or stop it first") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        _held_locks[self.path] = fd
+
+    def unlock(self) -> None:
+        fd = _held_locks.pop(self.path, None)
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the flock
 
     def remove_stale_temp_files(self) -> int:
         """Delete the ``.<name>.<random>.tmp`` files an atomic write leaves when the run is killed mid-write

@@ -407,3 +407,26 @@ def test_damaged_journal_resume_is_exit_2(reference, tmp_path: Path, damage: str
     assert res.returncode == 2, res.stderr
     err = res.stderr.strip().splitlines()
     assert len(err) == 1 and str(j) in err[0] and "cannot resume" in err[0], err
+
+
+def test_second_resume_of_a_live_run_is_refused(reference, tmp_path: Path) -> None:
+    """Two processes appending to one journal would interleave it: the second is told the run is in use."""
+    proc = start("run", str(DESIGN), "--out", str(tmp_path), "--quiet", "--no-report", "--jobs", "1")
+    deadline = time.monotonic() + 120
+    run = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        run = the_run(tmp_path)
+        if run is not None and (run / "journal.jsonl").exists():
+            break
+        time.sleep(0.02)
+    assert run is not None
+    res = hh("run", "--resume", str(run), "--quiet", "--no-report")
+    still_running = proc.poll() is None
+    proc.communicate(timeout=300)
+    assert proc.returncode == 0
+    no_traceback(res)
+    if still_running:  # (on a very fast machine the first run may already be over)
+        assert res.returncode == 2 and "in use by another hh run" in res.stderr, res.stderr
+    assert_same_as_reference(run, reference)
+    res = hh("run", "--resume", str(run), "--quiet", "--no-report")  # the lock went with the process
+    assert res.returncode == 0, res.stderr
