@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO))
 from hyperheurist.candidate import Candidate  # noqa: E402
 from hyperheurist.config import load_design  # noqa: E402
 from hyperheurist.gates import GATES, run_gates  # noqa: E402
+from hyperheurist.errors import HHError  # noqa: E402
 from hyperheurist.gates.lexer import lex  # noqa: E402
 
 SWAPS = {"+": "-", "-": "+", "&": "|", "|": "&", "^": "|", "==": "!=", "!=": "==", "<": "<=", ">": ">="}
@@ -99,7 +100,11 @@ def _evaluate(job: tuple[str, str, str, str]) -> dict:
     cand = Candidate.from_text(text, top=design.top, name="mutant.v")
     wd = Path(workroot) / cand.short
     t0 = time.monotonic()
-    rep = run_gates(cand, design, wd)
+    try:
+        rep = run_gates(cand, design, wd)
+    except HHError as exc:  # a tool crashed on this mutant: counted apart, the study goes on
+        return {"label": label, "gate": "infrastructure", "message": str(exc).splitlines()[0], "equivalent": None,
+                "wall_s": round(time.monotonic() - t0, 2)}
     row = {"label": label, "gate": rep.failed.gate if rep.failed else None,
            "message": rep.failed.message if rep.failed else "", "equivalent": None}
     if rep.passed:
@@ -131,12 +136,12 @@ def main() -> int:
             text = (b / "reference.v").read_text(encoding="utf-8")
             jobs = [(str(b / "design.yaml"), label, t, tmp) for label, t in mutants(text, args.per_op, args.seed)]
             rows[b.name] = list(pool.map(_evaluate, jobs))
-    header = ["benchmark", "mutants", *GATES, "survived", "equivalent", "escapes"]
+    header = ["benchmark", "mutants", *GATES, "infrastructure", "survived", "equivalent", "escapes"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     total = {h: 0 for h in header[1:]}
     for name, rs in rows.items():
-        counts = {"mutants": len(rs), **{g: sum(r["gate"] == g for r in rs) for g in GATES}}
+        counts = {"mutants": len(rs), **{g: sum(r["gate"] == g for r in rs) for g in (*GATES, "infrastructure")}}
         counts["survived"] = sum(r["gate"] is None for r in rs)
         counts["equivalent"] = sum(r["equivalent"] is True for r in rs)
         counts["escapes"] = counts["survived"] - counts["equivalent"]
@@ -149,6 +154,8 @@ def main() -> int:
         for r in rs:
             if r["gate"] is None and not r["equivalent"]:
                 print(f"  escape: {name}: {r['label']}: {r.get('proof', '')}")
+            if r["gate"] == "infrastructure":
+                print(f"  tool fault: {name}: {r['label']}: {r['message']}")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "mutants.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")

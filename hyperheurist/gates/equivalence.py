@@ -33,9 +33,12 @@ def _script(ctx: GateContext, stage: Path, gold_src: list[Path], gold_top: str) 
         lines.append(f"chparam -set {k} {v} {ctx.top}")
     for k, v in checked_params(ctx.golden).items():
         lines.append(f"chparam -set {k} {v} {gold_top}")
-    lines += [f"hierarchy -check", "proc", "flatten", "memory", "async2sync", "opt_clean",
+    # opt before the miter canonicalises both sides (constant and duplicate bits, widened registers);
+    # opt on the miter then merges logic the two sides share, so structurally equal parts (a
+    # multiplier, a CRC tree) cancel out instead of being left to the SAT solver.
+    lines += [f"hierarchy -check", "proc", "flatten", "memory", "async2sync", "opt -full", "wreduce", "opt_clean",
               f"miter -equiv -flatten -make_assert -make_outputs -ignore_gold_x {gold_top} {ctx.top} hh_miter",
-              "hierarchy -top hh_miter"]
+              "hierarchy -top hh_miter", "opt -full", "opt_clean"]
     sat = f"sat -prove-asserts -show-inputs -show-outputs -timeout {int(max(1, eq.timeout_s))}"
     if iface.sequential:
         sat += f" -seq {eq.depth}"
