@@ -288,3 +288,28 @@ def test_tools_die_with_a_killed_parent(tmp_path: Path) -> None:
     else:
         os.kill(tool, 9)
         pytest.fail("the tool outlived its killed parent")
+
+
+def _run_tool_calls_without(keyword: str) -> list[str]:
+    import ast
+
+    pkg = Path(__file__).resolve().parent.parent / "hyperheurist"
+    missing = []
+    for f in sorted(pkg.rglob("*.py")):
+        if f.name == "runner.py":
+            continue
+        for node in ast.walk(ast.parse(f.read_text(), str(f))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "run_tool":
+                if keyword not in {k.arg for k in node.keywords}:
+                    missing.append(f"{f.relative_to(pkg.parent)}:{node.lineno}")
+    return missing
+
+
+def test_every_tool_call_has_a_timeout() -> None:
+    assert _run_tool_calls_without("timeout_s") == []
+
+
+@pytest.mark.xfail(strict=True, reason="hyperheurist/ppa/sta.py:146 runs OpenSTA without mem_mb (estimate.py does not "
+                   "pass design.limits.tool_mem_mb to run_sta); it gets runner.DEFAULT_MEM_MB, not the design's limit")
+def test_every_tool_call_passes_the_design_memory_limit() -> None:
+    assert _run_tool_calls_without("mem_mb") == []
