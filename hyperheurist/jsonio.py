@@ -67,17 +67,27 @@ def read_jsonl(path: Path) -> Iterator[dict]:
     path = Path(path)
     if not path.exists():
         return
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.readlines()
-    for i, line in enumerate(lines):
-        if not line.strip():
+    with open(path, "rb") as fh:
+        lines = fh.read().split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for i, raw in enumerate(lines):
+        if not raw.strip():
             continue
+        last = i == len(lines) - 1  # possibly torn by a kill mid-write (maybe mid-character): skipped
         try:
-            yield json.loads(line)
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if last:
+                return
+            raise ValueError(f"{path}:{i + 1}: not UTF-8 (byte {exc.start})") from None
+        try:
+            rec = json.loads(text)
         except json.JSONDecodeError:
-            if i == len(lines) - 1:
+            if last:
                 return
             raise
+        yield rec
 
 
 def repair_jsonl(path: Path) -> int:
