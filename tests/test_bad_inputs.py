@@ -93,7 +93,7 @@ def assert_clean(res: subprocess.CompletedProcess, code: int | set[int], *, name
         assert lines, where
         if one_line:
             assert len(lines) == 1, where
-        assert lines[-1].startswith(("hh: error:", "hh gate: INVALID:", "Error:", "hh: interrupted")), where
+        assert lines[-1].startswith(("hh: error:", "hh gate: INVALID:", "hh ppa: INVALID:", "Error:", "hh: interrupted")), where
     return err
 
 
@@ -246,8 +246,6 @@ def test_bad_rtl_through_hh_ppa_one_line(rtl_results) -> None:
 
 
 @pytest.mark.tools
-@pytest.mark.xfail(strict=True, reason="hyperheurist/ppa/synth.py raises ToolError (exit 3) when Yosys rejects the "
-                   "RTL; a design Yosys cannot read is an invalid design (exit 1), not an infrastructure fault")
 def test_unreadable_rtl_through_hh_ppa_is_invalid_not_infra(rtl_results) -> None:
     for stem in sorted(PPA_UNREADABLE):
         assert_clean(rtl_results[("ppa", stem)], 1, name=stem)
@@ -315,8 +313,6 @@ def test_fifty_megabyte_rtl(tmp_path: Path) -> None:
 
 
 @pytest.mark.tools
-@pytest.mark.xfail(strict=True, reason="hyperheurist/ppa/cli.py does not apply limits.max_file_bytes (nor the safety "
-                   "gate's text checks) before handing RTL to Yosys")
 def test_fifty_megabyte_rtl_hh_ppa(tmp_path: Path) -> None:
     big = tmp_path / "big.v"
     with open(big, "w") as fh:

@@ -118,8 +118,6 @@ def test_memory_blowup_is_a_gate_failure(gate_results) -> None:
 
 
 @pytest.mark.tools
-@pytest.mark.xfail(strict=True, reason="hyperheurist/ppa/cli.py hands RTL to Yosys without the safety gate: Yosys "
-                   "follows `include \"/etc/passwd\"` and synthesizes $readmemh(\"/etc/passwd\") into the netlist")
 def test_hh_ppa_refuses_what_the_safety_gate_refuses(tmp_path: Path) -> None:
     cases = [["ppa", str(DESIGN), str(DATA / f"{n}.v"), "--no-cache", "--workdir", str(tmp_path / n)]
              for n in ("readmem_passwd", "include_passwd")]
@@ -309,7 +307,5 @@ def test_every_tool_call_has_a_timeout() -> None:
     assert _run_tool_calls_without("timeout_s") == []
 
 
-@pytest.mark.xfail(strict=True, reason="hyperheurist/ppa/sta.py:146 runs OpenSTA without mem_mb (estimate.py does not "
-                   "pass design.limits.tool_mem_mb to run_sta); it gets runner.DEFAULT_MEM_MB, not the design's limit")
 def test_every_tool_call_passes_the_design_memory_limit() -> None:
     assert _run_tool_calls_without("mem_mb") == []

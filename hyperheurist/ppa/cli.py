@@ -15,7 +15,8 @@ import yaml
 
 from ..candidate import Candidate
 from ..config import load_design, parse_override
-from ..errors import EXIT_OK, ConfigError, InputError
+from ..errors import EXIT_INVALID, EXIT_OK, ConfigError, InputError
+from ..gates.safety import check_safety
 from ..jsonio import dumps
 from ..recipe import Recipe, load_flow
 from .cache import PPACache
@@ -61,6 +62,10 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], as_json: bool, power: str 
         if not p.is_file():
             raise InputError(f"{p}: file not found")
     cand = Candidate.from_paths(paths, top=design.top, origin="ppa", label=paths[0].name)
+    vetted = check_safety(cand, design.limits)  # untrusted RTL: nothing reads what the gate refuses
+    if not vetted.passed:
+        click.echo(f"hh ppa: INVALID: safety gate: {vetted.message}", err=True)
+        return EXIT_INVALID
     recipe = recipe_from(flow_name or design.ppa.flow, recipe_pairs)
     cache = None if no_cache else PPACache(cache_dir)
     with tempfile.TemporaryDirectory(prefix="hh-ppa-") as tmp:

@@ -94,7 +94,7 @@ def estimate(cand: Candidate, design: DesignConfig, recipe: Recipe, workdir: Pat
                                       "cell_histogram": hist})
 
     tdir = stage_dir(workdir, STA_STAGE, "sta")
-    sta = run_sta(syn.netlist, cand.top, design, lib, tdir, timeout_s=lim.tool_timeout_s)
+    sta = run_sta(syn.netlist, cand.top, design, lib, tdir, timeout_s=lim.tool_timeout_s, mem_mb=lim.tool_mem_mb)
     met = sta.slack_ns >= 0
     fmax = 1000.0 / sta.delay_ns if sta.delay_ns > 0 else 0.0
     write_json(tdir / "result.json", {"delay_ns": sta.delay_ns, "slack_ns": sta.slack_ns, "start": sta.start,

@@ -139,12 +139,12 @@ def parse_report(text: str, period_lib: float, tu_ns: float) -> dict:
 
 
 def run_sta(netlist: Path, top: str, design: DesignConfig, lib: Liberty, folder: Path, *,
-            timeout_s: float) -> StaResult:
+            timeout_s: float, mem_mb: int | None = None) -> StaResult:
     script = build_script(netlist, top, design, lib, activity=design.ppa.input_activity)
     (folder / "sta.tcl").write_text(script, encoding="utf-8")
     t0 = time.monotonic()
     res = run_tool(["sta", "-no_init", "-no_splash", "-exit", "sta.tcl"], name="sta", log_dir=folder,
-                   timeout_s=timeout_s, cwd=folder)
+                   timeout_s=timeout_s, cwd=folder, mem_mb=mem_mb or design.limits.tool_mem_mb)
     wall = time.monotonic() - t0
     # OpenSTA prints read_verilog/link errors on stderr and later command errors on stdout:
     # the earlier (root-cause) error is the one to report.

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..candidate import Candidate
-from ..errors import ConfigError, ToolError
+from ..errors import EXIT_INVALID, ConfigError, ToolError
 from ..recipe import Recipe
 from ..runner import run_tool
 
@@ -30,6 +30,12 @@ ABC_SCRIPTS: dict[str, str | None] = {
 _PARAM_VALUE = re.compile(r"""^(-?\d+|\d*'[sS]?[bBoOdDhH][0-9a-fA-F_xXzZ?]+|"[^"\\\n]*")$""")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 NETLIST = "netlist.v"
+
+
+class SynthesisRejected(ToolError):
+    """Yosys refused the RTL itself (a read or elaboration error, or our limits): the design's fault."""
+
+    exit_code = EXIT_INVALID
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,9 @@ def synthesize(cand: Candidate, recipe: Recipe, liberty: Path, folder: Path, *, 
         err = first_error(res.stdout + "\n" + res.stderr)
         if err is None and (folder / "yosys.log").is_file():
             err = first_error((folder / "yosys.log").read_text(encoding="utf-8", errors="replace"))
-        raise ToolError(f"yosys synthesis failed: {err or res.describe()} (see {folder / 'yosys.log'})")
+        where = f"(see {folder / 'yosys.log'})"
+        if res.limited or (err is not None and res.returncode not in (0, None) and not res.signal_name):
+            raise SynthesisRejected(f"yosys rejected the design: {err or res.describe()} {where}")
+        raise ToolError(f"yosys synthesis failed: {err or res.describe()} {where}")
     warnings = sum(1 for ln in (res.stdout + res.stderr).splitlines() if ln.startswith("Warning"))
     return SynthResult(folder / NETLIST, wall, warnings)
