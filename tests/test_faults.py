@@ -129,19 +129,20 @@ def _kill_when(proc: subprocess.Popen, out: Path, lines: int, extra_s: float) ->
 def _trial(i: int, root: Path, total_lines: int) -> dict:
     rng = random.Random(1000 + i)
     out = root / f"t{i}"
-    proc = start("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "1")
+    jobs = str(1 + i % 2)  # odd trials through the worker pool
+    proc = start("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", jobs)
     kills = [_kill_when(proc, out, rng.randrange(0, total_lines - 1), rng.choice([0, 0, 0.005, 0.02, 0.05]))]
     run = the_run(out)
     if run is None or not (run / "manifest.json").exists() or not (run / "resolved.yaml").exists():
         return {"trial": i, "kills": kills, "skipped": "killed before the run directory was resumable"}
     before = journal_facts(check_json(run, allow_torn_tail=True))
     if rng.random() < 0.5:  # kill the resumed run too, somewhere later
-        proc = start("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", "1")
+        proc = start("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", jobs)
         kills.append(_kill_when(proc, out, rng.randrange(max(1, kills[0]), total_lines + 1), rng.choice([0, 0.05])))
         before2 = journal_facts(check_json(run, allow_torn_tail=True))
         assert all(before2.get(k) == v for k, v in before.items()), "a journaled evaluation was lost or changed"
         before = before2
-    res = hh("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", "1")
+    res = hh("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", jobs)
     no_traceback(res)
     assert res.returncode == 0, (i, kills, res.stderr)
     after = journal_facts(check_json(run, allow_torn_tail=False))
