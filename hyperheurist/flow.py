@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import signal
+from concurrent.futures import BrokenExecutor
 import sys
 import time
 from dataclasses import dataclass, field
@@ -136,7 +137,17 @@ class Flow:
         if not tasks:
             return []
         assert self.pool is not None
-        return self.pool.map(evaluate, tasks)
+        try:
+            return self.pool.map(evaluate, tasks)
+        except BrokenExecutor:
+            # a worker was killed (the OOM killer, a stray kill -9): a fresh pool gets one more try
+            self._say("hh: a worker process died; restarting the worker pool and retrying the batch")
+            self.pool.shutdown()
+            try:
+                return self.pool.map(evaluate, tasks)
+            except BrokenExecutor:
+                raise ToolError(f"worker processes died twice on the same batch (out of memory?); everything so far "
+                                f"is kept; resume with: hh run --resume {self.rd.path}") from None
 
     def _count(self, ev: Evaluation) -> None:
         self.evaluations += 1

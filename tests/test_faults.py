@@ -422,3 +422,26 @@ def test_second_resume_of_a_live_run_is_refused(reference, tmp_path: Path) -> No
     assert_same_as_reference(run, reference)
     res = hh("run", "--resume", str(run), "--quiet", "--no-report")  # the lock went with the process
     assert res.returncode == 0, res.stderr
+
+
+def test_a_killed_worker_is_replaced_and_the_run_goes_on(reference, tmp_path: Path) -> None:
+    """kill -9 of one pool worker (what the OOM killer does): the batch is retried on a fresh pool."""
+    proc = start("run", str(DESIGN), "--out", str(tmp_path), "--quiet", "--no-report", "--jobs", "2")
+    deadline = time.monotonic() + 120
+    killed = None
+    while time.monotonic() < deadline and proc.poll() is None and killed is None:
+        run = the_run(tmp_path)
+        if run is not None and (run / "journal.jsonl").exists() and b'"phase1"' in (run / "journal.jsonl").read_bytes():
+            kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+            for k in kids:
+                try:
+                    os.kill(int(k), signal.SIGKILL)
+                    killed = k
+                    break
+                except ProcessLookupError:
+                    pass
+        time.sleep(0.01)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert killed is not None or proc.returncode == 0, "no worker to kill"
+    assert proc.returncode == 0 and "Traceback" not in stderr, stderr
+    assert_same_as_reference(the_run(tmp_path), reference)
