@@ -235,6 +235,10 @@ def run_tool(
             raise ToolError(f"cannot start {argv[0]}: {exc.strerror}") from exc
         except PermissionError as exc:
             raise ToolError(f"cannot start {argv[0]}: permission denied") from exc
+        except OSError as exc:  # ENOEXEC (a script without #!), E2BIG, ...: the tool's fault, not the run's
+            raise ToolError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
+        except subprocess.SubprocessError as exc:  # the resource limits could not be applied in the child
+            raise ToolError(f"cannot start {argv[0]}: {exc}") from exc
         deadline = t0 + timeout_s
         try:
             while True:

@@ -309,3 +309,14 @@ def test_every_tool_call_has_a_timeout() -> None:
 
 def test_every_tool_call_passes_the_design_memory_limit() -> None:
     assert _run_tool_calls_without("mem_mb") == []
+
+
+def test_a_tool_that_cannot_start_is_a_tool_error(tmp_path: Path) -> None:
+    from hyperheurist.errors import ToolError
+    from hyperheurist.runner import run_tool
+
+    script = tmp_path / "no-shebang"
+    script.write_text("echo hi\n")
+    script.chmod(0o755)
+    with pytest.raises(ToolError, match="cannot start"):
+        run_tool([str(script)], name="x", log_dir=tmp_path, timeout_s=10)
