@@ -138,13 +138,13 @@ class Flow:
             return []
         assert self.pool is not None
         try:
-            return self.pool.map(evaluate, tasks)
+            return self.pool.map(_evaluate_guarded, tasks)
         except BrokenExecutor:
             # a worker was killed (the OOM killer, a stray kill -9): a fresh pool gets one more try
             self._say("hh: a worker process died; restarting the worker pool and retrying the batch")
             self.pool.shutdown()
             try:
-                return self.pool.map(evaluate, tasks)
+                return self.pool.map(_evaluate_guarded, tasks)
             except BrokenExecutor:
                 raise ToolError(f"worker processes died twice on the same batch (out of memory?); everything so far "
                                 f"is kept; resume with: hh run --resume {self.rd.path}") from None
@@ -468,6 +468,24 @@ class Flow:
         write_json(self.rd.path / "pareto.json", summary["pareto"])
         summary["wall_s"] = round(time.monotonic() - self.t0, 3)
         write_json(self.rd.summary, summary)
+
+
+def _evaluate_guarded(task: EvalTask) -> Outcome:
+    """``evaluate``, but an unexpected exception on one candidate (a bug met by odd RTL) is recorded as that
+    candidate's tool fault, with the traceback kept in its folder, instead of ending a long run."""
+    try:
+        return evaluate(task)
+    except Exception as exc:  # noqa: BLE001 - the run goes on; the fault is recorded and retried on resume
+        import traceback
+
+        where = Path(task.run_dir) / "candidates" / task.state.candidate.short / "internal-error.txt"
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True)
+            where.write_text(traceback.format_exc(), encoding="utf-8")
+        except OSError:
+            where = None
+        msg = f"internal error: {type(exc).__name__}: {first_line(exc)}" + (f" (traceback in {where})" if where else "")
+        return Outcome(Evaluation(key=task.state.key, valid=False, failed_gate=INFRA, message=msg))
 
 
 def _worker_init(commands_file: str | None) -> None:

@@ -445,3 +445,29 @@ def test_a_killed_worker_is_replaced_and_the_run_goes_on(reference, tmp_path: Pa
     assert killed is not None or proc.returncode == 0, "no worker to kill"
     assert proc.returncode == 0 and "Traceback" not in stderr, stderr
     assert_same_as_reference(the_run(tmp_path), reference)
+
+
+def test_an_internal_error_on_one_candidate_does_not_end_the_run(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A bug that odd RTL trips in some stage (here: a RecursionError) costs that candidate, not the run."""
+    import hyperheurist.flow as flow
+    from hyperheurist.cli import main
+
+    real = flow.evaluate
+
+    def buggy(task):
+        if task.state.candidate.label == "bad_truncated":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(task)
+
+    monkeypatch.setattr(flow, "evaluate", buggy)
+    with pytest.raises(SystemExit) as exc:
+        main(["run", str(DESIGN), "--out", str(tmp_path), "--quiet", "--no-report", "--jobs", "1",
+              "--set", "anneal.iterations=1"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 0, err
+    assert "hh: warning: 1 evaluation(s) hit a tool fault (first: internal error: RecursionError" in err, err
+    run = the_run(tmp_path)
+    entries = json.loads((run / "summary.json").read_text())["phase1"]["entries"]
+    bad = next(e for e in entries if e["label"] == "bad_truncated")
+    assert bad["gate"] == "infrastructure" and "internal-error.txt" in bad["message"]
+    assert "RecursionError" in Path(bad["message"].split("traceback in ")[1].rstrip(")")).read_text()
