@@ -367,7 +367,10 @@ def _format_loc(loc: tuple) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            text = str(part)
+            if not re.fullmatch(r"[A-Za-z0-9_$-]+", text):  # a key with blanks, newlines, dots...: quoted
+                text = repr(text)
+            out += ("." if out else "") + text
     return out or "(top level)"
 
 
@@ -381,6 +384,7 @@ def format_validation_error(path: Path, exc: ValidationError) -> str:
     elif first["type"] == "missing":
         msg = "required field is missing"
     more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
+    msg = " ".join(str(msg).split())  # one line, whatever the offending value held
     return f"{path}: {loc}: {msg}{more}"
 
 
