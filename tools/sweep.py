@@ -43,6 +43,16 @@ def run_one(design_yaml: Path, seed: int, iterations: int | None, out: Path, tim
     return {"ok": True, "run_dir": str(run_dir), "summary": read_json(run_dir / "summary.json"), "wall_s": wall}
 
 
+def existing_run(design_yaml: Path, seed: int, out: Path) -> dict:
+    """The newest finished run of (design, seed) under ``out/runs``, shaped like ``run_one``'s result."""
+    runs = sorted((out / "runs" / load_design(design_yaml).name).glob(f"*-s{seed}*"), key=lambda p: p.stat().st_mtime)
+    done = [r for r in runs if (r / "summary.json").is_file()]
+    if not done:
+        return {"ok": False, "rc": None, "stderr": ["no finished run to aggregate"], "wall_s": 0.0, "run_dir": None}
+    summary = read_json(done[-1] / "summary.json")
+    return {"ok": True, "run_dir": str(done[-1]), "summary": summary, "wall_s": float(summary.get("wall_s") or 0.0)}
+
+
 def reference_ppa(design_yaml: Path, run_dir: Path) -> dict | None:
     """The hand-written reference with the default recipe, costed against the run's baseline."""
     from hyperheurist.candidate import Candidate
@@ -63,11 +73,9 @@ def reference_ppa(design_yaml: Path, run_dir: Path) -> dict | None:
 
 
 def single_pass(design_yaml: Path, run_dir: Path, seed: int) -> dict | None:
-    """Single-pass generation as a user without hh gets it: one valid design, drawn at random (seeded by
-    the sweep seed) from the run's valid Phase-1 candidates, with the default recipe, no search.
-    Offline the candidates are the seed files, which stand for the spread of one-shot LLM answers."""
-    import random
-
+    """Single-pass generation as a user without hh gets it: one valid design with the default recipe, no
+    search. Sweep seed k takes the k-th valid Phase-1 candidate (cycling), so K seeds cover the spread of
+    answers evenly. Offline the candidates are the seed files, standing for one-shot LLM answers."""
     from hyperheurist.flow import Scorer
     from hyperheurist.jsonio import read_jsonl
     from hyperheurist.recipe import load_flow
@@ -77,7 +85,7 @@ def single_pass(design_yaml: Path, run_dir: Path, seed: int) -> dict | None:
              if r.get("type") == "phase1" and r.get("verdict") == "valid" and not r.get("repaired_from")]
     if not valid:
         return None
-    pick = random.Random(seed).choice(valid)
+    pick = valid[(seed - 1) % len(valid)]
     scorer = Scorer(design, load_flow(design.ppa.flow))
     scorer.baseline = read_json(run_dir / "initial" / "ppa.json")["metrics"]
     m = pick["evaluation"]["metrics"]
@@ -96,6 +104,8 @@ def main() -> int:
     ap.add_argument("--executor", choices=["local", "ray"], default="local",
                     help="local: JOBS runs at a time here; ray: one task per run on a Ray cluster")
     ap.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)")
+    ap.add_argument("--aggregate-only", action="store_true",
+                    help="run nothing: rebuild the tables from the runs already under OUT/runs")
     args = ap.parse_args()
     args.out = args.out.resolve()  # Ray workers may start in another folder
 
@@ -115,7 +125,14 @@ def main() -> int:
         res.update({"benchmark": name, "seed": seed, "design_yaml": str(yaml_path)})
         return res
 
-    if args.executor == "ray":
+    previous = read_json(args.out / "sweep.json") if (args.out / "sweep.json").is_file() else {}
+    if args.aggregate_only:
+        results = []
+        for yaml_path, seed in jobs:
+            res = existing_run(yaml_path, seed, args.out)
+            res.update({"benchmark": yaml_path.parent.name, "seed": seed, "design_yaml": str(yaml_path)})
+            results.append(res)
+    elif args.executor == "ray":
         from hyperheurist.executors import make_executor
 
         def remote(job: tuple[Path, int]) -> dict:  # runs on a Ray worker (pickled by value)
@@ -152,11 +169,11 @@ def main() -> int:
 
     agg = aggregate(entries)
     agg["failed_runs"] = failed
-    agg["wall_s"] = round(time.monotonic() - t0, 1)
+    agg["wall_s"] = previous.get("wall_s") if args.aggregate_only else round(time.monotonic() - t0, 1)
     agg["settings"] = {"seeds": args.seeds, "iterations": args.iterations, "jobs": args.jobs}
     write_sweep(args.out, agg)
     print((args.out / "sweep.md").read_text())
-    print(f"sweep: {len(entries)}/{len(jobs)} runs ok in {agg['wall_s']:.0f} s; results in {args.out}")
+    print(f"sweep: {len(entries)}/{len(jobs)} runs ok in {agg['wall_s'] or 0:.0f} s; results in {args.out}")
     if failed:
         print(f"sweep: failed runs: {', '.join(failed)}", file=sys.stderr)
     json.dumps(agg)  # fail loudly here rather than in a later reader if something is not serialisable

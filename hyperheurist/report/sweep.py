@@ -178,14 +178,15 @@ def _md_cell(s: str) -> str:
 
 
 def to_markdown(agg: dict) -> str:
-    head = ["benchmark", "seeds", "baseline cost", "annealed cost", "reference cost", "improvement %",
+    head = ["benchmark", "seeds", "baseline cost", "single-pass cost", "annealed cost", "reference cost", "improvement %",
             "area um2 (base → best)", "delay ns (base → best)", "power mW (base → best)", "P1 valid/cand", "evals",
             "wall s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for r in agg["benchmarks"]:
         ref = r["reference"] or {}
         b, a, p1 = r["baseline"], r["annealed"], r["phase1"]
-        cells = [r["benchmark"], str(r["n"]), _ms(b["cost"]), _ms(a["cost"]), fnum(ref.get("cost"), missing="–"),
+        sp = as_dict(as_dict(r.get("single_pass")).get("cost"))
+        cells = [r["benchmark"], str(r["n"]), _ms(b["cost"]), _ms(sp), _ms(a["cost"]), fnum(ref.get("cost"), missing="–"),
                  _ms(r["improvement_pct"], 3)]
         cells += [f"{fnum(b[k]['mean'], missing='–')} → {fnum(a[k]['mean'], missing='–')}"
                   for k in ("area_um2", "delay_ns", "power_mw")]
