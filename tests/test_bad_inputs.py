@@ -386,10 +386,6 @@ def test_loader_random_bytes_never_crash(tmp_path: Path, blob: bytes) -> None:
 
 
 @pytest.mark.tools
-@pytest.mark.xfail(strict=True, reason="hyperheurist/gates/structure.py:54-58 (and equivalence.py:29-30) write "
-                   "absolute paths into Yosys scripts as `-I\"dir\"` (Yosys does not honour quotes inside a token) and "
-                   "`tee -o <stage>/proc.log` unquoted: a run or work folder whose path has a space fails every "
-                   "candidate at the structure gate (`Can't open input file`); paths relative to the stage folder avoid it")
 def test_paths_with_spaces_and_unicode(tmp_path: Path) -> None:
     """Odd but legal folder names (space, unicode, shell metacharacters) for the design, the RTL and the work."""
     import shutil
@@ -401,8 +397,6 @@ def test_paths_with_spaces_and_unicode(tmp_path: Path) -> None:
 
 
 @pytest.mark.tools
-@pytest.mark.xfail(strict=True, reason="hyperheurist/gates/cli.py uses a relative --workdir as given, but the tools run "
-                   "with the stage folder as cwd: iverilog cannot find `wd/src/x.v` (resolve the workdir first)")
 def test_relative_workdir(tmp_path: Path) -> None:
     res = hh("gate", str(GOOD), str(GOOD_RTL), "--workdir", "wd", cwd=tmp_path)
     assert_clean(res, 0, name="relative --workdir")

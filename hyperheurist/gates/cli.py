@@ -54,7 +54,7 @@ def gate(design_yaml: str, rtl_files: tuple[str, ...], junit_path: str | None, a
             raise ConfigError(f"--reference {reference}: file not found")
         golden = Candidate.from_paths([Path(reference)], top=design.top, origin="reference")
     with tempfile.TemporaryDirectory(prefix="hh-gate-") as tmp:
-        wd = Path(workdir) if workdir else Path(tmp) / cand.short
+        wd = Path(workdir).resolve() if workdir else Path(tmp) / cand.short  # tools run in stage folders
         report = run_gates(cand, design, wd, reference=golden, equivalence=equivalence, only=only or None)
     if junit_path:
         write_junit(Path(junit_path), report, design.name)

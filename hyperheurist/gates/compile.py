@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .context import GateContext
 from .result import GateResult, failed, passed
-from .tooling import run, strip_paths
+from .tooling import rel, run, strip_paths
 
 IVERILOG_ERR = re.compile(r"^(.*?:\d+:\s*(?:error|syntax error|Unable|.*?error).*)$", re.I | re.M)
 VERILATOR_ERR = re.compile(r"^%Error[^:]*: (.*)$", re.M)
@@ -39,9 +39,10 @@ def _iverilog(ctx: GateContext, stage: Path) -> str | None:
 
 
 def _verilator(ctx: GateContext, stage: Path) -> tuple[str | None, list[str]]:
-    argv = ["verilator", "--lint-only", "-Wno-fatal", "--no-timing", "--top-module", ctx.top, f"-I{ctx.src_dir}"]
+    # relative paths: Verilator expands $VAR and $(VAR) in file names, so the run folder's name must not reach it
+    argv = ["verilator", "--lint-only", "-Wno-fatal", "--no-timing", "--top-module", ctx.top, f"-I{rel(ctx.src_dir, stage)}"]
     argv += [f"-G{k}={v}" for k, v in ctx.params.items()]
-    res = run(ctx, argv + [str(p) for p in ctx.sources()], name="verilator", stage=stage)
+    res = run(ctx, argv + [rel(p, stage) for p in ctx.sources()], name="verilator", stage=stage)
     text = strip_paths(res.stderr + "\n" + res.stdout)
     warnings = [f"{code}: {msg.strip()}" for code, msg in VERILATOR_WARN.findall(text)]
     if res.timed_out:

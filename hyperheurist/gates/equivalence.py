@@ -17,7 +17,7 @@ from pathlib import Path
 from .context import GateContext, checked_params
 from .golden import write_golden
 from .result import GateResult, failed, passed
-from .tooling import run, strip_paths
+from .tooling import rel, run, strip_paths
 
 ROW = re.compile(r"^\s*(\d+|init)?\s*\\(in|gold|gate)_([A-Za-z0-9_$]+)\s+(-?\d+|--)\s+([0-9a-fA-Fx-]+)\s+([01xz-]+)\s*$", re.M)
 ERROR = re.compile(r"^ERROR: (.*)$", re.M)
@@ -26,8 +26,8 @@ ERROR = re.compile(r"^ERROR: (.*)$", re.M)
 def _script(ctx: GateContext, stage: Path, gold_src: list[Path], gold_top: str) -> Path:
     iface = ctx.design.interface
     eq = ctx.design.verification.equivalence
-    lines = [f'read_verilog -sv -I"{stage / "golden"}" ' + " ".join(f'"{p}"' for p in gold_src),
-             f'read_verilog -sv -I"{ctx.src_dir}" ' + " ".join(f'"{p}"' for p in ctx.sources())]
+    lines = [f"read_verilog -sv -I{rel(stage / 'golden', stage)} " + " ".join(rel(p, stage) for p in gold_src),
+             f"read_verilog -sv -I{rel(ctx.src_dir, stage)} " + " ".join(rel(p, stage) for p in ctx.sources())]
     assert ctx.golden is not None
     for k, v in ctx.params.items():
         lines.append(f"chparam -set {k} {v} {ctx.top}")

@@ -22,7 +22,7 @@ from ..config import Interface
 from .context import GateContext
 from .result import GateResult, failed, passed
 from .rtl_ast import Elaborated, elaborate
-from .tooling import first_location, run, strip_paths
+from .tooling import first_location, rel, run, strip_paths
 
 LATCH = re.compile(r"^Latch inferred for signal `\\?([^']+)' from process `([^']+)'", re.M)
 WARNING = re.compile(r"^Warning: (.*)$", re.M)
@@ -48,14 +48,14 @@ def _port_problem(el: Elaborated, iface: Interface, top: str) -> str | None:
 
 def _yosys_script(ctx: GateContext, stage: Path, synth: bool = True) -> Path:
     chparam = "".join(f" -chparam {k} {v}" for k, v in ctx.params.items())
-    files = " ".join(f'"{p}"' for p in ctx.sources())
+    files = " ".join(rel(p, stage) for p in ctx.sources())
     script = stage / "structure.ys"
     script.write_text(
-        f'read_verilog -sv -I"{ctx.src_dir}" {files}\n'
+        f"read_verilog -sv -I{rel(ctx.src_dir, stage)} {files}\n"
         f"hierarchy -check -top {ctx.top}{chparam}\n"
-        f"tee -o {stage / 'proc.log'} proc -noopt\n"
+        "tee -o proc.log proc -noopt\n"
         "flatten\n"
-        f"tee -o {stage / 'check.log'} check\n"
+        "tee -o check.log check\n"
         + (f"synth -top {ctx.top} -flatten\n" if synth else ""),
         encoding="utf-8",
     )

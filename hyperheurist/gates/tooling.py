@@ -6,6 +6,7 @@ signal other than our own limits (wall time, output, memory, CPU) is an infrastr
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Sequence
@@ -24,6 +25,12 @@ def run(ctx: GateContext, argv: Sequence[str], *, name: str, stage: Path, timeou
     if res.signal_name and not res.limited:
         raise ToolError(f"{res.describe()} on {ctx.cand.short}; see {res.stderr_path}")
     return res
+
+
+def rel(path: Path, stage: Path) -> str:
+    """``path`` relative to the stage folder (the tools' working directory): Yosys scripts then never
+    carry the run folder's name, which may hold spaces or quotes Yosys cannot take inside a token."""
+    return os.path.relpath(path, stage)
 
 
 def strip_paths(text: str) -> str:
