@@ -140,14 +140,9 @@ class Flow:
         try:
             return self.pool.map(_evaluate_guarded, tasks)
         except BrokenExecutor:
-            # a worker was killed (the OOM killer, a stray kill -9): a fresh pool gets one more try
-            self._say("hh: a worker process died; restarting the worker pool and retrying the batch")
-            self.pool.shutdown()
-            try:
-                return self.pool.map(_evaluate_guarded, tasks)
-            except BrokenExecutor:
-                raise ToolError(f"worker processes died twice on the same batch (out of memory?); everything so far "
-                                f"is kept; resume with: hh run --resume {self.rd.path}") from None
+            # a worker was killed (the OOM killer, a stray kill -9); the journal holds everything finished
+            raise ToolError(f"a worker process died (killed, out of memory?); everything so far is kept; "
+                            f"resume with: hh run --resume {self.rd.path}") from None
 
     def _count(self, ev: Evaluation) -> None:
         self.evaluations += 1
