@@ -15,7 +15,8 @@ setup:
 demo: setup
 	$(HH) run benchmarks/adder32/design.yaml --out runs --quiet
 
-test: setup
+test:
+	@HH_WITH_CHROMIUM=1 bash tools/setup.sh   # the report screenshot test needs headless Chromium
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 sweep: setup
