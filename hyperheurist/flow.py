@@ -140,9 +140,14 @@ class Flow:
         try:
             return self.pool.map(_evaluate_guarded, tasks)
         except BrokenExecutor:
-            # a worker was killed (the OOM killer, a stray kill -9); the journal holds everything finished
-            raise ToolError(f"a worker process died (killed, out of memory?); everything so far is kept; "
-                            f"resume with: hh run --resume {self.rd.path}") from None
+            # a worker was killed (the OOM killer, a stray kill -9): a fresh pool gets one more try
+            self._say("hh: a worker process died; restarting the worker pool and retrying the batch")
+            self.pool.shutdown()
+            try:
+                return self.pool.map(_evaluate_guarded, tasks)
+            except BrokenExecutor:
+                raise ToolError(f"worker processes died twice on the same batch (killed, out of memory?); everything "
+                                f"so far is kept; resume with: hh run --resume {self.rd.path}") from None
 
     def _count(self, ev: Evaluation) -> None:
         self.evaluations += 1
@@ -485,8 +490,11 @@ def _evaluate_guarded(task: EvalTask) -> Outcome:
 
 def _worker_init(commands_file: str | None) -> None:
     """Pool workers leave Ctrl-C to the parent (which stops after the iteration, resumable): a worker
-    killed by the terminal's SIGINT would break the pool."""
+    killed by the terminal's SIGINT would break the pool. SIGTERM gets its default action back: a
+    forked worker inherits the parent's stop-flag handler, which would make it ignore the SIGTERM the
+    pool sends when another worker died, and the pool's shutdown would wait for it forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     worker_init(commands_file)
 
 

@@ -424,11 +424,10 @@ def test_second_resume_of_a_live_run_is_refused(reference, tmp_path: Path) -> No
     assert res.returncode == 0, res.stderr
 
 
-@pytest.mark.xfail(strict=False, reason="hh run sometimes never exits after one pool worker is SIGKILLed (2 of 3 tries "
-                   "hung > 120 s): the local ProcessPoolExecutor (executors.LocalExecutor, shutdown(wait=True)) does not "
-                   "recover from a dead worker; to investigate in executors.py")
-def test_a_killed_worker_ends_the_run_cleanly_and_resumably(reference, tmp_path: Path) -> None:
-    """kill -9 of one pool worker (what the OOM killer does): exit 3, one line with the resume command."""
+def test_a_killed_worker_is_replaced_and_the_run_goes_on(reference, tmp_path: Path) -> None:
+    """kill -9 of one pool worker (what the OOM killer does): the pool is restarted, the batch retried, the
+    result is the uninterrupted one. (Forked workers once inherited the stop-flag SIGTERM handler, so the
+    broken pool's shutdown waited for them forever.)"""
     proc = start("run", str(DESIGN), "--out", str(tmp_path), "--quiet", "--no-report", "--jobs", "2")
     deadline = time.monotonic() + 120
     killed = None
@@ -445,20 +444,14 @@ def test_a_killed_worker_ends_the_run_cleanly_and_resumably(reference, tmp_path:
                     pass
         time.sleep(0.01)
     try:
-        stdout, stderr = proc.communicate(timeout=20)
+        stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
     assert "Traceback" not in stderr, stderr
-    run = the_run(tmp_path)
-    if proc.returncode != 0:  # (the worker may have been between batches and unused since)
-        assert proc.returncode == 3, stderr
-        line = stderr.strip().splitlines()[-1]
-        assert "worker process died" in line and f"--resume {run}" in line, line
-        res = hh("run", "--resume", str(run), "--quiet", "--no-report")
-        assert res.returncode == 0, res.stderr
-    assert_same_as_reference(run, reference)
+    assert proc.returncode == 0, stderr
+    assert_same_as_reference(the_run(tmp_path), reference)
 
 
 def test_an_internal_error_on_one_candidate_does_not_end_the_run(tmp_path: Path, monkeypatch, capsys) -> None:
