@@ -65,8 +65,7 @@ def gate(design_yaml: str, rtl_files: tuple[str, ...], junit_path: str | None, a
             mark = "skip" if r.skipped else ("PASS" if r.passed else "FAIL")
             click.echo(f"{mark:4}  {r.gate:<11} {r.message}")
     f = report.failed
-    if f is not None:
-        if not as_json:
-            click.echo(f"hh gate: INVALID: {f.gate} gate: {f.message}", err=True)
+    if f is not None:  # stderr carries the verdict line even with --json (stdout stays pure JSON)
+        click.echo(f"hh gate: INVALID: {f.gate} gate: {f.message}", err=True)
         return EXIT_INVALID
     return EXIT_OK
