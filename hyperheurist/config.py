@@ -252,6 +252,7 @@ class Generation(Model):
     request_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)
     retries: int = Field(default=4, ge=0, le=20)
     rules_file: Path | None = None
+    critique: bool = False  # ask the LLM to vet each LLM move's proposal before tools run on it
     price_per_mtok_in: float | None = None
     price_per_mtok_out: float | None = None
     max_cost: float | None = None

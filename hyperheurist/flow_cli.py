@@ -51,8 +51,10 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
         if design_yaml is not None or overrides or seed is not None or iterations is not None or chains is not None:
             raise ConfigError("--resume continues a run with its recorded configuration; drop DESIGN_YAML and overrides")
         design_yaml = resume / "resolved.yaml"
+    if design_yaml is None and replay is not None and (replay / "resolved.yaml").is_file():
+        design_yaml = replay / "resolved.yaml"  # replaying a run: its own configuration by default
     if design_yaml is None:
-        raise click.UsageError("give DESIGN_YAML (or --resume RUN_DIR)")
+        raise click.UsageError("give DESIGN_YAML (or --resume RUN_DIR, or --replay RUN_DIR)")
     sets = dict(parse_override(o) for o in overrides)
     for key, value in (("anneal.seed", seed), ("anneal.iterations", iterations), ("anneal.chains", chains),
                        ("generation.provider", provider)):

@@ -263,9 +263,11 @@ def test_refused_key_is_not_retried_nor_echoed(stub: Stub, tmp_path: Path) -> No
     assert all(SECRET not in p.read_text() for p in (tmp_path / "llm").glob("*.json"))
 
 
-def test_critique_can_veto_a_mutation(stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HH_LLM_CRITIQUE", "1")
-    d = design()
+@pytest.mark.parametrize("how", ["env", "config"])
+def test_critique_can_veto_a_mutation(stub: Stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    if how == "env":
+        monkeypatch.setenv("HH_LLM_CRITIQUE", "1")
+    d = design(critique=True) if how == "config" else design()
     c = client(stub, tmp_path, d)
     ctx = MoveContext(design=d, flow=load_flow(d.ppa.flow), metrics=METRICS, llm=c)
     st = State(Candidate.from_text(VALID[0], "mac_small"), load_flow(d.ppa.flow).recipe)

@@ -90,6 +90,19 @@ def test_replay_reproduces_the_run_with_zero_requests(live_run: tuple[Path, list
         assert again[key] == first[key], key
 
 
+def test_replay_alone_uses_the_recorded_configuration(live_run: tuple[Path, list[dict]], tmp_path: Path) -> None:
+    run, _ = live_run
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    res = subprocess.run([sys.executable, "-m", "hyperheurist", "run", "--replay", str(run), "--out", str(tmp_path),
+                          "--quiet", "--no-report"], capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL, env=env)
+    assert res.returncode == 0, res.stderr
+    again = json.loads((only_run(tmp_path) / "summary.json").read_text())
+    first = json.loads((run / "summary.json").read_text())
+    assert again["llm"]["requests"] == 0 and again["llm"]["replayed"] == first["llm"]["requests"]
+    assert again["best"] == first["best"]
+
+
 def test_endpoint_lost_during_the_search(tmp_path: Path) -> None:
     with Stub() as stub:
         responder = MacResponder()

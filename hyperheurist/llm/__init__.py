@@ -7,6 +7,6 @@ replay cache), ``extract`` (Verilog out of a response), ``prompts`` (templates i
 ``hyperheurist/prompts/*.md``), ``rules`` (failure-rule memory), ``errors``.
 
 Environment knobs: ``OPENAI_BASE_URL``/``OPENAI_API_KEY`` (endpoint), ``HH_LLM_BACKOFF_S`` (first retry
-wait, default 1 s), ``HH_LLM_CRITIQUE=1`` (ask the LLM to vet each LLM move before it is evaluated),
+wait, default 1 s), ``HH_LLM_CRITIQUE=1`` (as ``generation.critique: true``: ask the LLM to vet each LLM move before it is evaluated),
 ``HH_PROMPTS_DIR`` (a folder of replacement prompt templates).
 """

@@ -63,7 +63,7 @@ class LLMClient:
         self.lock = threading.Lock()  # budget, counters and ``dead`` are shared by concurrent requests
         self.rules: Any = None
         self.say: Callable[[str], None] | None = None
-        self.critique_enabled = _flag("HH_LLM_CRITIQUE")
+        self.critique_enabled = design.generation.critique or _flag("HH_LLM_CRITIQUE")
         self.counts = {"cache_hits": 0, "replayed": 0, "failed_requests": 0, "no_code": 0, "critique_rejected": 0,
                        "replay_misses": 0}
 
