@@ -12,6 +12,7 @@ import os
 import re
 import resource
 import shlex
+import select
 import signal
 import subprocess
 import threading
@@ -180,6 +181,34 @@ def _log_command(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: 
                 fh.write(text)
 
 
+class _ExitWaiter:
+    """``waiter(t)``: True once ``proc`` has exited, waiting at most ``t`` seconds. On Linux a pidfd wakes
+    the moment the tool exits; ``Popen.wait(timeout)`` polls with sleeps of up to 50 ms, which cost
+    ~25 ms per tool call (measured by ``make bench``)."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
+        try:
+            self.fd: int | None = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):  # not Linux >= 5.3: fall back to polling
+            self.fd = None
+
+    def __call__(self, timeout: float) -> bool:
+        if self.fd is None:
+            try:
+                self.proc.wait(timeout=timeout)
+                return True
+            except subprocess.TimeoutExpired:
+                return False
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        return bool(ready)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def run_tool(
     argv: Sequence[str | os.PathLike],
     *,
@@ -240,27 +269,25 @@ def run_tool(
         except subprocess.SubprocessError as exc:  # the resource limits could not be applied in the child
             raise ToolError(f"cannot start {argv[0]}: {exc}") from exc
         deadline = t0 + timeout_s
+        exited = _ExitWaiter(proc)
         try:
-            while True:
-                try:
-                    proc.wait(timeout=min(0.25, max(0.001, deadline - time.monotonic())))
+            while not exited(min(0.25, max(0.001, deadline - time.monotonic()))):
+                if time.monotonic() >= deadline:
+                    timed_out = True
+                elif out.tell() + err.tell() > max_output or (
+                    out_path.stat().st_size + err_path.stat().st_size > max_output
+                ):
+                    limited = True
+                if timed_out or limited:
+                    _kill_group(proc.pid)
                     break
-                except subprocess.TimeoutExpired:
-                    if time.monotonic() >= deadline:
-                        timed_out = True
-                    elif out.tell() + err.tell() > max_output or (
-                        out_path.stat().st_size + err_path.stat().st_size > max_output
-                    ):
-                        limited = True
-                    if timed_out or limited:
-                        _kill_group(proc.pid)
-                        proc.wait()
-                        break
+            proc.wait()
         except BaseException:
             _kill_group(proc.pid)
             proc.wait()
             raise
         finally:
+            exited.close()
             _kill_group(proc.pid)  # reap anything the tool left running in its group
     if proc.returncode == -signal.SIGXFSZ or max(out_path.stat().st_size, err_path.stat().st_size) >= max_file_bytes:
         limited = True  # killed by the file-size cap (Python children get EFBIG instead of the signal)
