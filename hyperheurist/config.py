@@ -38,14 +38,28 @@ def _base(info: ValidationInfo) -> Path:
     return Path(ctx.get("base_dir", "."))
 
 
+def _is_file(p: Path) -> bool:
+    """``p.is_file()``, False where the name itself is unusable (too long, NUL byte, ...)."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _path_text(value: Any) -> str:
+    if not isinstance(value, (str, Path)):
+        raise ValueError(f"expected a file path, got {type(value).__name__}")
+    return str(value)
+
+
 def _resolve_file(value: Any, info: ValidationInfo, must_exist: bool = True) -> Path | None:
     if value is None:
         return None
-    p = Path(str(value)).expanduser()
+    p = Path(_path_text(value)).expanduser()
     if not p.is_absolute():
         p = _base(info) / p
     p = p.resolve()
-    if must_exist and not p.is_file():
+    if must_exist and not _is_file(p):
         raise ValueError(f"file not found: {p}")
     return p
 
@@ -152,7 +166,7 @@ class Verification(Model):
     @field_validator("test_dir", mode="before")
     @classmethod
     def _test_dir(cls, v: Any, info: ValidationInfo) -> Path:
-        p = Path(str(v)).expanduser() if v is not None else _base(info)
+        p = Path(_path_text(v)).expanduser() if v is not None else _base(info)
         return (p if p.is_absolute() else _base(info) / p).resolve()
 
     @model_validator(mode="after")
@@ -163,7 +177,7 @@ class Verification(Model):
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
             raise ValueError(f"cocotb: not a Python module name: {v!r}")
         assert self.test_dir is not None
-        if not (self.test_dir / f"{v}.py").is_file():
+        if not _is_file(self.test_dir / f"{v}.py"):
             raise ValueError(f"cocotb: test module not found: {self.test_dir / (v + '.py')}")
         return self
 
@@ -214,14 +228,14 @@ class PPA(Model):
         data = dict(data)
         if "liberty_path" in data:
             return data
-        lib = str(data.get("liberty", "osu018"))
+        lib = _path_text(data.get("liberty", "osu018"))
         if lib in BUNDLED_LIBERTIES:
             data["liberty_path"] = Path(BUNDLED_LIBERTIES[lib])
         else:
             p = Path(lib).expanduser()
             if not p.is_absolute():
                 p = (_base(info) / p).resolve()
-            if not p.is_file():
+            if not _is_file(p):
                 raise ValueError(f"liberty: not a bundled name ({', '.join(BUNDLED_LIBERTIES)}) nor a file: {p}")
             data["liberty_path"] = p
         return data
@@ -229,12 +243,12 @@ class PPA(Model):
     @field_validator("flow")
     @classmethod
     def _flow(cls, v: str, info: ValidationInfo) -> str:
-        if (FLOWS_DIR / f"{v}.yaml").is_file():
+        if _is_file(FLOWS_DIR / f"{v}.yaml"):
             return v
         p = Path(v)
         if not p.is_absolute():
             p = _base(info) / p
-        if p.is_file():
+        if _is_file(p):
             return str(p.resolve())
         raise ValueError(f"flow preset not found: {v} (bundled: {', '.join(sorted(f.stem for f in FLOWS_DIR.glob('*.yaml')))})")
 
