@@ -8,6 +8,7 @@ overrides baked into the sources.
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -22,10 +23,9 @@ from .rundir import RunDir
 def load_candidate(folder: Path) -> Candidate:
     """A candidate from its ``candidates/<digest12>/`` folder (sources + candidate.json)."""
     meta = read_json(folder / "candidate.json")
-    cand = Candidate.from_paths([folder / "src" / Path(n).name for n in meta["files"]], meta["top"],
-                                origin=meta.get("origin", "seed"), label=meta.get("label", ""))
-    cand = Candidate(files=cand.files, top=cand.top, params=tuple(sorted(meta.get("params", {}).items())),
-                     parent=meta.get("parent"), move=meta.get("move"), origin=cand.origin, label=cand.label)
+    cand = replace(Candidate.from_paths([folder / "src" / Path(n).name for n in meta["files"]], meta["top"],
+                                        origin=meta.get("origin", "seed"), label=meta.get("label", "")),
+                   params=tuple(sorted(meta.get("params", {}).items())), parent=meta.get("parent"), move=meta.get("move"))
     if cand.digest != meta["digest"]:
         raise InputError(f"{folder}: sources do not match the recorded digest")
     return cand

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from ...candidate import Candidate
 from ..state import MoveContext, State
-from .verilog import (MAX_TEXT, K, Edit, apply_edits, module_name, modules, nodes, overridable_parameters, parse,
-                      span, walk)
+from .verilog import (MAX_TEXT, Edit, apply_edits, module_name, modules, overridable_parameters,
+                      parameter_declarators, parse, span)
 
 
 def declared_parameters(files: tuple[tuple[str, str], ...], top: str) -> dict[str, str]:
@@ -61,14 +61,11 @@ def bake_parameters(cand: Candidate) -> Candidate:
             for mod in modules(parse(text)):
                 if module_name(mod) != cand.top:
                     continue
-                for n in walk(mod):
-                    if n.kind != K.ParameterDeclaration or n.keyword.kind.name != "ParameterKeyword":
-                        continue
-                    for d in nodes(n.declarators):
-                        sp = span(d.initializer.expr, text) if d.initializer is not None else None
-                        if d.name.valueText in want and sp is not None:
-                            edits.append(Edit(sp[0], sp[1], want.pop(d.name.valueText)))
-        files.append((name, apply_edits(text, edits) or text if edits else text))
+                for d in parameter_declarators(mod):
+                    sp = span(d.initializer.expr, text) if d.initializer is not None else None
+                    if d.name.valueText in want and sp is not None:
+                        edits.append(Edit(sp[0], sp[1], want.pop(d.name.valueText)))
+        files.append((name, apply_edits(text, edits) or text))
     if want:
         raise ValueError(f"cannot bake parameter(s) {', '.join(sorted(want))} into {cand.top}")
     return Candidate(files=tuple(files), top=cand.top, parent=cand.digest, move=cand.move, origin=cand.origin,

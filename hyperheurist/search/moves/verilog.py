@@ -107,14 +107,18 @@ def identifiers(node) -> Iterator[str]:
             yield n.identifier.valueText
 
 
+def parameter_declarators(mod) -> Iterator:
+    """The declarators of a module's ``parameter`` (not localparam) declarations."""
+    for n in walk(mod):
+        if n.kind == K.ParameterDeclaration and n.keyword.kind.name == "ParameterKeyword":
+            yield from nodes(n.declarators)
+
+
 def overridable_parameters(mod, text: str) -> dict[str, str]:
     """``parameter`` (not localparam) names of a module and the text of their default values."""
     out: dict[str, str] = {}
-    for n in walk(mod):
-        if n.kind != K.ParameterDeclaration or n.keyword.kind.name != "ParameterKeyword":
-            continue
-        for d in nodes(n.declarators):
-            init = d.initializer
-            value = node_text(init.expr, text) if init is not None else None
-            out[d.name.valueText] = (value or "").strip()
+    for d in parameter_declarators(mod):
+        init = d.initializer
+        value = node_text(init.expr, text) if init is not None else None
+        out[d.name.valueText] = (value or "").strip()
     return out
