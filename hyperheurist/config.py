@@ -26,7 +26,7 @@ IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 # (the same rule as gates.context.PARAM_VALUE, checked here so a bad value is a config error up front)
 PARAM_LITERAL = re.compile(r"^(-?[0-9_]+|[0-9]*'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+|[A-Za-z_][A-Za-z0-9_]*|\"[^\"\\\n]*\")$")
 MAX_TIMEOUT_S = 7 * 86400.0
-FLOWS_DIR = Path(__file__).resolve().parent.parent / "flows"
+FLOWS_DIR = Path(__file__).resolve().parent / "flows"  # package data: works from a wheel too
 
 
 class Model(BaseModel):
@@ -217,6 +217,8 @@ class PPA(Model):
     input_activity: float = Field(default=0.1, ge=0, le=1)
     power: Literal["vectorless", "activity"] = "vectorless"
     timing_penalty: float = Field(default=2.0, ge=0)
+    # weighted: mean of area/delay/power ratios; constrained: meet the clock, then minimise area and power
+    objective: Literal["weighted", "constrained"] = "weighted"
     flow: str = "default"
     liberty_path: Path | None = None  # filled in by the validator
 
@@ -239,6 +241,12 @@ class PPA(Model):
                 raise ValueError(f"liberty: not a bundled name ({', '.join(BUNDLED_LIBERTIES)}) nor a file: {p}")
             data["liberty_path"] = p
         return data
+
+    @model_validator(mode="after")
+    def _objective(self) -> "PPA":
+        if self.objective == "constrained" and self.weights.area + self.weights.power <= 0:
+            raise ValueError("objective constrained: weights.area or weights.power must be positive")
+        return self
 
     @field_validator("flow")
     @classmethod

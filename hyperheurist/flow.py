@@ -97,7 +97,7 @@ class Scorer:
 
         assert self.baseline is not None, "baseline must be set before scoring"
         return cost(PPAMetrics.from_dict(metrics), PPAMetrics.from_dict(self.baseline), self.weights,
-                    self.design.ppa.clock_period_ns, self.design.ppa.timing_penalty)
+                    self.design.ppa.clock_period_ns, self.design.ppa.timing_penalty, self.design.ppa.objective)
 
     def score(self, ev: Evaluation) -> Evaluation:
         if not ev.valid or ev.metrics is None:

@@ -1,7 +1,15 @@
-"""The scalar cost the annealer minimises.
+"""The scalar cost the annealer minimises, under one of two objectives (``ppa.objective``).
 
-cost = (w_a * A/A0 + w_d * D/D0 + w_p * P/P0) / (w_a + w_d + w_p)
-       + timing_penalty * max(0, (D - period) / period)
+weighted (default):
+    cost = (w_a * A/A0 + w_d * D/D0 + w_p * P/P0) / (w_a + w_d + w_p)
+           + timing_penalty * max(0, (D - period) / period)
+
+constrained: the clock period is a hard constraint, then area and power are minimised.
+    feasible (slack >= 0):  cost = (w_a * A/A0 + w_p * P/P0) / (w_a + w_p)
+    violating:              cost = that + INFEASIBLE + timing_penalty * (-slack / period)
+    Slack beyond the period earns nothing: a smaller design that meets the clock beats a larger,
+    faster one. INFEASIBLE puts every violating design above every feasible one whose area/power
+    cost stays below it (a design 100x the baseline); among violators, less violation is better.
 
 A, D, P are area (um2), critical-path delay (ns) and total power (mW); A0, D0, P0 the baseline's
 (the first valid candidate). The baseline scores 1.0 when it meets timing. A zero baseline value
@@ -13,6 +21,9 @@ from __future__ import annotations
 from ..config import Weights
 from .metrics import PPAMetrics
 
+OBJECTIVES = ("weighted", "constrained")
+INFEASIBLE = 100.0  # constrained: the offset of a design that misses the clock
+
 
 def _ratio(value: float, base: float) -> float:
     if base > 0:
@@ -20,8 +31,25 @@ def _ratio(value: float, base: float) -> float:
     return 1.0 if value <= 0 else 1.0 + value
 
 
+def violation(m: PPAMetrics, clock_period_ns: float) -> float:
+    """How far the design misses the clock (negative slack), as a fraction of the period; 0 when met."""
+    if m.met_timing or clock_period_ns <= 0:
+        return 0.0
+    return max(0.0, -m.slack_ns) / clock_period_ns
+
+
 def cost(m: PPAMetrics, baseline: PPAMetrics, weights: Weights, clock_period_ns: float,
-         timing_penalty: float) -> float:
+         timing_penalty: float, objective: str = "weighted") -> float:
+    if objective == "constrained":
+        w = weights.area + weights.power
+        if w <= 0:
+            raise ValueError("the constrained objective needs a positive area or power weight")
+        ap = (weights.area * _ratio(m.area_um2, baseline.area_um2)
+              + weights.power * _ratio(m.power_mw, baseline.power_mw)) / w
+        over = violation(m, clock_period_ns)
+        return ap + (INFEASIBLE + timing_penalty * over if over > 0 else 0.0)
+    if objective != "weighted":
+        raise ValueError(f"unknown objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     total_w = weights.area + weights.delay + weights.power
     mean = (weights.area * _ratio(m.area_um2, baseline.area_um2)
             + weights.delay * _ratio(m.delay_ns, baseline.delay_ns)
