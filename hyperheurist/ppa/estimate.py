@@ -17,6 +17,7 @@ from ..tools import version_key
 from .cache import PPACache, cache_key
 from .liberty import Liberty, file_digest, read_liberty
 from .metrics import FIDELITIES, PPAMetrics
+from .nethash import netlist_digest
 from .netlist import histogram, read_netlist
 from .sta import run_sta
 from .synth import synthesize
@@ -39,7 +40,8 @@ def tools_key(power: str) -> str:
     return version_key(names)
 
 
-def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe, power: str) -> str:
+def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power: str, netlist: str | None = None) -> str:
+    """The cache key of (RTL, recipe); with ``netlist`` (a netlist digest) the key of that mapped netlist."""
     from ..errors import ToolError
 
     lib = Path(design.ppa.liberty_path or "")
@@ -50,7 +52,8 @@ def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe, power: str) -
     extra = {"top": cand.top, "interface": design.interface.model_dump(mode="json")}
     if power == "activity":
         extra["verification"] = design.verification.model_dump(mode="json")
-    return cache_key(candidate=cand.digest, recipe=recipe.to_dict(), liberty_digest=lib_digest,
+    return cache_key(candidate=f"netlist:{netlist}" if netlist else cand.digest,
+                     recipe={} if netlist or recipe is None else recipe.to_dict(), liberty_digest=lib_digest,
                      tools=tools_key(power), power=power, clock_period_ns=design.ppa.clock_period_ns,
                      activity=design.ppa.input_activity, extra=extra)
 
@@ -93,6 +96,16 @@ def estimate(cand: Candidate, design: DesignConfig, recipe: Recipe, workdir: Pat
                                       "recipe": recipe.to_dict(), "area_um2": area, "cells": sum(hist.values()),
                                       "cell_histogram": hist})
 
+    ndigest = netlist_digest(syn.netlist)
+    nkey = key_for(cand, design, None, power, netlist=ndigest) if cache is not None else ""
+    seen = cache.get(nkey) if cache is not None else None
+    if seen is not None:  # this mapped netlist was timed before (another recipe or RTL): reuse STA and power
+        reused = PPAMetrics(**{**seen.__dict__, "timings": {"synth_s": round(syn.wall_s, 4), "sta_s": 0.0, "power_s": 0.0},
+                               "details": {**seen.details, "recipe": recipe.to_dict(), "candidate": cand.digest,
+                                           "netlist_digest": ndigest, "netlist_reused": True}})
+        cache.put(key, reused)
+        return reused
+
     tdir = stage_dir(workdir, STA_STAGE, "sta")
     sta = run_sta(syn.netlist, cand.top, design, lib, tdir, timeout_s=lim.tool_timeout_s, mem_mb=lim.tool_mem_mb)
     met = sta.slack_ns >= 0
@@ -130,8 +143,9 @@ def estimate(cand: Candidate, design: DesignConfig, recipe: Recipe, workdir: Pat
         clock_period_ns=period, area_by_cell={k: round(v, 6) for k, v in area_by.items()},
         power_split={k: round(v, 9) for k, v in split.items()},
         details={"power": power_details, "yosys_warnings": syn.warnings, "recipe": recipe.to_dict(),
-                 "candidate": cand.digest},
+                 "candidate": cand.digest, "netlist_digest": ndigest},
     )
     if cache is not None:
         cache.put(key, metrics)
+        cache.put(nkey, metrics)
     return metrics
