@@ -13,7 +13,8 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import Anneal
 from hyperheurist.errors import NoValidCandidate
 from hyperheurist.recipe import ABC_SCRIPTS, Recipe
-from hyperheurist.search.annealer import Annealer, acceptance_probability, anneal, initial_temperature
+from hyperheurist.search.annealer import (CALIBRATION_ITERATIONS, CALIBRATION_SAMPLES, Annealer, acceptance_probability,
+                                          anneal, initial_temperature)
 from hyperheurist.search.state import Evaluation, MoveContext, State
 
 HYP = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -202,12 +203,20 @@ def test_explicit_t0_and_reheating():
 
 
 def test_auto_t0_from_first_uphill_deltas():
+    """T0 from the uphill deltas of the first iterations (CALIBRATION_SAMPLES of them, or what
+    CALIBRATION_ITERATIONS showed), the median accepted with probability 0.5."""
     res, records, _ = run(seed=2, chains=2, iterations=10)
     first = next(i for i, r in enumerate(records) if r["temperature"] is not None)
     it = records[first]["iteration"]
-    ups = [r["delta"] for r in records if r["iteration"] == it and r.get("delta", 0) > 0]
+    ups = [r["delta"] for r in records if r["iteration"] <= it and r.get("delta", 0) > 0]
+    assert len(ups) >= CALIBRATION_SAMPLES or it == CALIBRATION_ITERATIONS - 1
     assert res.t0 == pytest.approx(initial_temperature(ups))
     assert all(r["temperature"] is None for r in records[:first])
+
+
+def test_initial_temperature_uses_the_median():
+    # one huge delta (a proposal that misses the clock under the constrained objective) does not set T0
+    assert initial_temperature([0.01, 0.02, 0.03, 100.0, 0.02]) == pytest.approx(0.02 / math.log(2))
 
 
 def test_not_applicable_moves_are_skipped_then_counted():

@@ -19,6 +19,8 @@ def step_credit(step: dict, parent_cost: float | None) -> float:
 
     The parent's cost is ``cost - delta`` when the step records ``delta``, else ``parent_cost``.
     """
+    if num(step.get("credit")) is not None:  # recorded by the annealer (journals since the credit rule changed)
+        return float(num(step.get("credit")))
     cost, delta = num(step.get("cost")), num(step.get("delta"))
     if cost is None:
         return 0.0

@@ -25,6 +25,9 @@ Evaluate = Callable[[list[tuple[State, State | None]]], list[Evaluation]]
 ContextFactory = Callable[[State, Evaluation], MoveContext]
 REHEAT_DECAY = 0.5  # each reheat of a chain restarts from half the previous reheat temperature
 MAX_ATTEMPTS = 12  # moves tried per chain and iteration before the chain sits the iteration out
+# automatic T0: uphill deltas gathered until this many are seen, or this many iterations passed with one
+CALIBRATION_SAMPLES = 6
+CALIBRATION_ITERATIONS = 4
 
 
 def acceptance_probability(delta: float, temperature: float | None) -> float:
@@ -39,11 +42,15 @@ def acceptance_probability(delta: float, temperature: float | None) -> float:
 
 
 def initial_temperature(uphill: Sequence[float]) -> float | None:
-    """T0 at which the mean uphill delta is accepted with probability 0.5; None without samples."""
-    ups = [d for d in uphill if d > 0 and math.isfinite(d)]
+    """T0 at which the median uphill delta is accepted with probability 0.5; None without samples.
+    The median, not the mean: one proposal that misses the clock (a huge delta under the constrained
+    objective) must not make the whole run a random walk."""
+    ups = sorted(d for d in uphill if d > 0 and math.isfinite(d))
     if not ups:
         return None
-    return (sum(ups) / len(ups)) / math.log(2.0)
+    mid = len(ups) // 2
+    median = ups[mid] if len(ups) % 2 else (ups[mid - 1] + ups[mid]) / 2
+    return median / math.log(2.0)
 
 
 def usable(ev: Evaluation) -> bool:
@@ -154,6 +161,7 @@ class Annealer:
                              valid[i % len(valid)]) for i in range(config.chains)]
         self.best = min(valid, key=lambda se: se[1].cost)  # min() keeps the first of equals
         self.t0 = config.t0
+        self._uphill: list[float] = []  # deltas seen before an automatic T0 is fixed
         for c in self.chains:
             c.temperature = self.t0
         self.counters: dict = {"iterations": 0, "proposals": 0, "evaluations": 0, "memo_hits": 0,
@@ -202,15 +210,20 @@ class Annealer:
         self.counters["evaluations"] += len(batch)
 
     def _calibrate(self, proposals: list[_Proposal]) -> None:
-        """Automatic T0 from the first iteration that shows uphill deltas (until then no decision
-        depends on T: downhill moves are always accepted, invalid ones never)."""
+        """Automatic T0 per design from the observed uphill deltas: CALIBRATION_SAMPLES of them, or
+        what CALIBRATION_ITERATIONS iterations showed (one iteration of two chains gives one or two
+        samples, too few: T0 then ranged 0.02-1.7 across designs). Until T0 is fixed the chains
+        descend greedily: downhill moves are always accepted, uphill and invalid ones never."""
         if self.t0 is not None:
             return
-        ups = []
         for p in proposals:
             if p.state is not None and usable(self.memo[p.state.key]):
-                ups.append(self.memo[p.state.key].cost - p.chain.current[1].cost)
-        t0 = initial_temperature(ups)
+                d = self.memo[p.state.key].cost - p.chain.current[1].cost
+                if d > 0 and math.isfinite(d):
+                    self._uphill.append(d)
+        if len(self._uphill) < CALIBRATION_SAMPLES and self.iteration + 1 < CALIBRATION_ITERATIONS:
+            return
+        t0 = initial_temperature(self._uphill)
         if t0 is not None:
             self.t0 = max(t0, self.config.t_min)
             for c in self.chains:
@@ -265,6 +278,7 @@ class Annealer:
                     if ev.cost < self.best[1].cost:
                         self.best = (p.state, ev)
             st.credit += r
+            rec["credit"] = r  # what the selector was given (the report charts it from the journal)
             self.selector.update(p.move, r)
         rec["improved"] = improved
         rec["reheated"] = self._schedule(chain, improved)

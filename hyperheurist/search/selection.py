@@ -4,7 +4,10 @@ Each move keeps a recency-weighted quality ``q`` (exponential moving average of 
 selection probability is ``p_min + (1 - K * p_min) * q / sum(q)``: moves that recently produced
 valid improvements are picked more often, yet every move keeps at least ``p_min`` so the controller
 can notice when a move starts to pay off later in the run. Rewards are computed by the annealer
-(validity and relative improvement); "not applicable" and invalid proposals earn zero.
+and credit only improvement: a proposal earns its relative cost gain over its parent, plus a bonus
+when it improves its chain's best. Valid proposals that do not improve (a recipe knob that yields the
+same netlist, a re-encoding that costs more), "not applicable" and invalid ones earn zero; crediting
+mere validity let moves that never improved keep a large share of the evaluations.
 """
 
 from __future__ import annotations
@@ -13,16 +16,18 @@ import random
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-VALID_REWARD = 0.05  # a valid proposal is worth a little even when it does not improve
+VALID_REWARD = 0.0  # a valid proposal that does not improve earns nothing (credit only improvements)
 BEST_REWARD = 0.5  # extra reward for a proposal that improves its chain's best
 
 
 def reward(valid: bool, parent_cost: float, cost: float | None, improved_best: bool) -> float:
-    """The credit one evaluated proposal earns its move: validity plus relative improvement."""
+    """The credit one evaluated proposal earns its move: its relative improvement, zero without one."""
     if not valid or cost is None:
         return 0.0
     gain = (parent_cost - cost) / max(abs(parent_cost), 1e-12)
-    return VALID_REWARD + min(1.0, max(0.0, gain)) + (BEST_REWARD if improved_best else 0.0)
+    if not gain > 0:
+        return 0.0
+    return VALID_REWARD + min(1.0, gain) + (BEST_REWARD if improved_best else 0.0)
 
 
 @dataclass
