@@ -10,11 +10,17 @@ from typing import Iterable
 
 @dataclass(frozen=True)
 class Candidate:
-    """Sources are ``(filename, text)`` pairs; the digest names it everywhere (folders, journal)."""
+    """Sources are ``(filename, text)`` pairs; the digest names it everywhere (folders, journal).
+
+    Headers reached through `` `include`` travel as files too (every tool finds them beside the
+    sources); ``defines`` are the project's preprocessor macros (``+define+``/``defines:``), part of
+    what the candidate means, so part of its digest.
+    """
 
     files: tuple[tuple[str, str], ...]
     top: str
     params: tuple[tuple[str, str], ...] = ()
+    defines: tuple[tuple[str, str], ...] = ()
     parent: str | None = None
     move: str | None = None
     origin: str = "seed"
@@ -27,6 +33,8 @@ class Candidate:
         h.update(f"top={self.top}\n".encode())
         for k, v in sorted(self.params):
             h.update(f"param {k}={v}\n".encode())
+        for k, v in sorted(self.defines):  # none: the digest of a design without defines is unchanged
+            h.update(f"define {k}={v}\n".encode())
         for name, text in sorted(self.files):
             h.update(f"file {name} {len(text)}\n".encode())
             h.update(text.encode("utf-8", errors="surrogateescape"))
@@ -63,16 +71,18 @@ class Candidate:
         return {
             "digest": self.digest, "top": self.top, "params": dict(self.params), "parent": self.parent,
             "move": self.move, "origin": self.origin, "label": self.label,
-            "files": [name for name, _ in self.files],
+            "files": [name for name, _ in self.files], "defines": dict(self.defines),
         }
 
     @classmethod
-    def from_paths(cls, paths: Iterable[Path], top: str, *, origin: str = "seed", label: str = "") -> "Candidate":
+    def from_paths(cls, paths: Iterable[Path], top: str, *, origin: str = "seed", label: str = "",
+                   defines: dict[str, str] | None = None) -> "Candidate":
         files = []
         for p in paths:
             data = Path(p).read_bytes()
             files.append((Path(p).name, data.decode("utf-8", errors="surrogateescape")))
-        return cls(files=tuple(files), top=top, origin=origin, label=label)
+        return cls(files=tuple(files), top=top, origin=origin, label=label,
+                   defines=tuple(sorted((defines or {}).items())))
 
     @classmethod
     def from_text(cls, text: str, top: str, *, name: str = "design.v", **kw) -> "Candidate":

@@ -2,7 +2,9 @@
 
 argv lists only (never a shell), stdin closed, a mandatory timeout, the whole process group killed
 on timeout or runaway output, stdout/stderr kept in log files, the command line appended to
-``COMMANDS`` beside the logs (and to the run-level file when one is set), the environment stripped
+``COMMANDS`` beside the logs (and to the run-level file when one is set), and by default inside the
+sandbox (``sandbox.py``): no network, own PID namespace, an environment built from nothing, write
+access to ``log_dir`` and ``cwd`` only. With ``sandbox="off"`` the environment is hh's own stripped
 of secrets.
 """
 
@@ -22,6 +24,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .errors import ToolError
+from .sandbox import BASE_PATH, Sandbox, check_mode, probe
+from .sandbox import tool_env as sandbox_env
 from .tools import tool_env, tool_path
 
 SECRET_ENV = re.compile(
@@ -69,6 +73,7 @@ class ToolResult:
     memory_limited: bool = False  # died under the address-space cap (bad_alloc, MemoryError, ...)
     cpu_limited: bool = False  # killed by the CPU-time cap (SIGXCPU / SIGKILL at the hard limit)
     mem_mb: int | None = None
+    sandbox: str = "required"
     stdout_path: Path | None = None
     stderr_path: Path | None = None
     stdout: str = ""
@@ -124,7 +129,7 @@ class ToolResult:
             "name": self.name, "argv": self.argv, "cwd": self.cwd, "returncode": self.returncode,
             "wall_s": round(self.wall_s, 4), "timed_out": self.timed_out,
             "output_limited": self.output_limited, "memory_limited": self.memory_limited,
-            "cpu_limited": self.cpu_limited,
+            "cpu_limited": self.cpu_limited, "sandbox": self.sandbox,
         }
 
 
@@ -153,6 +158,14 @@ def _limits(mem_mb: int | None, cpu_s: int | None, file_bytes: int):
     return apply
 
 
+def _is_signal(n: int) -> bool:
+    try:
+        signal.Signals(n)
+        return True
+    except ValueError:
+        return False
+
+
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -172,6 +185,8 @@ def _read_back(path: Path) -> str:
 def _log_command(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: ToolResult | None) -> None:
     line = f"cd {shlex.quote(str(cwd))} && {shlex.join(argv)}"
     status = f"# {name}: {res.describe()}" if res else f"# {name}: started"
+    if res is not None and res.sandbox != "off":
+        status += f" [sandboxed: see {name}.sandbox for the bwrap line]"
     text = f"{status}\n{line}\n"
     with _lock:
         with open(log_dir / "COMMANDS", "a", encoding="utf-8") as fh:
@@ -222,6 +237,8 @@ def run_tool(
     max_output: int = DEFAULT_MAX_OUTPUT,
     max_file_bytes: int = DEFAULT_MAX_FILE,
     resolve: bool = True,
+    sandbox: str = "required",
+    readable: Sequence[Path] = (),
 ) -> ToolResult:
     """Run ``argv`` and return what happened. Never raises for the tool's own failure.
 
@@ -230,9 +247,15 @@ def run_tool(
     (default ``DEFAULT_MEM_MB``; 0 = no cap); ``cpu_s`` caps CPU time (default: a backstop of twice
     the timeout, so a tool orphaned by a killed ``hh`` cannot spin forever). ``argv[0]`` is a tool name from ``tools.TOOLS`` (resolved to its path, ToolNotFound if missing)
     or a path. Logs go to ``log_dir/<name>.stdout`` and ``.stderr``.
+
+    ``sandbox``: "required" (default) runs the tool in the bubblewrap sandbox, where it sees the system
+    read-only, the paths in ``readable`` read-only, and can write ``log_dir`` and ``cwd`` only; its
+    environment is PATH, a private HOME, C locale and ``env``. SandboxUnavailable (exit 3) when
+    bubblewrap cannot run here. "off" runs it directly with hh's environment minus secrets.
     """
     if timeout_s is None or timeout_s <= 0:
         raise ValueError("run_tool needs a positive timeout")
+    check_mode(sandbox)
     argv = [str(a) for a in argv]
     if mem_mb is None:
         mem_mb = DEFAULT_MEM_MB
@@ -249,7 +272,18 @@ def run_tool(
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     cwd = Path(cwd) if cwd else log_dir
-    full_env = safe_env({**extra_env, **(dict(env) if env else {})})
+    popen_argv = argv
+    if sandbox == "off":
+        full_env = safe_env({**extra_env, **(dict(env) if env else {})})
+    else:
+        probe()  # SandboxUnavailable (exit 3) with what to install or enable, once per process
+        inner_env = sandbox_env({**extra_env, **(dict(env) if env else {})})
+        exe = Path(argv[0])
+        box = Sandbox(writable=(log_dir.resolve(), cwd.resolve()),
+                      readable=(*(Path(r).resolve() for r in readable), *([exe.parent] if exe.is_absolute() else [])))
+        popen_argv = box.wrap(argv, inner_env, cwd.resolve())
+        full_env = {"PATH": BASE_PATH}
+        (log_dir / f"{name}.sandbox").write_text(shlex.join(popen_argv) + "\n", encoding="utf-8")
     out_path = log_dir / f"{name}.stdout"
     err_path = log_dir / f"{name}.stderr"
     t0 = time.monotonic()
@@ -257,7 +291,7 @@ def run_tool(
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:
             proc = subprocess.Popen(
-                argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                popen_argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                 start_new_session=True, preexec_fn=_limits(mem_mb or None, cpu_s or None, max_file_bytes),
             )
         except FileNotFoundError as exc:
@@ -293,6 +327,10 @@ def run_tool(
         limited = True  # killed by the file-size cap (Python children get EFBIG instead of the signal)
     stdout, stderr = _read_back(out_path), _read_back(err_path)
     rc = proc.returncode
+    if sandbox != "off" and rc > 128 and _is_signal(rc - 128):
+        rc = -(rc - 128)  # bwrap reports a tool killed by signal N as 128+N
+        if rc == -signal.SIGXFSZ:
+            limited = True
     mem_hit = cpu_hit = False
     if rc != 0 and not (timed_out or limited):
         cpu_hit = bool(cpu_s) and rc == -signal.SIGXCPU
@@ -301,7 +339,7 @@ def run_tool(
     res = ToolResult(
         name=name, argv=argv, cwd=str(cwd), returncode=rc,
         wall_s=time.monotonic() - t0, timed_out=timed_out, output_limited=limited,
-        memory_limited=mem_hit, cpu_limited=cpu_hit, mem_mb=mem_mb or None,
+        memory_limited=mem_hit, cpu_limited=cpu_hit, mem_mb=mem_mb or None, sandbox=sandbox,
         stdout_path=out_path, stderr_path=err_path, stdout=stdout, stderr=stderr,
     )
     _log_command(log_dir, name, argv, cwd, res)

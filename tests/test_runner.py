@@ -29,24 +29,39 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_hang_is_killed_with_its_children(tmp_path: Path) -> None:
-    pidfile = tmp_path / "child.pid"
+def _processes_with(marker: str) -> list[int]:
+    """Host pids whose command line holds ``marker`` (pids inside the sandbox are namespace-local)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().decode(errors="replace") and _alive(int(entry.name)):
+                    out.append(int(entry.name))
+            except OSError:
+                continue
+    return out
+
+
+@pytest.mark.parametrize("sandbox", ["required", "off"])
+def test_hang_is_killed_with_its_children(tmp_path: Path, sandbox: str) -> None:
+    marker = f"hh-grandchild-{os.getpid()}-{sandbox}"
+    started = tmp_path / "started"
     script = (
         "import subprocess, sys, time\n"
-        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
-        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}])\n"
+        f"open({str(started)!r}, 'w').write(str(p.pid))\n"
         "time.sleep(600)\n"
     )
     t0 = time.monotonic()
-    res = run_tool([PY, "-c", script], name="hang", log_dir=tmp_path, timeout_s=1.5)
+    res = run_tool([PY, "-c", script], name="hang", log_dir=tmp_path, timeout_s=1.5, sandbox=sandbox)
     assert time.monotonic() - t0 < 10
     assert res.timed_out and not res.ok
     assert "timed out" in res.describe()
-    child = int(pidfile.read_text())
+    assert started.is_file(), "the grandchild never started: the test proves nothing"
     deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
+    while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(child), "grandchild survived the timeout"
+    assert not _processes_with(marker), "grandchild survived the timeout"
 
 
 def test_crash_reports_return_code_and_keeps_logs(tmp_path: Path) -> None:
@@ -82,10 +97,14 @@ def test_secrets_are_not_inherited(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok")
     monkeypatch.setenv("HH_HARMLESS", "1")
-    res = run_tool([PY, "-c", "import os; print(sorted(os.environ))"], name="env", log_dir=tmp_path, timeout_s=20)
+    show = [PY, "-c", "import os; print(sorted(os.environ))"]
+    res = run_tool(show, name="env", log_dir=tmp_path, timeout_s=20, sandbox="off")
     assert "OPENAI_API_KEY" not in res.stdout and "MY_SERVICE_TOKEN" not in res.stdout
-    assert "HH_HARMLESS" in res.stdout
+    assert "HH_HARMLESS" in res.stdout  # off: hh's environment less its secrets
     assert "sk-test-secret" not in "".join(safe_env().values())
+    # sandboxed: built from nothing, plus what the caller passes
+    res = run_tool(show, name="env-box", log_dir=tmp_path, timeout_s=20, env={"TOOL_NEEDS": "x"})
+    assert eval(res.stdout) == ["HOME", "LANG", "LC_ALL", "PATH", "PWD", "TMPDIR", "TOOL_NEEDS"]
 
 
 def test_run_level_commands_file(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ command -v sta >/dev/null || need+=(opensta)
 [ -f /usr/share/qflow/tech/osu035/osu035_stdcells.lib ] || need+=(qflow-tech-osu035)
 command -v ccache >/dev/null || need+=(ccache)
 command -v perl >/dev/null || need+=(perl)
+command -v bwrap >/dev/null || need+=(bubblewrap)   # the tool sandbox (limits.sandbox: required)
 if [ "${HH_WITH_CHROMIUM:-0}" = 1 ] && ! command -v chromium >/dev/null; then need+=(chromium); fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing system packages: ${need[*]}"

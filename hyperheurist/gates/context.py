@@ -19,6 +19,14 @@ PARAM_VALUE = re.compile(r"^(-?[0-9_]+|[0-9]*'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+|
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 
 
+def design_inputs(design: DesignConfig) -> list[Path]:
+    """The user's files a tool may read (read-only in the sandbox): the design folder, the
+    testbench and the cocotb test folder, wherever they are."""
+    v = design.verification
+    out = [p for p in (design.base_dir, v.testbench, v.test_dir) if p is not None]
+    return [Path(p) for p in out]
+
+
 def is_verilog(name: str) -> bool:
     return name.lower().endswith(VERILOG_EXT)
 
@@ -69,6 +77,15 @@ class GateContext:
     @property
     def mem_mb(self) -> int:
         return self.design.limits.tool_mem_mb
+
+    @property
+    def sandbox(self) -> str:
+        return self.design.limits.sandbox
+
+    def readable(self) -> list[Path]:
+        """What a sandboxed gate tool may read besides the system: this candidate's folder and the
+        design's own verification inputs (testbench, cocotb tests)."""
+        return [self.workdir, *design_inputs(self.design)]
 
     def write_sources(self) -> None:
         """Write the candidate into ``workdir/src`` (after the safety gate vetted names and sizes)."""

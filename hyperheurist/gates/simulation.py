@@ -104,7 +104,7 @@ def cocotb(ctx: GateContext, stage: Path) -> tuple[str | None, dict]:
     build = stage / "cocotb"
     out = run_cocotb(sources=ctx.sources(), toplevel=ctx.top, test_module=v.cocotb, test_dir=v.test_dir,
                      build_dir=build, timeout_s=ctx.sim_timeout, simulator=v.simulator, params=ctx.params,
-                     seed=v.differential.seed, mem_mb=ctx.mem_mb)
+                     seed=v.differential.seed, mem_mb=ctx.mem_mb, sandbox=ctx.sandbox)
     info = {"tests": out.tests, "failures": out.failures, "simulator": v.simulator, "timed_out": out.timed_out}
     if not out.passed:
         return f"cocotb {v.cocotb}: {strip_paths(out.message)}", info

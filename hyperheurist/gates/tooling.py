@@ -21,7 +21,7 @@ LOC = re.compile(r"(?:[^\s:'`\"]*/)?([A-Za-z0-9_][A-Za-z0-9_.-]*\.s?vh?):(\d+)")
 def run(ctx: GateContext, argv: Sequence[str], *, name: str, stage: Path, timeout_s: float | None = None,
         cwd: Path | None = None) -> ToolResult:
     res = run_tool(list(argv), name=name, log_dir=stage, timeout_s=timeout_s or ctx.tool_timeout, cwd=cwd or stage,
-                   mem_mb=ctx.mem_mb)
+                   mem_mb=ctx.mem_mb, sandbox=ctx.sandbox, readable=ctx.readable())
     if res.signal_name and not res.limited:
         raise ToolError(f"{res.describe()} on {ctx.cand.short}; see {res.stderr_path}")
     return res

@@ -146,12 +146,13 @@ def activity_power(netlist: Path, cand: Candidate, design: DesignConfig, lib: Li
     (folder / "hh_act_tb.v").write_text(activity_tb(spec, cand.top), encoding="utf-8")
     res = run_tool(["iverilog", "-g2012", "-o", "activity.vvp", "-s", TB_TOP, "hh_act_tb.v", str(netlist), str(models)],
                    name="iverilog-activity", log_dir=folder, timeout_s=lim.tool_timeout_s, cwd=folder,
-                   mem_mb=lim.tool_mem_mb)
+                   mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox, readable=[Path(models).resolve().parent,
+                                                                          Path(netlist).resolve().parent])
     if not res.ok:
         first = (res.stderr or res.stdout).strip().splitlines()
         raise ToolError(f"gate-level netlist does not compile for activity power: {first[0] if first else res.describe()}")
     sim = run_tool(["vvp", "-n", "activity.vvp"], name="vvp-activity", log_dir=folder, timeout_s=lim.tool_timeout_s,
-                   cwd=folder, mem_mb=lim.tool_mem_mb)
+                   cwd=folder, mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox)
     if not sim.ok or f"HH_ACT_DONE_{token}" not in sim.stdout:
         raise ToolError(f"gate-level simulation for activity power failed: {sim.describe()} (see {folder})")
     flat = flatten(modules, cand.top)

@@ -69,7 +69,7 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], as_json: bool, power: str 
     recipe = recipe_from(flow_name or design.ppa.flow, recipe_pairs)
     cache = None if no_cache else PPACache(cache_dir)
     with tempfile.TemporaryDirectory(prefix="hh-ppa-") as tmp:
-        wd = Path(workdir) if workdir else Path(tmp) / cand.short
+        wd = Path(workdir).resolve() if workdir else Path(tmp) / cand.short
         m = estimate(cand, design, recipe, wd, power=power or design.ppa.power, cache=cache)
     if as_json:
         click.echo(dumps({**m.to_dict(), "cached": m.cached, "recipe": recipe.to_dict()}))

@@ -87,7 +87,8 @@ def estimate(cand: Candidate, design: DesignConfig, recipe: Recipe, workdir: Pat
     period = design.ppa.clock_period_ns
 
     sdir = stage_dir(workdir, SYNTH_STAGE, "synth")
-    syn = synthesize(cand, recipe, Path(lib.path), sdir, timeout_s=lim.tool_timeout_s, mem_mb=lim.tool_mem_mb)
+    syn = synthesize(cand, recipe, Path(lib.path), sdir, timeout_s=lim.tool_timeout_s, mem_mb=lim.tool_mem_mb,
+                     sandbox=lim.sandbox)
     modules = read_netlist(syn.netlist)
     hist = dict(sorted(histogram(modules, cand.top).items()))
     area_by = _area(hist, lib)

@@ -144,7 +144,8 @@ def run_sta(netlist: Path, top: str, design: DesignConfig, lib: Liberty, folder:
     (folder / "sta.tcl").write_text(script, encoding="utf-8")
     t0 = time.monotonic()
     res = run_tool(["sta", "-no_init", "-no_splash", "-exit", "sta.tcl"], name="sta", log_dir=folder,
-                   timeout_s=timeout_s, cwd=folder, mem_mb=mem_mb or design.limits.tool_mem_mb)
+                   timeout_s=timeout_s, cwd=folder, mem_mb=mem_mb or design.limits.tool_mem_mb,
+                   sandbox=design.limits.sandbox, readable=[Path(lib.path).resolve().parent, netlist.resolve().parent])
     wall = time.monotonic() - t0
     # OpenSTA prints read_verilog/link errors on stderr and later command errors on stdout:
     # the earlier (root-cause) error is the one to report.

@@ -175,7 +175,7 @@ def _failure_text(log: str) -> str:
 def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
                timeout_s: float, simulator: str = "icarus", params: dict[str, str] | None = None,
                seed: int = 1, vcd_path: Path | None = None, extra_sources: list[Path] | None = None,
-               mem_mb: int | None = None) -> CocotbOutcome:
+               mem_mb: int | None = None, sandbox: str = "required") -> CocotbOutcome:
     """Build and run ``test_module`` (a module in ``test_dir``) against ``toplevel``.
 
     Returns a CocotbOutcome; a failing test, a build error or a timeout is data. Raises ToolError
@@ -207,6 +207,8 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
 
     def execute(r, cmds, cwd) -> None:
         env = {k: v for k, v in r.env.items() if not SECRET_ENV.search(k)}
+        if sandbox != "off":  # the sandbox's environment is built from nothing: keep what cocotb set, not hh's own
+            env = {k: v for k, v in env.items() if k.startswith(_ENV_KEEP) or os.environ.get(k) != v}
         env.update(sim_env)
         env["PATH"] = sim_env["PATH"] + os.pathsep + libs_dir  # cocotb appends its libs folder
         env["PYTHONPATH"] = python_path  # the test module's folder first, then this interpreter's path
@@ -221,7 +223,7 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
                     raise _Stopped("timeout")
                 name = f"cocotb-{phase['name']}" + (f"-{i + 1}" if i else "")
                 res = run_tool(list(cmd), name=name, log_dir=build_dir, timeout_s=remaining, cwd=Path(cwd),
-                               env=env, mem_mb=mem_mb)
+                               env=env, mem_mb=mem_mb, sandbox=sandbox, readable=readable)
                 text.append(res.stdout + res.stderr)
                 logs.append(res.stdout + res.stderr)
                 if res.timed_out:
@@ -235,6 +237,9 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
 
     runner.hh_execute = execute
     srcs = [Path(p).resolve() for p in [*sources, *(extra_sources or [])]]
+    # the test code is trusted, the RTL it loads is not: the simulator runs sandboxed, reading its
+    # sources and the test module's folder, writing only the build folder
+    readable = [test_dir, *dict.fromkeys(p.parent for p in srcs)]
     build_args: list[str] = []
     waves = False
     if vcd_path is not None:
