@@ -340,6 +340,8 @@ class Limits(Model):
     max_files: int = Field(default=32, ge=1)
     tool_mem_mb: int = Field(default=4096, ge=64, le=4 * 1024 * 1024)
     tool_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)
+    # every external tool in the bubblewrap sandbox (sandbox.py); "off" is an explicit, warned-about choice
+    sandbox: Literal["required", "off"] = "required"
 
 
 class DesignConfig(Model):
