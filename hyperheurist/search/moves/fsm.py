@@ -70,8 +70,19 @@ def _port_names(mod) -> set[str]:
     return names
 
 
+def _whole_use(r) -> bool:
+    """A use of the whole value that any injective re-encoding keeps: compared, assigned, a case
+    subject, or named in a sensitivity list without an edge (any change wakes the block either way;
+    ``posedge state`` watches one bit, which the encoding decides)."""
+    if r.kind != K.IdentifierName or r.parent is None:
+        return False
+    if r.parent.kind == K.SignalEventExpression:
+        return r.parent.edge.kind.name == "Unknown" and r.parent.iffClause is None
+    return r.parent.kind in WHOLE_USE
+
+
 def _used_whole(refs: list) -> bool:
-    return all(r.kind == K.IdentifierName and r.parent is not None and r.parent.kind in WHOLE_USE for r in refs)
+    return all(_whole_use(r) for r in refs)
 
 
 def _group_site(mod, text: str, decls: list, rng: random.Random) -> list[Edit] | None:

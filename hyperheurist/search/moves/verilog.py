@@ -7,6 +7,7 @@ errors than the original.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -59,9 +60,18 @@ def span(node, text: str) -> tuple[int, int] | None:
     first = node.getFirstToken()
     if first is None or r.start.buffer != first.location.buffer or not (0 <= s <= e <= len(text)):
         return None
-    if text[s:e].split() != str(node).split():
+    if _code(text[s:e]) != _code(str(node)):
         return None  # the node's text is not literally there (macro expansion)
     return s, e
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _code(text: str) -> list[str]:
+    """The words of ``text`` without comments: ``str(node)`` carries the comments before its first
+    token (leading trivia), which are not inside its source range."""
+    return _COMMENT.sub(" ", text).split()
 
 
 def node_text(node, text: str) -> str | None:
