@@ -59,7 +59,9 @@ def evaluate(task: EvalTask) -> Outcome:
     report_dict = None
     report = None
     reference = task.parent.candidate if task.parent is not None else None
-    gdir = cdir if reference is None else cdir / f"vs-{reference.short}"
+    # one gate folder per evaluation: two chains may propose the same RTL with different recipes in one
+    # batch, and a shared folder let one evaluation's simulator delete the other's build mid-run
+    gdir = cdir if reference is None else cdir / f"vs-{reference.short}-{state.recipe.digest}"
 
     def rejected(report) -> Outcome:
         failed = report.failed

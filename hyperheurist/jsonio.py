@@ -34,14 +34,14 @@ def _umask() -> int:
 _UMASK = _umask()
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+def write_text_atomic(path: Path, text: str, errors: str = "strict") -> None:
     """Write via a temp file in the same folder, fsync, then rename over the target."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; the result should read like any written file
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=errors) as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -159,8 +159,9 @@ class RunDir:
             d.mkdir(parents=True, exist_ok=True)
             info = cand.to_dict()
             size = sum(len(t.encode("utf-8", errors="surrogateescape")) for _, t in cand.files)
-            if size <= SOURCE_COPY_LIMIT:
-                cand.write(d)
+            if size <= SOURCE_COPY_LIMIT:  # atomically: a concurrent evaluation of the same RTL may be reading
+                for name, text in cand.files:
+                    write_text_atomic(d / "src" / Path(name).name, text, errors="surrogateescape")
             else:
                 info["sources_not_copied"] = f"{size} bytes, more than {SOURCE_COPY_LIMIT}"
             write_json(d / "candidate.json", info)

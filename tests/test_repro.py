@@ -1,0 +1,84 @@
+"""Same inputs and seed, same result: five cold-cache runs of one small design at --jobs 2 with two
+chains must agree on every stable summary key and on the journal's step sequence."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperheurist.jsonio import read_jsonl
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "traffic_fsm"
+HH = [sys.executable, "-m", "hyperheurist"]
+pytestmark = [pytest.mark.tools, pytest.mark.slow]
+
+# summary keys that depend only on inputs and seed (not on wall time, caches or paths)
+STABLE = ("design", "seed", "status", "phase1", "initial", "best", "improvement", "evaluations", "rejected_by_gate",
+          "phase2_rejected_by_gate", "moves", "pareto", "chain_best", "counters", "history", "t0", "iterations_done")
+STEP_KEYS = ("chain", "iteration", "move", "not_applicable", "parent", "proposal", "verdict", "cost", "accepted",
+             "improved", "reheated", "temperature")
+
+
+def small_design(root: Path, iterations: int = 8) -> Path:
+    """traffic_fsm with one valid seed (plus rejected ones): the set-up that gave three results in four runs."""
+    d = root / "traffic_fsm"
+    shutil.copytree(BENCH, d, ignore=shutil.ignore_patterns("__pycache__", "ok_2_*"))
+    cfg = yaml.safe_load((d / "design.yaml").read_text())
+    cfg["anneal"].update(iterations=iterations, chains=2, seed=1)
+    (d / "design.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return d / "design.yaml"
+
+
+def run_once(design: Path, out: Path, cache: Path, *extra: str) -> Path:
+    env = {**os.environ, "HH_CACHE_DIR": str(cache)}
+    res = subprocess.run([*HH, "run", str(design), "--out", str(out), "--quiet", "--no-report", *extra],
+                         capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL, env=env)
+    assert res.returncode == 0, res.stderr
+    (run,) = [p for p in out.glob("*/*") if p.is_dir()]
+    return run
+
+
+def stable_metrics(metrics: dict | None) -> dict | None:
+    """The numbers, without how they were obtained (tool wall times, a netlist's timing reused from the cache)."""
+    if metrics is None:
+        return None
+    details = {k: v for k, v in (metrics.get("details") or {}).items() if k != "netlist_reused"}
+    return {**{k: v for k, v in metrics.items() if k != "timings"}, "details": details}
+
+
+def fingerprint(run: Path) -> dict:
+    summary = json.loads((run / "summary.json").read_text())
+    recs = list(read_jsonl(run / "journal.jsonl"))
+    steps = [tuple(r.get(k) for k in STEP_KEYS) for r in recs if r["type"] == "step"]
+    evals = sorted((r["key"], r["valid"], r["failed_gate"], json.dumps(stable_metrics(r["metrics"]), sort_keys=True))
+                   for r in recs if r["type"] == "eval")
+    phase1 = [(r["key"], r["verdict"], r["gate"]) for r in recs if r["type"] == "phase1"]
+    return {"summary": {k: summary.get(k) for k in STABLE}, "steps": steps, "evals": evals, "phase1": phase1}
+
+
+def test_five_cold_runs_at_two_jobs_agree(tmp_path: Path) -> None:
+    design = small_design(tmp_path)
+    prints = [fingerprint(run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", "2"))
+              for i in range(5)]
+    for i, fp in enumerate(prints[1:], 2):
+        for part in ("phase1", "evals", "steps", "summary"):
+            assert fp[part] == prints[0][part], f"run {i} differs from run 1 in its {part}"
+    assert prints[0]["summary"]["best"]["cost"] < prints[0]["summary"]["initial"]["cost"], "the search must do something"
+
+
+def test_jobs_1_jobs_2_and_ray_agree(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    design = small_design(tmp_path, iterations=6)
+    runs = {"jobs1": ("--jobs", "1"), "jobs2": ("--jobs", "2"), "ray": ("--jobs", "2", "--executor", "ray")}
+    prints = {name: fingerprint(run_once(design, tmp_path / name, tmp_path / f"cache-{name}", *args))
+              for name, args in runs.items()}
+    for name in ("jobs2", "ray"):
+        for part in ("phase1", "evals", "steps", "summary"):
+            assert prints[name][part] == prints["jobs1"][part], f"{name} differs from --jobs 1 in its {part}"
