@@ -142,8 +142,13 @@ class Differential(Model):
 
 class Equivalence(Model):
     enabled: bool = False
-    depth: int = Field(default=12, ge=1, le=1000)
-    timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)
+    depth: int = Field(default=12, ge=1, le=1000)  # bounded search: cycles after the reset sequence
+    timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)  # time cap of one check (then inconclusive)
+    engine: Literal["auto", "yosys-sat"] = "auto"  # auto: ABC unless a side can produce X
+    policy: Literal["proven", "proven_or_bounded"] = "proven_or_bounded"
+    reset_cycles: int = Field(default=2, ge=1, le=64)  # the declared reset sequence: reset held this long
+    reset_inputs: dict[str, int] = {}  # data input values during the reset sequence (others 0)
+    compare_when: dict[str, str] = {}  # output -> 1-bit output: compared only while the reference's is 1
 
 
 class Verification(Model):

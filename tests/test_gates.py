@@ -38,7 +38,7 @@ def test_valid_combinational_design_passes_every_gate(tmp_path: Path) -> None:
 def test_valid_sequential_design_passes(tmp_path: Path) -> None:
     rep = gate(tmp_path, "counter", "good.v")
     assert rep.passed, rep.to_dict()
-    assert "bounded, 6 steps from reset" in rep.results[-1].message
+    assert rep.results[-1].details["verdict"] == "proven" and "unbounded proof from reset" in rep.results[-1].message
 
 
 @pytest.mark.parametrize("rtl, gate_name, words", [

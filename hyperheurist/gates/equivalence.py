@@ -1,85 +1,167 @@
-"""Gate 5, equivalence: Yosys' built-in SAT on a miter of golden and candidate.
+"""Gate 5, equivalence: a formal check of the candidate against the golden side (``hyperheurist.formal``).
 
-Combinational interfaces get a full proof (``sat -prove-asserts``). Sequential ones get a bounded
-proof from reset: ``async2sync``, free (unconstrained, independent) initial state, reset asserted
-in step 1, every output compared in steps 2..depth (``-seq depth -prove-skip 1``); so a register
-the candidate forgets to reset is found. Without a declared reset both sides start from zero.
-Golden X bits are don't-care (``miter -ignore_gold_x``). A solver timeout is inconclusive and
-fails the gate (correct first). The counterexample is reported as input values per step.
+One verdict of four (proven, bounded, refuted, inconclusive; see ``formal.verdict``), recorded with
+its engine and mode in the gate's details; ``verification.equivalence.policy`` decides which pass
+(default: proven or bounded). ABC runs when neither side can produce X (the AIGER miter is then
+exact); otherwise, or when ``engine: yosys-sat`` is set, Yosys SAT in 4-state mode. Every solver
+counterexample is replayed in Icarus before it refutes; the counterexample, the replay bench and its
+stimulus stay in the stage folder. A reference Yosys cannot read is a configuration error.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
 
+from ..errors import ConfigError
+from ..formal import abc
+from ..formal.cex import Frames, abc_frames, aiger_inputs, hexv, sat_frames
+from ..formal.miter import AIG_MAP, HIER_IL, WRAPPER, MiterSpec, check_spec, wrapper, x_sources, yosys_script
+from ..formal.replay import replay, stimulus
+from ..formal.verdict import Verdict
+from ..formal.yosat import ENGINE as SAT_ENGINE, sat
 from .context import GateContext, checked_params
 from .golden import write_golden
 from .result import GateResult, failed, passed
 from .tooling import rel, run, strip_paths
 
-ROW = re.compile(r"^\s*(\d+|init)?\s*\\(in|gold|gate)_([A-Za-z0-9_$]+)\s+(-?\d+|--)\s+([0-9a-fA-Fx-]+)\s+([01xz-]+)\s*$", re.M)
 ERROR = re.compile(r"^ERROR: (.*)$", re.M)
+CEX_JSON = "counterexample.json"
 
 
-def _script(ctx: GateContext, stage: Path, gold_src: list[Path], gold_top: str) -> Path:
-    iface = ctx.design.interface
-    eq = ctx.design.verification.equivalence
-    lines = [f"read_verilog -sv -I{rel(stage / 'golden', stage)} " + " ".join(rel(p, stage) for p in gold_src),
-             f"read_verilog -sv -I{rel(ctx.src_dir, stage)} " + " ".join(rel(p, stage) for p in ctx.sources())]
+def _spec(ctx: GateContext, gold_top: str) -> MiterSpec:
     assert ctx.golden is not None
-    for k, v in ctx.params.items():
-        lines.append(f"chparam -set {k} {v} {ctx.top}")
-    for k, v in checked_params(ctx.golden).items():
-        lines.append(f"chparam -set {k} {v} {gold_top}")
-    # opt before the miter canonicalises both sides (constant and duplicate bits, widened registers);
-    # opt on the miter then merges logic the two sides share, so structurally equal parts (a
-    # multiplier, a CRC tree) cancel out instead of being left to the SAT solver.
-    lines += [f"hierarchy -check", "proc", "flatten", "memory", "async2sync", "opt -full", "wreduce", "opt_clean",
-              f"miter -equiv -flatten -make_assert -make_outputs -ignore_gold_x {gold_top} {ctx.top} hh_miter",
-              "hierarchy -top hh_miter", "opt -full", "opt_clean"]
-    sat = f"sat -prove-asserts -show-inputs -show-outputs -timeout {int(max(1, eq.timeout_s))}"
-    if iface.sequential:
-        sat += f" -seq {eq.depth}"
-        if iface.reset:
-            active = 0 if iface.reset.active == "low" else 1
-            sat += f" -set-at 1 in_{iface.reset.name} {active} -prove-skip 1"
+    eq = ctx.design.verification.equivalence
+    spec = MiterSpec(iface=ctx.design.interface, gold_top=gold_top, gate_top=ctx.top,
+                     gold_params=checked_params(ctx.golden), gate_params=ctx.params, reset_cycles=eq.reset_cycles,
+                     reset_inputs=dict(eq.reset_inputs), compare_when=dict(eq.compare_when))
+    check_spec(spec)
+    return spec
+
+
+def _reference_unreadable(ctx: GateContext, stage: Path, gold_src: list[Path], gold_top: str) -> str | None:
+    """Why Yosys cannot read the golden side on its own (None: it can; the candidate is at fault)."""
+    script = stage / "hh_read_reference.ys"
+    script.write_text(f"read_verilog -sv -I{rel(stage / 'golden', stage)} " + " ".join(rel(p, stage) for p in gold_src)
+                      + f"\nhierarchy -check -top {gold_top}\nproc\n", encoding="utf-8")
+    res = run(ctx, ["yosys", "-q", "-s", script.name], name="yosys-read-reference", stage=stage)
+    if res.ok:
+        return None
+    err = ERROR.search(res.stdout + "\n" + res.stderr)
+    return strip_paths(err.group(1)) if err else res.describe()
+
+
+class _Check:
+    """One equivalence check in one stage folder."""
+
+    def __init__(self, ctx: GateContext, stage: Path, spec: MiterSpec, gold_src: list[Path]) -> None:
+        self.ctx, self.stage, self.spec, self.gold_src = ctx, stage, spec, gold_src
+        self.eq = ctx.design.verification.equivalence
+        self.mode = "sequential" if ctx.design.interface.sequential else "combinational"
+        self.t0 = time.monotonic()
+
+    def run(self, argv: list[str], *, name: str, stage: Path, timeout_s: float, cwd: Path | None = None):
+        return run(self.ctx, argv, name=name, stage=stage, timeout_s=timeout_s, cwd=cwd)
+
+    def left(self) -> float:
+        return max(1.0, self.eq.timeout_s - (time.monotonic() - self.t0))
+
+    def verdict(self, kind: str, engine: str, reason: str = "", depth: int | None = None) -> Verdict:
+        return Verdict(kind, engine, self.mode, reason, depth)  # type: ignore[arg-type]
+
+    def ports(self) -> dict[str, int]:
+        return {p.name: p.width for p in self.ctx.design.interface.all_ports() if p.dir == "input"}
+
+    def refute(self, engine: str, frames: Frames, depth: int | None) -> Verdict:
+        """Replay in Icarus; only a reproduced difference refutes."""
+        frames = stimulus(self.spec, frames)
+        stage = self.stage
+        folder = stage / "replay"
+        gold = [Path(rel(p, folder)) for p in self.gold_src]
+        gate = [Path(rel(p, folder)) for p in self.ctx.sources()]
+        folder.mkdir(exist_ok=True)
+        self.ctx.stage_inputs(folder)  # $readmem data files beside the simulator
+        rep = replay(self.run, folder, self.spec, frames, gold, Path(rel(stage / "golden", folder)), gate,
+                     Path(rel(self.ctx.src_dir, folder)), self.ctx.sim_timeout)
+        if rep.reproduced:
+            frames = frames[: rep.cycle + 1]  # what follows the first difference is not needed to see it
+        r = self.spec.phase_cycles
+        clock = self.ctx.design.interface.clock
+        rows = [{"cycle": k, "phase": "reset" if k < r else "run",
+                 "inputs": {p: hexv(v) for p, v in f.items() if p != clock}} for k, f in enumerate(frames)]
+        doc: dict = {"engine": engine, "reset_cycles": r, "cycles": rows}
+        if rep.reproduced:
+            doc["difference"] = {"cycle": rep.cycle, "port": rep.port, "reference": rep.reference, "candidate": rep.candidate}
+        (stage / CEX_JSON).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        if not rep.reproduced:
+            why = rep.error or "Icarus shows no difference on the solver's counterexample"
+            v = self.verdict("inconclusive", engine, f"solver and simulator disagree ({why})", depth)
         else:
-            sat += " -set-init-zero"
-    lines.append(sat + " hh_miter")
-    script = stage / "equivalence.ys"
-    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return script
+            diff = f"output `{rep.port}` reference {rep.reference}, candidate {rep.candidate}"
+            if self.mode == "combinational":
+                ins = " ".join(f"{p}=0x{v}" for p, v in rows[0]["inputs"].items())
+                v = self.verdict("refuted", engine, f"inputs {ins}: {diff}", depth)
+            else:
+                run_rows = [row for row in rows if row["phase"] == "run"]
+                hist = "; ".join(" ".join(f"{p}=0x{v}" for p, v in row["inputs"].items()) for row in run_rows)
+                v = self.verdict("refuted", engine, f"cycle {rep.cycle - r} after the {r}-cycle reset: {diff} "
+                                 f"(inputs per cycle after reset, full list in {CEX_JSON}: {hist})", depth)
+        v.counterexample = [{"cycle": row["cycle"] - r, "inputs": row["inputs"]} for row in rows if row["phase"] == "run"]
+        v.files = {"counterexample": CEX_JSON, "replay": "replay/hh_replay_tb.v"}
+        return v
+
+    def abc_frames(self) -> Frames:
+        cex_text = (self.stage / abc.CEX_FILE).read_text(encoding="utf-8")
+        inputs = aiger_inputs((self.stage / AIG_MAP).read_text(encoding="utf-8"))
+        return abc_frames(cex_text, inputs, self.ports())
+
+    def with_abc(self) -> Verdict:
+        if self.mode == "combinational":
+            out = abc.combinational(self.run, self.stage, self.left())
+            if out.status == "proved":
+                return self.verdict("proven", out.engine)
+            if out.status == "cex":
+                return self.refute(out.engine, self.abc_frames(), None)
+            return self.verdict("inconclusive", out.engine, out.detail)
+        r, depth = self.spec.phase_cycles, self.eq.depth
+        b = abc.bmc(self.run, self.stage, r + depth, self.left() / 2)
+        if b.status == "cex":
+            return self.refute(b.engine, self.abc_frames(), depth)
+        reached = max(0, b.frames - r) if b.frames else 0
+        p = abc.prove(self.run, self.stage, self.left())
+        if p.status == "proved":
+            return self.verdict("proven", p.engine)
+        if p.status == "cex":
+            return self.refute(p.engine, self.abc_frames(), None)
+        if reached > 0:
+            return self.verdict("bounded", f"{b.engine}, {p.engine}", f"unbounded proof: {p.detail}", reached)
+        return self.verdict("inconclusive", b.engine, b.detail)
+
+    def with_sat(self, why: str) -> Verdict:
+        r, depth = self.spec.phase_cycles, self.eq.depth
+        steps = None if self.mode == "combinational" else r + depth
+        out = sat(self.run, self.stage, steps, self.left())
+        engine = SAT_ENGINE + (f" ({why})" if why else "")
+        if out.status == "proved":
+            if steps is None:
+                return self.verdict("proven", engine)
+            return self.verdict("bounded", engine, "", depth)
+        if out.status == "cex":
+            return self.refute(engine, sat_frames(out.text, self.ports()), depth if steps else None)
+        return self.verdict("inconclusive", engine, out.detail)
 
 
-def counterexample(text: str) -> list[dict]:
-    """Per step: {"step", "inputs": {port: hex}, "gold": {...}, "gate": {...}}."""
-    steps: dict[str, dict] = {}
-    for step, side, port, _dec, hexv, _bin in ROW.findall(text):
-        if step == "init":
-            continue
-        key = step or "1"
-        row = steps.setdefault(key, {"step": int(key), "inputs": {}, "gold": {}, "gate": {}})
-        row["inputs" if side == "in" else side][port] = hexv
-    return [steps[k] for k in sorted(steps, key=int)]
-
-
-def _describe(cex: list[dict], ctx: GateContext) -> str:
-    clock = ctx.design.interface.clock
-    for row in cex:
-        for port, want in row["gold"].items():
-            got = row["gate"].get(port)
-            if port == "trigger" or got is None or got == want or "x" in want or "-" in want:
-                continue
-            inputs = " ".join(f"{k}=0x{v}" for k, v in row["inputs"].items() if k != clock)
-            if ctx.design.interface.sequential:
-                history = "; ".join(" ".join(f"{k}=0x{v}" for k, v in r["inputs"].items() if k != clock)
-                                    for r in cex if r["step"] <= row["step"])
-                return (f"not equivalent: step {row['step']} after reset: output `{port}` reference 0x{want}, "
-                        f"candidate 0x{got} (inputs per step: {history})")
-            return f"not equivalent: inputs {inputs}: output `{port}` reference 0x{want}, candidate 0x{got}"
-    return "not equivalent (counterexample found; see the log)"
+def _result(v: Verdict, policy: str, wall_s: float) -> GateResult:
+    v.wall_s = wall_s
+    details = {**v.to_dict(), "policy": policy}
+    if v.accepted(policy):
+        return passed("equivalence", v.summary(), wall_s, **details)
+    msg = v.summary()
+    if v.kind == "bounded":
+        msg += " (policy: proven required)"
+    return failed("equivalence", msg, wall_s, inconclusive=v.kind == "inconclusive", **details)
 
 
 def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
@@ -88,21 +170,30 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
     eq = ctx.design.verification.equivalence
     gold_src, gold_top = write_golden(ctx.golden, stage / "golden")
     ctx.stage_inputs(stage)
-    script = _script(ctx, stage, gold_src, gold_top)
-    res = run(ctx, ["yosys", "-s", str(script)], name="yosys-equiv", stage=stage, timeout_s=eq.timeout_s + 30)
-    text = res.stdout
-    mode = f"bounded, {eq.depth} steps from reset" if ctx.design.interface.sequential else "full proof"
-    details: dict = {"mode": mode}
-    if res.timed_out or "TIMEOUT" in text:
-        return failed("equivalence", f"equivalence check inconclusive: solver timeout after {eq.timeout_s:g} s",
-                      time.monotonic() - t0, inconclusive=True, **details)
-    if res.returncode != 0:
-        err = ERROR.search(text + "\n" + res.stderr)
-        return failed("equivalence", f"cannot build the miter: {strip_paths(err.group(1)) if err else res.describe()}",
-                      time.monotonic() - t0, **details)
-    if "SUCCESS!" in text:
-        return passed("equivalence", f"equivalent to the reference ({mode})", time.monotonic() - t0, **details)
-    if "FAIL!" in text:
-        cex = counterexample(text)
-        return failed("equivalence", _describe(cex, ctx), time.monotonic() - t0, counterexample=cex, **details)
-    return failed("equivalence", "equivalence check gave no verdict (see the log)", time.monotonic() - t0, **details)
+    spec = _spec(ctx, gold_top)
+    (stage / WRAPPER).write_text(wrapper(spec), encoding="utf-8")
+    script = stage / "hh_miter.ys"
+    script.write_text(yosys_script([rel(p, stage) for p in gold_src], rel(stage / "golden", stage),
+                                   [rel(p, stage) for p in ctx.sources()], rel(ctx.src_dir, stage)), encoding="utf-8")
+    check = _Check(ctx, stage, spec, gold_src)
+    mode = check.mode
+    res = run(ctx, ["yosys", "-q", "-s", script.name], name="yosys-miter", stage=stage)
+    if not res.ok:
+        if res.timed_out:
+            v = Verdict("inconclusive", "yosys", mode, f"building the miter took over {ctx.tool_timeout:g} s")
+            return _result(v, eq.policy, time.monotonic() - t0)
+        why = _reference_unreadable(ctx, stage, gold_src, gold_top)
+        if why is not None:
+            raise ConfigError(f"verification.reference: Yosys cannot read the reference design: {why}")
+        err = ERROR.search(res.stdout + "\n" + res.stderr)
+        v = Verdict("inconclusive", "yosys", mode,
+                    f"cannot build the miter: {strip_paths(err.group(1)) if err else res.describe()}")
+        return _result(v, eq.policy, time.monotonic() - t0)
+    xs = x_sources((stage / HIER_IL).read_text(encoding="utf-8", errors="replace"))
+    if eq.engine == "yosys-sat":
+        v = check.with_sat("")
+    elif xs:
+        v = check.with_sat("X sources: " + ", ".join(xs[:3]))
+    else:
+        v = check.with_abc()
+    return _result(v, eq.policy, time.monotonic() - t0)

@@ -33,6 +33,8 @@ class TbSpec:
     cycles: int
     seed: int
     token: str  # pass/fail markers carry it, so RTL cannot print a fake verdict
+    compare_from: int = 0  # cycles before this are not compared (the formal replay's reset phase)
+    compare_when: tuple[tuple[str, str], ...] = ()  # (output, 1-bit output): compared only while the golden's is 1
 
 
 def _decl(width: int) -> str:
@@ -92,10 +94,15 @@ def differential_tb(spec: TbSpec, dut: str, gold: str, dut_params: dict[str, str
     lines.append("      #3;")
     shown = " ".join(f"{p.name}=%h" for p in ins if p.name != spec.clock)
     shown_args = "".join(f", {p.name}" for p in ins if p.name != spec.clock)
+    qualified = dict(spec.compare_when)
     for p in outs:
         lines.append("      bad = 1'b0;")
         lines.append(f"      for (i = 0; i < {p.width}; i = i + 1)")
         lines.append(f"        if ((gold_{p.name}[i] === 1'b0 || gold_{p.name}[i] === 1'b1) && dut_{p.name}[i] !== gold_{p.name}[i]) bad = 1'b1;")
+        if spec.compare_from:
+            lines.append(f"      if (k < {spec.compare_from}) bad = 1'b0;")
+        if p.name in qualified:
+            lines.append(f"      if (gold_{qualified[p.name]} !== 1'b1) bad = 1'b0;")
         lines.append("      if (bad) begin")
         lines.append(f"        $display(\"HH_MISMATCH_{spec.token} cycle=%0d port={p.name} expected={p.width}'h%h got={p.width}'h%h inputs: {shown}\", "
                      f"k, gold_{p.name}, dut_{p.name}{shown_args});")

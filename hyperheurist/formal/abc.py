@@ -1,0 +1,85 @@
+"""ABC engines on the AIGER miter (one output, ``trigger``; latches zero-initialised by Yosys).
+
+Combinational: ``&cec -m`` (fraiging SAT sweeping: shared logic of the two sides is merged first).
+Sequential: ``bmc3`` finds the shortest difference within ``frames`` cycles; ``pdr`` (property
+directed reachability, IC3) then tries an unbounded proof. Every call has ABC's own time limit and a
+wall-clock backstop; a limit reached is "undecided", never a pass.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..runner import ToolResult
+from .miter import AIG
+
+CEX_FILE = "hh_cex.txt"
+ASSERTED = re.compile(r"was asserted in frame (\d+)")
+NO_FAIL = re.compile(r"No output (?:asserted|failed) in (\d+) frames")
+
+Run = Callable[..., ToolResult]  # gates.tooling.run bound to the gate's context
+
+
+@dataclass
+class AbcOutcome:
+    status: str  # "proved" | "cex" | "undecided"
+    engine: str
+    detail: str = ""  # undecided: why; bmc: frames searched
+    frames: int = 0  # bmc: frames without a difference
+
+
+def _abc(run: Run, stage: Path, commands: str, name: str, limit_s: float) -> tuple[ToolResult, str]:
+    (stage / CEX_FILE).unlink(missing_ok=True)
+    res = run(["yosys-abc", "-c", f"read_aiger {AIG}; strash; {commands}"], name=name, stage=stage,
+              timeout_s=limit_s + 15)
+    return res, res.stdout + "\n" + res.stderr
+
+
+def _undecided(res: ToolResult, text: str, engine: str, limit_s: float) -> AbcOutcome:
+    if res.timed_out or "timeout" in text.lower() or "resource limit" in text.lower():
+        return AbcOutcome("undecided", engine, f"time cap of {limit_s:g} s reached")
+    if res.returncode != 0:
+        return AbcOutcome("undecided", engine, f"yosys-abc failed: {res.describe()}")
+    last = [ln.strip() for ln in text.splitlines() if ln.strip()][-1:] or ["no output"]
+    return AbcOutcome("undecided", engine, f"no verdict ({last[0][:120]})")
+
+
+def combinational(run: Run, stage: Path, limit_s: float) -> AbcOutcome:
+    t = max(1, int(limit_s))
+    res, text = _abc(run, stage, f"&get; &cec -m -C 100000 -T {t}", "abc-cec", limit_s)
+    if "Networks are equivalent" in text and not res.timed_out:
+        return AbcOutcome("proved", "abc &cec")
+    if "NOT EQUIVALENT" not in text:
+        return _undecided(res, text, "abc &cec", limit_s)
+    # &cec's own counterexample refers to its internal network (write_cex asserts in ABC 1.01):
+    # ask ABC's SAT sweeper for the model of the known-satisfiable miter
+    res, text = _abc(run, stage, f"iprove; write_cex -n {CEX_FILE}", "abc-iprove", limit_s)
+    if "SATISFIABLE" in text and "UNSATISFIABLE" not in text and (stage / CEX_FILE).is_file():
+        return AbcOutcome("cex", "abc &cec")
+    return _undecided(res, text, "abc &cec (refuted; no counterexample from iprove)", limit_s)
+
+
+def bmc(run: Run, stage: Path, frames: int, limit_s: float) -> AbcOutcome:
+    t = max(1, int(limit_s))
+    res, text = _abc(run, stage, f"bmc3 -F {frames} -T {t}; write_cex -n {CEX_FILE}", "abc-bmc3", limit_s)
+    if ASSERTED.search(text) and (stage / CEX_FILE).is_file():
+        return AbcOutcome("cex", "abc bmc3")
+    m = NO_FAIL.search(text)
+    if m and not res.timed_out:
+        return AbcOutcome("undecided", "abc bmc3", f"no difference in {m.group(1)} frames", frames=int(m.group(1)))
+    return _undecided(res, text, "abc bmc3", limit_s)
+
+
+def prove(run: Run, stage: Path, limit_s: float) -> AbcOutcome:
+    """Unbounded: signal correspondence (``scorr``, k-induction over equal signal classes, which
+    merges what parent and child share) and then PDR on what is left."""
+    t = max(1, int(limit_s))
+    res, text = _abc(run, stage, f"scorr; pdr -T {t}; write_cex -n {CEX_FILE}", "abc-pdr", limit_s)
+    if "Property proved" in text and not res.timed_out:
+        return AbcOutcome("proved", "abc scorr+pdr")
+    if ASSERTED.search(text) and (stage / CEX_FILE).is_file():
+        return AbcOutcome("cex", "abc scorr+pdr")
+    return _undecided(res, text, "abc scorr+pdr", limit_s)

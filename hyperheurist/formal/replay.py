@@ -1,0 +1,76 @@
+"""Replay a solver counterexample in Icarus with the differential bench, before it may refute.
+
+The bench gets the counterexample as its stimulus files: in the reset phase the reset is active and
+data inputs hold their declared values (as in the miter), then the solver's inputs per cycle. Outputs
+are compared like the miter compares them (golden X don't-care, qualifiers, not in the reset phase).
+A difference Icarus shows is the evidence the verdict reports; none means solver and simulator disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..sim.difftb import TbPort, TbSpec, differential_tb
+from ..sim.stimulus import write_hex
+from .abc import Run
+from .cex import Frames
+from .miter import MiterSpec
+
+MISMATCH = re.compile(r"HH_MISMATCH_(\w+) cycle=(\d+) port=(\w+) expected=(\S+) got=(\S+)")
+
+
+@dataclass
+class Replay:
+    reproduced: bool
+    error: str = ""  # the bench did not compile or run
+    cycle: int = 0
+    port: str = ""
+    reference: str = ""
+    candidate: str = ""
+
+
+def stimulus(spec: MiterSpec, frames: Frames) -> Frames:
+    """The frames as the miter saw them: the reset phase forced, every input present."""
+    iface = spec.iface
+    out = []
+    for k, f in enumerate(frames):
+        row = dict(f)
+        if k < spec.phase_cycles:
+            for p in iface.data_inputs():
+                row[p.name] = int(spec.reset_inputs.get(p.name, 0))
+            assert iface.reset is not None
+            row[iface.reset.name] = 0 if iface.reset.active == "low" else 1
+        out.append(row)
+    return out
+
+
+def replay(run: Run, folder: Path, spec: MiterSpec, frames: Frames, gold_files: list[Path], gold_inc: Path,
+           gate_files: list[Path], gate_inc: Path, timeout_s: float) -> Replay:
+    iface = spec.iface
+    folder.mkdir(parents=True, exist_ok=True)
+    token = hashlib.sha256(repr(frames).encode()).hexdigest()[:12]
+    ports = [TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")]
+    tb = TbSpec(ports=ports, clock=iface.clock, reset=iface.reset.name if iface.reset else None,
+                reset_active_low=bool(iface.reset and iface.reset.active == "low"), cycles=len(frames), seed=0,
+                token=token, compare_from=spec.phase_cycles, compare_when=tuple(sorted(spec.compare_when.items())))
+    for p in iface.data_inputs():
+        write_hex(folder / f"stim_{p.name}.hex", [f.get(p.name, 0) for f in frames], p.width)
+    if iface.reset:
+        write_hex(folder / "stim_reset.hex", [f.get(iface.reset.name, 0) for f in frames], 1)
+    (folder / "hh_replay_tb.v").write_text(
+        differential_tb(tb, spec.gate_top, spec.gold_top, spec.gate_params, spec.gold_params), encoding="utf-8")
+    argv = ["iverilog", "-g2012", "-s", "hh_diff_tb", "-o", "replay.vvp", f"-I{gold_inc}", f"-I{gate_inc}",
+            "hh_replay_tb.v", *map(str, gate_files), *map(str, gold_files)]
+    res = run(argv, name="iverilog-replay", stage=folder, timeout_s=timeout_s)
+    if not res.ok:
+        return Replay(False, error=f"the replay bench does not compile: {res.describe()}")
+    sim = run(["vvp", "-n", "replay.vvp"], name="vvp-replay", stage=folder, timeout_s=timeout_s)
+    for m in MISMATCH.finditer(sim.stdout):
+        if m.group(1) == token:
+            return Replay(True, cycle=int(m.group(2)), port=m.group(3), reference=m.group(4), candidate=m.group(5))
+    if f"HH_PASS_{token}" not in sim.stdout:
+        return Replay(False, error="the replay simulation did not finish")
+    return Replay(False)

@@ -1,0 +1,53 @@
+"""The four verdicts of an equivalence check and the policy that decides which ones pass.
+
+- ``proven``: equal for every input sequence from the reset state (unbounded, or a full
+  combinational proof);
+- ``bounded``: no difference within ``depth`` cycles after reset (no unbounded proof);
+- ``refuted``: a counterexample that Icarus reproduces (inputs per cycle, differing outputs);
+- ``inconclusive``: no verdict (time cap, solver and simulator disagree, engine failure), with why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal["proven", "bounded", "refuted", "inconclusive"]
+KINDS: tuple[str, ...] = ("proven", "bounded", "refuted", "inconclusive")
+POLICIES = {"proven": ("proven",), "proven_or_bounded": ("proven", "bounded")}
+
+
+@dataclass
+class Verdict:
+    kind: Kind
+    engine: str  # e.g. "abc &cec", "abc pdr", "yosys sat -enable_undef"
+    mode: str  # "combinational" | "sequential"
+    reason: str = ""  # inconclusive: why; refuted: the difference; bounded: the depth reached
+    depth: int | None = None  # cycles after reset searched (sequential)
+    counterexample: list[dict] = field(default_factory=list)
+    wall_s: float = 0.0
+    files: dict[str, str] = field(default_factory=dict)  # name -> path relative to the stage folder
+
+    def accepted(self, policy: str) -> bool:
+        return self.kind in POLICIES[policy]
+
+    def to_dict(self) -> dict:
+        out = {"verdict": self.kind, "engine": self.engine, "mode": self.mode, "reason": self.reason,
+               "depth": self.depth}
+        if self.counterexample:
+            out["counterexample"] = self.counterexample
+        if self.files:
+            out["files"] = self.files
+        return out
+
+    def summary(self) -> str:
+        """One line for the gate message, the JUnit case, the report and the journal."""
+        how = f"{self.engine}, {self.mode}"
+        if self.kind == "proven":
+            scope = "full proof" if self.mode == "combinational" else "unbounded proof from reset"
+            return f"proven equivalent to the reference ({scope}; {how})"
+        if self.kind == "bounded":
+            return f"bounded: no difference within {self.depth} cycles after reset, no unbounded proof ({how}){': ' + self.reason if self.reason else ''}"
+        if self.kind == "refuted":
+            return f"not equivalent: {self.reason} ({how})"
+        return f"equivalence inconclusive: {self.reason} ({how})"
