@@ -25,7 +25,8 @@ def load_candidate(folder: Path) -> Candidate:
     meta = read_json(folder / "candidate.json")
     cand = replace(Candidate.from_paths([folder / "src" / Path(n).name for n in meta["files"]], meta["top"],
                                         origin=meta.get("origin", "seed"), label=meta.get("label", "")),
-                   params=tuple(sorted(meta.get("params", {}).items())), parent=meta.get("parent"), move=meta.get("move"))
+                   params=tuple(sorted(meta.get("params", {}).items())), parent=meta.get("parent"), move=meta.get("move"),
+                   defines=tuple(sorted(meta.get("defines", {}).items())))
     if cand.digest != meta["digest"]:
         raise InputError(f"{folder}: sources do not match the recorded digest")
     return cand

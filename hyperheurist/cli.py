@@ -23,6 +23,7 @@ COMMANDS = {
     "doctor": ("hyperheurist.doctor", "doctor", "Check the tools and liberty hh needs."),
     "report": ("hyperheurist.report.cli", "report", "Render report.html for a run or sweep folder."),
     "audit": ("hyperheurist.audit", "audit", "Re-gate every design a run accepted, against the reference."),
+    "init": ("hyperheurist.project.init", "init", "Write a design.yaml for existing RTL (files, -f filelist, FuseSoC core)."),
 }
 
 

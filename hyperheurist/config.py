@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from .errors import ConfigError
+from .project.filelist import check_define, expand, is_filelist
 
 BUNDLED_LIBERTIES = {
     "osu018": "/usr/share/qflow/tech/osu018/osu018_stdcells.lib",
@@ -163,10 +164,22 @@ class Verification(Model):
     differential: Differential = Differential()
     equivalence: Equivalence = Equivalence()
 
-    @field_validator("testbench", "reference", mode="before")
+    @field_validator("testbench", mode="before")
     @classmethod
     def _files(cls, v: Any, info: ValidationInfo) -> Path | None:
         return _resolve_file(v, info)
+
+    @field_validator("reference", mode="before")
+    @classmethod
+    def _reference(cls, v: Any, info: ValidationInfo) -> Path | None:
+        """A file, a folder (its .v/.sv files are one design) or a filelist."""
+        if v is None:
+            return None
+        p = Path(_path_text(v)).expanduser()
+        p = (p if p.is_absolute() else _base(info) / p).resolve()
+        _check_sources([str(p)], p.parent)
+        return p
+
 
     @field_validator("test_dir", mode="before")
     @classmethod
@@ -300,11 +313,16 @@ class Generation(Model):
         return _resolve_file(v, info, must_exist=False)
 
     def seed_files(self) -> list[Path]:
+        """One path per seed design: a Verilog file, a filelist, or a folder holding one multi-file design."""
         if not self.seeds:
             return []
         pattern = Path(self.seeds)
+        if _is_file(pattern) and is_filelist(pattern.name):
+            return [pattern]
         if pattern.is_dir():
-            return sorted(pattern.glob("*.v")) + sorted(pattern.glob("*.sv"))
+            return sorted(p for p in pattern.iterdir()
+                          if (p.is_file() and p.suffix.lower() in (".v", ".sv") or is_filelist(p.name))
+                          or (p.is_dir() and any(p.glob("*.*v"))))
         return sorted(Path(pattern.anchor).glob(str(pattern.relative_to(pattern.anchor))))
 
 
@@ -349,11 +367,29 @@ class Limits(Model):
     sandbox: Literal["required", "off"] = "required"
 
 
+def _absolute_entry(entry: str, base: Path) -> str:
+    flag, rest = ("-f ", entry.strip()[3:].strip()) if entry.strip().startswith(("-f ", "-F ")) else ("", entry.strip())
+    p = Path(rest).expanduser()
+    return flag + str(p if p.is_absolute() else base / p)
+
+
+def _check_sources(entries: list[str], base: Path) -> None:
+    """Every entry must resolve (files exist, filelists parse); the ConfigError's text becomes the field's error."""
+    try:
+        expand(entries, base, "sources")
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+
+
 class DesignConfig(Model):
     name: str
     top: str
     spec: Path
     description: str | None = None
+    # the design's RTL: files, globs, folders, filelists ("-f x.f" or "x.f"); what hh gate/ppa use without files
+    sources: list[str] = []
+    include_dirs: list[Path] = []  # folders `include "x.vh" is looked up in; the headers travel with the design
+    defines: dict[str, str] = {}  # preprocessor macros every tool sees (+define+ / -D)
     interface: Interface
     verification: Verification
     ppa: PPA = PPA()
@@ -368,6 +404,44 @@ class DesignConfig(Model):
     @classmethod
     def _spec(cls, v: Any, info: ValidationInfo) -> Path | None:
         return _resolve_file(v, info)
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _sources(cls, v: Any, info: ValidationInfo) -> list[str]:
+        entries = [v] if isinstance(v, str) else v
+        if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+            raise ValueError("expected a path or a list of paths (files, globs, folders, filelists)")
+        _check_sources(entries, _base(info))
+        return [_absolute_entry(e, _base(info)) for e in entries]  # resolved.yaml holds absolute paths
+
+    @field_validator("include_dirs", mode="before")
+    @classmethod
+    def _include_dirs(cls, v: Any, info: ValidationInfo) -> list[Path]:
+        out = []
+        for e in [v] if isinstance(v, str) else (v or []):
+            p = Path(_path_text(e)).expanduser()
+            p = (p if p.is_absolute() else _base(info) / p).resolve()
+            if not p.is_dir():
+                raise ValueError(f"folder not found: {p}")
+            out.append(p)
+        return out
+
+    @field_validator("defines", mode="before")
+    @classmethod
+    def _defines(cls, v: Any) -> dict[str, str]:
+        if isinstance(v, list):  # ["A", "B=2"] as on a command line
+            v = dict((str(x).partition("=")[0], str(x).partition("=")[2]) for x in v)
+        if not isinstance(v, dict):
+            raise ValueError("expected a mapping NAME: value (or a list of NAME=value)")
+        out = {}
+        for k, val in v.items():
+            text = "" if val is None else ("1" if val is True else "0" if val is False else str(val))
+            try:
+                check_define(str(k), text, "defines")
+            except ConfigError as exc:
+                raise ValueError(str(exc).removeprefix("defines: ")) from None
+            out[str(k)] = text
+        return out
 
     @field_validator("top")
     @classmethod
@@ -406,7 +480,8 @@ def _format_loc(loc: tuple) -> str:
 
 def format_validation_error(path: Path, exc: ValidationError) -> str:
     errs = exc.errors()
-    first = errs[0]
+    # a misspelt key explains the "missing" error it causes: name it first
+    first = next((e for e in errs if e["type"] == "extra_forbidden"), errs[0])
     loc = _format_loc(tuple(p for p in first["loc"] if not str(p).startswith("function-")))
     msg = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":

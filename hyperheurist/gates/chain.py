@@ -22,10 +22,9 @@ from .structure import check_structure
 
 
 def default_golden(design: DesignConfig) -> Candidate | None:
-    ref = design.verification.reference
-    if ref is None:
-        return None
-    return Candidate.from_paths([ref], top=design.top, origin="reference", label="reference")
+    from ..project.sources import reference_candidate  # a file, folder or filelist, with headers and defines
+
+    return reference_candidate(design)
 
 
 def _applicable(gate: str, ctx: GateContext) -> str | None:

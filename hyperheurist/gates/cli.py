@@ -1,65 +1,99 @@
-"""``hh gate DESIGN_YAML RTL_FILE...``: the CI gate.
+"""``hh gate DESIGN_YAML [RTL_FILE... | -f FILELIST]``: the CI gate.
 
 Exit 0 every gate passed, 1 functionally invalid (names the gate and the reason), 2 bad usage or
-config, 3 infrastructure fault (a tool missing or crashing). ``--junit`` writes JUnit XML,
-``--json`` prints the verdict as JSON.
+config, 3 infrastructure fault (a tool missing or crashing). No files: the design's own ``sources``.
+``--junit`` writes JUnit XML whatever the exit code (exit 2/3 as an ``<error>``); ``--json`` prints
+the verdict as JSON. Without ``--workdir`` the stage folders are temporary, so messages never
+point into them.
 """
 
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from ..candidate import Candidate
-from ..config import load_design, parse_override
-from ..errors import EXIT_INVALID, EXIT_OK, ConfigError, InputError
+from ..config import DesignConfig, load_design, parse_override
+from ..errors import EXIT_INFRA, EXIT_INVALID, EXIT_OK, ConfigError, HHError
 from ..jsonio import dumps
+from ..project.messages import scrub_temp
+from ..project.sources import load_candidate, path_candidate
 from .chain import run_gates
-from .junit import write_junit
-from .result import GATES
+from .junit import write_junit, write_junit_error
+from .result import GATES, GateReport
 
 
-def _candidate(files: tuple[str, ...], top: str) -> Candidate:
-    paths = [Path(f) for f in files]
-    for p in paths:
-        if not p.is_file():
-            raise InputError(f"{p}: file not found")
-    try:
-        return Candidate.from_paths(paths, top=top, origin="gate", label=paths[0].name)
-    except OSError as exc:
-        raise InputError(f"cannot read RTL: {exc}") from None
+def _golden(reference: str | None, design: DesignConfig) -> Candidate | None:
+    if not reference:
+        return None
+    if not Path(reference).exists():
+        raise ConfigError(f"--reference {reference}: file not found")
+    return path_candidate(Path(reference).resolve(), design, origin="reference", label="reference")
+
+
+def _scrubbed(report: GateReport, tmp: Path | None) -> GateReport:
+    if tmp is None:
+        return report
+    return GateReport(tuple(replace(r, message=scrub_temp(r.message, tmp)) for r in report.results))
 
 
 @click.command("gate")
 @click.argument("design_yaml", type=click.Path(dir_okay=False))
-@click.argument("rtl_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Write JUnit XML (one test case per gate).")
+@click.argument("rtl_files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("-f", "--filelist", "filelists", multiple=True, type=click.Path(dir_okay=False),
+              help="A filelist (+incdir+, +define+, -f nesting); repeatable.")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False),
+              help="Write JUnit XML (one test case per gate; an error case on exit 2 or 3).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
-@click.option("--reference", type=click.Path(dir_okay=False), help="Golden RTL (default: verification.reference).")
+@click.option("--reference", help="Golden RTL: a file, folder or filelist (default: verification.reference).")
 @click.option("--equivalence/--no-equivalence", default=None, help="Force the formal gate on or off.")
 @click.option("--only", multiple=True, type=click.Choice(GATES), help="Run only these gates (repeatable).")
 @click.option("--workdir", type=click.Path(file_okay=False), help="Keep stage folders here (default: a temp folder).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a design.yaml key.")
-def gate(design_yaml: str, rtl_files: tuple[str, ...], junit_path: str | None, as_json: bool,
-         reference: str | None, equivalence: bool | None, only: tuple[str, ...], workdir: str | None,
+def gate(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...], junit_path: str | None,
+         as_json: bool, reference: str | None, equivalence: bool | None, only: tuple[str, ...], workdir: str | None,
          overrides: tuple[str, ...]) -> int:
-    """Check RTL_FILE... against DESIGN_YAML: safety, compile, structure, simulation, equivalence."""
-    design = load_design(design_yaml, dict(parse_override(o) for o in overrides))
-    cand = _candidate(rtl_files, design.top)
-    golden = None
-    if reference:
-        if not Path(reference).is_file():
-            raise ConfigError(f"--reference {reference}: file not found")
-        golden = Candidate.from_paths([Path(reference)], top=design.top, origin="reference")
+    """Check RTL against DESIGN_YAML: safety, compile, structure, simulation, equivalence.
+
+    RTL is RTL_FILE... and/or -f FILELIST; with neither, the design's `sources:`."""
+    suite = Path(design_yaml).stem if Path(design_yaml).stem != "design" else Path(design_yaml).resolve().parent.name
+    try:
+        design = load_design(design_yaml, dict(parse_override(o) for o in overrides))
+        suite = design.name
+        return _gate(design, rtl_files, filelists, junit_path, as_json, reference, equivalence, only, workdir)
+    except HHError as exc:
+        if junit_path:
+            write_junit_error(Path(junit_path), suite, str(exc), exc.exit_code)
+        raise
+    except Exception as exc:  # an internal error is exit 3 (cli.main): CI still gets its XML
+        if junit_path:
+            write_junit_error(Path(junit_path), suite, f"{type(exc).__name__}: {exc}", EXIT_INFRA)
+        raise
+
+
+def _gate(design: DesignConfig, rtl_files: tuple[str, ...], filelists: tuple[str, ...], junit_path: str | None,
+          as_json: bool, reference: str | None, equivalence: bool | None, only: tuple[str, ...],
+          workdir: str | None) -> int:
+    cand = load_candidate(design, rtl_files, filelists, origin="gate")
+    golden = _golden(reference, design)
     with tempfile.TemporaryDirectory(prefix="hh-gate-") as tmp:
+        temp = None if workdir else Path(tmp)
         wd = Path(workdir).resolve() if workdir else Path(tmp) / cand.short  # tools run in stage folders
-        report = run_gates(cand, design, wd, reference=golden, equivalence=equivalence, only=only or None)
+        try:
+            report = run_gates(cand, design, wd, reference=golden, equivalence=equivalence, only=only or None)
+        except HHError as exc:
+            if temp is not None:
+                exc.args = (scrub_temp(str(exc), temp),)
+            raise
+        report = _scrubbed(report, temp)
     if junit_path:
         write_junit(Path(junit_path), report, design.name)
+    files = [n for n, _ in cand.files]
     if as_json:
-        click.echo(dumps({"design": design.name, "files": list(rtl_files), **report.to_dict()}))
+        click.echo(dumps({"design": design.name, "files": files, "defines": dict(cand.defines), **report.to_dict()}))
     else:
         for r in report.results:
             mark = "skip" if r.skipped else ("PASS" if r.passed else "FAIL")

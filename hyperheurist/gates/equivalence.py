@@ -27,7 +27,7 @@ from .golden import write_golden
 from .result import GateResult, failed, passed
 from .tooling import rel, run, strip_paths
 
-ERROR = re.compile(r"^ERROR: (.*)$", re.M)
+ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)  # Yosys writes `file.v:17: ERROR: ...` for front-end errors
 CEX_JSON = "counterexample.json"
 
 
@@ -187,7 +187,7 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
             raise ConfigError(f"verification.reference: Yosys cannot read the reference design: {why}")
         err = ERROR.search(res.stdout + "\n" + res.stderr)
         v = Verdict("inconclusive", "yosys", mode,
-                    f"cannot build the miter: {strip_paths(err.group(1)) if err else res.describe()}")
+                    f"cannot build the miter: {strip_paths(err.group(1) + err.group(2)) if err else res.describe()}")
         return _result(v, eq.policy, time.monotonic() - t0)
     xs = x_sources((stage / HIER_IL).read_text(encoding="utf-8", errors="replace"))
     if eq.engine == "yosys-sat":

@@ -14,7 +14,8 @@ from .context import is_header, is_verilog
 from .lexer import lex
 
 PREFIX = "hhref_"
-MODULE_DECL = re.compile(r"\b(?:module|macromodule)\s+(?:(?:automatic|static)\s+)?([A-Za-z_][A-Za-z0-9_$]*)")
+# packages too: a golden design with a package would otherwise redeclare the candidate's
+MODULE_DECL = re.compile(r"\b(?:module|macromodule|package)\s+(?:(?:automatic|static)\s+)?([A-Za-z_][A-Za-z0-9_$]*)")
 
 
 def module_names(text: str) -> list[str]:

@@ -26,7 +26,7 @@ from .tooling import first_location, rel, run, strip_paths
 
 LATCH = re.compile(r"^Latch inferred for signal `\\?([^']+)' from process `([^']+)'", re.M)
 WARNING = re.compile(r"^Warning: (.*)$", re.M)
-ERROR = re.compile(r"^ERROR: (.*)$", re.M)
+ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)  # Yosys writes `file.v:17: ERROR: ...` for front-end errors
 
 
 def _port_problem(el: Elaborated, iface: Interface, top: str) -> str | None:
@@ -108,7 +108,7 @@ def _yosys(ctx: GateContext, stage: Path, synth: bool = True) -> str | None:
         return f"yosys timed out after {ctx.tool_timeout:g} s (design too large?)"
     if res.returncode != 0:
         err = ERROR.search(text)
-        msg = strip_paths(err.group(1)) if err else res.describe()
+        msg = strip_paths(err.group(1) + err.group(2)) if err else res.describe()
         stage_name = "synthesis" if check_log else "elaboration"
         return f"yosys {stage_name} failed: {msg}"
     return None

@@ -13,7 +13,9 @@ from .errors import LLMUnavailable
 
 
 def seed_candidates(design: DesignConfig) -> list[Candidate]:
-    """One candidate per seed file, labelled by its file name, in sorted order."""
+    """One candidate per seed (a file, a filelist or a folder), labelled by its name, in sorted order."""
+    from ..project.sources import path_candidate
+
     gen = design.generation
     files = gen.seed_files()
     if gen.seeds and not files:
@@ -21,7 +23,7 @@ def seed_candidates(design: DesignConfig) -> list[Candidate]:
     out = []
     for p in files:
         try:
-            out.append(Candidate.from_paths([p], design.top, origin="seed", label=Path(p).stem))
+            out.append(path_candidate(Path(p), design, origin="seed", label=Path(p).stem))
         except OSError as exc:
             raise ConfigError(f"{p}: cannot read seed file: {exc.strerror}") from None
     return out

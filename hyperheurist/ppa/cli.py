@@ -1,6 +1,6 @@
-"""``hh ppa DESIGN_YAML RTL_FILE...``: synthesize and print area, timing and power.
+"""``hh ppa DESIGN_YAML [RTL_FILE... | -f FILELIST]``: synthesize and print area, timing and power.
 
-Runs no gates: it scores the RTL as given (``hh gate`` checks it). ``--json`` prints the metrics
+Runs no gates: it scores the RTL as given (``hh gate`` checks it); no files: the design's ``sources``. ``--json`` prints the metrics
 (area_um2, cells, delay_ns, slack_ns, fmax_mhz, power_mw, power_fidelity, liberty, ...).
 """
 
@@ -13,11 +13,12 @@ from typing import Any
 import click
 import yaml
 
-from ..candidate import Candidate
 from ..config import load_design, parse_override
-from ..errors import EXIT_INVALID, EXIT_OK, ConfigError, InputError
+from ..errors import EXIT_INVALID, EXIT_OK, ConfigError, HHError
 from ..gates.safety import check_safety
 from ..jsonio import dumps
+from ..project.messages import scrub_temp
+from ..project.sources import load_candidate
 from ..recipe import Recipe, load_flow
 from .cache import PPACache
 from .estimate import estimate
@@ -42,7 +43,9 @@ def recipe_from(flow_name: str, pairs: tuple[str, ...]) -> Recipe:
 
 @click.command("ppa")
 @click.argument("design_yaml", type=click.Path(dir_okay=False))
-@click.argument("rtl_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("rtl_files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("-f", "--filelist", "filelists", multiple=True, type=click.Path(dir_okay=False),
+              help="A filelist (+incdir+, +define+, -f nesting); repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 @click.option("--power", type=click.Choice(FIDELITIES), default=None,
               help="Power fidelity (default: ppa.power from design.yaml).")
@@ -52,16 +55,14 @@ def recipe_from(flow_name: str, pairs: tuple[str, ...]) -> Recipe:
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="PPA cache folder (default: $HH_CACHE_DIR).")
 @click.option("--no-cache", is_flag=True, help="Always run the tools.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a design.yaml key.")
-def ppa(design_yaml: str, rtl_files: tuple[str, ...], as_json: bool, power: str | None, flow_name: str | None,
+def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...], as_json: bool, power: str | None, flow_name: str | None,
         recipe_pairs: tuple[str, ...], workdir: str | None, cache_dir: str | None, no_cache: bool,
         overrides: tuple[str, ...]) -> int:
-    """Synthesize RTL_FILE... with DESIGN_YAML's liberty and print area, timing and power."""
+    """Synthesize RTL with DESIGN_YAML's liberty and print area, timing and power.
+
+    RTL is RTL_FILE... and/or -f FILELIST; with neither, the design's `sources:`."""
     design = load_design(design_yaml, dict(parse_override(o) for o in overrides))
-    paths = [Path(f) for f in rtl_files]
-    for p in paths:
-        if not p.is_file():
-            raise InputError(f"{p}: file not found")
-    cand = Candidate.from_paths(paths, top=design.top, origin="ppa", label=paths[0].name)
+    cand = load_candidate(design, rtl_files, filelists, origin="ppa")
     vetted = check_safety(cand, design.limits)  # untrusted RTL: nothing reads what the gate refuses
     if not vetted.passed:
         click.echo(f"hh ppa: INVALID: safety gate: {vetted.message}", err=True)
@@ -70,7 +71,12 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], as_json: bool, power: str 
     cache = None if no_cache else PPACache(cache_dir)
     with tempfile.TemporaryDirectory(prefix="hh-ppa-") as tmp:
         wd = Path(workdir).resolve() if workdir else Path(tmp) / cand.short
-        m = estimate(cand, design, recipe, wd, power=power or design.ppa.power, cache=cache)
+        try:
+            m = estimate(cand, design, recipe, wd, power=power or design.ppa.power, cache=cache)
+        except HHError as exc:  # the temp folder goes at exit: the message must not send anyone there
+            if not workdir:
+                exc.args = (scrub_temp(str(exc), Path(tmp)),)
+            raise
     if as_json:
         click.echo(dumps({**m.to_dict(), "cached": m.cached, "recipe": recipe.to_dict()}))
     else:

@@ -89,7 +89,8 @@ def build_script(sources: list[Path], top: str, recipe: Recipe, liberty: Path, p
         if not _SAFE_NAME.match(str(d)):
             raise ToolError(f"unusable include folder for Yosys: {str(d)!r}")
     front = "".join(f"-I{d} " for d in include_dirs) + "".join(f"{d} " for d in defines)
-    lines = [f"read_verilog -defer {'-sv ' if s.suffix == '.sv' else ''}{front}{_quote(s)}" for s in sources]
+    # -sv always, as the structure and equivalence gates read it: one language for one canonical text
+    lines = [f"read_verilog -defer -sv {front}{_quote(s)}" for s in sources]
     lines.append(" ".join(["hierarchy -check -top", top, *params]))
     lines += ["proc", "flatten" if recipe.flatten else "# flatten: off (hierarchy kept)", "opt_expr", "opt_clean"]
     if recipe.fsm:

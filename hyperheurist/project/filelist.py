@@ -1,0 +1,173 @@
+"""Source sets: files, globs, folders and ``-f`` filelists (with ``+incdir+`` and ``+define+``).
+
+Pure path logic, no design knowledge: ``config.py`` validates with it and ``project.sources`` turns
+a source set into a Candidate. A filelist is the format simulators and FuseSoC/EDAM flows share:
+one entry per line (or several on a line), ``//`` and ``#`` comments, ``-f``/``-F`` nesting,
+``+incdir+A+B``, ``-I A``, ``+define+X=1+Y``, ``-D X=1``; relative paths are relative to the
+filelist's folder (``-F``, and ``-f`` too: a design's filelist must not depend on the caller's cwd);
+``$VAR``/``${VAR}`` are expanded from the environment.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError
+
+RTL_EXT = (".v", ".sv")
+FILELIST_EXT = (".f", ".vc", ".fl")
+MAX_DEPTH = 16
+_ENV = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+DEFINE_VALUE = re.compile(r"^[A-Za-z0-9_.'+-]*$")  # what reaches a tool's -D option: no blanks, no quotes
+_IGNORED = ("-v", "-y")  # library files/folders: not supported, named in the error
+
+
+@dataclass
+class SourceSet:
+    files: list[Path] = field(default_factory=list)  # compile order, no repeats
+    include_dirs: list[Path] = field(default_factory=list)
+    defines: dict[str, str] = field(default_factory=dict)
+
+    def merge(self, other: "SourceSet") -> None:
+        for p in other.files:
+            if p not in self.files:
+                self.files.append(p)
+        for d in other.include_dirs:
+            if d not in self.include_dirs:
+                self.include_dirs.append(d)
+        self.defines.update(other.defines)
+
+
+def is_filelist(text: str) -> bool:
+    return text.lower().endswith(FILELIST_EXT)
+
+
+def check_define(name: str, value: str, where: str) -> None:
+    if not _IDENT.match(name):
+        raise ConfigError(f"{where}: define {name!r}: not a macro name")
+    if not DEFINE_VALUE.match(value):
+        raise ConfigError(f"{where}: define {name}={value!r}: use letters, digits and _ . ' + - only")
+
+
+def _expand_env(text: str, where: str) -> str:
+    def sub(m: re.Match) -> str:
+        var = m.group(1) or m.group(2)
+        if var not in os.environ:
+            raise ConfigError(f"{where}: ${var} is not set")
+        return os.environ[var]
+    return _ENV.sub(sub, text)
+
+
+def _define(text: str, out: SourceSet, where: str) -> None:
+    name, _, value = text.partition("=")
+    check_define(name, value, where)
+    out.defines[name] = value
+
+
+def parse_filelist(path: Path, depth: int = 0) -> SourceSet:
+    """Read a filelist; errors name the filelist and line."""
+    path = Path(path).resolve()
+    if depth > MAX_DEPTH:
+        raise ConfigError(f"{path}: filelists nested more than {MAX_DEPTH} deep")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read filelist: {getattr(exc, 'strerror', None) or exc}") from None
+    out = SourceSet()
+    base = path.parent
+    for n, raw in enumerate(lines, 1):
+        where = f"{path}:{n}"
+        line = re.sub(r"(^|\s)(//|#).*$", "", raw).strip()
+        if not line:
+            continue
+        try:
+            tokens = shlex.split(_expand_env(line, where))
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if tok in ("-f", "-F") or tok in ("-I", "-D"):
+                if nxt is None:
+                    raise ConfigError(f"{where}: {tok} needs an argument")
+                i += 1
+                if tok == "-I":
+                    out.merge(SourceSet(include_dirs=[_dir(base, nxt, where)]))
+                elif tok == "-D":
+                    _define(nxt, out, where)
+                else:
+                    out.merge(parse_filelist(_file(base, nxt, where), depth + 1))
+            elif tok.startswith("+incdir+"):
+                for d in filter(None, tok[len("+incdir+"):].split("+")):
+                    out.merge(SourceSet(include_dirs=[_dir(base, d, where)]))
+            elif tok.startswith("+define+"):
+                for d in filter(None, tok[len("+define+"):].split("+")):
+                    _define(d, out, where)
+            elif tok.startswith("-I") and len(tok) > 2:
+                out.merge(SourceSet(include_dirs=[_dir(base, tok[2:], where)]))
+            elif tok.startswith("-D") and len(tok) > 2:
+                _define(tok[2:], out, where)
+            elif tok in _IGNORED or tok.startswith(("+libext+", "-", "+")):
+                raise ConfigError(f"{where}: option {tok!r} is not supported (files, -f/-F, +incdir+, -I, "
+                                  f"+define+, -D)")
+            else:
+                out.merge(SourceSet(files=[_file(base, tok, where)]))
+            i += 1
+    return out
+
+
+def _file(base: Path, text: str, where: str) -> Path:
+    p = Path(text).expanduser()
+    p = (p if p.is_absolute() else base / p).resolve()
+    if not p.is_file():
+        raise ConfigError(f"{where}: file not found: {p}")
+    return p
+
+
+def _dir(base: Path, text: str, where: str) -> Path:
+    p = Path(text).expanduser()
+    p = (p if p.is_absolute() else base / p).resolve()
+    if not p.is_dir():
+        raise ConfigError(f"{where}: include folder not found: {p}")
+    return p
+
+
+def expand_entry(entry: str, base: Path, where: str) -> SourceSet:
+    """One ``sources:`` entry: a file, a glob, a folder (its .v/.sv files) or a filelist (``-f X`` or ``X.f``)."""
+    text = entry.strip()
+    if text.startswith(("-f ", "-F ")):
+        return parse_filelist(_file(base, text[3:].strip(), where))
+    p = Path(text).expanduser()
+    p = p if p.is_absolute() else base / p
+    if glob.has_magic(text):
+        matches = sorted(Path(m).resolve() for m in glob.glob(str(p), recursive=True))
+        files = [m for m in matches if m.is_file()]
+        if not files:
+            raise ConfigError(f"{where}: no file matches {text}")
+        out = SourceSet()
+        for m in files:
+            out.merge(parse_filelist(m) if is_filelist(m.name) else SourceSet(files=[m]))
+        return out
+    p = p.resolve()
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in RTL_EXT)
+        if not files:
+            raise ConfigError(f"{where}: no .v or .sv file in {p}")
+        return SourceSet(files=files, include_dirs=[p])
+    if not p.is_file():
+        raise ConfigError(f"{where}: file not found: {p}")
+    return parse_filelist(p) if is_filelist(p.name) else SourceSet(files=[p])
+
+
+def expand(entries: list[str], base: Path, where: str) -> SourceSet:
+    out = SourceSet()
+    for i, e in enumerate(entries):
+        out.merge(expand_entry(e, base, f"{where}[{i}]" if len(entries) > 1 else where))
+    return out

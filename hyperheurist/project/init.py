@@ -1,0 +1,228 @@
+"""``hh init --top TOP (-f FILELIST | FILES...) [-o design.yaml]``: a design.yaml from existing RTL.
+
+The interface is read from the elaborated top module by pyslang (names, directions, widths after
+default parameters, signedness); the clock and reset are guessed from names and sensitivity lists and
+marked ``# REVIEW``; the given sources become ``sources:``, the reference and the seed, so the file
+passes ``hh gate`` on its own sources; ``spec.md`` gets a stub listing the ports for the user to
+complete. A FuseSoC ``.core`` or EDAM ``.eda.yml`` works too (via ``project.cores``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import pyslang
+import yaml
+from pyslang import ast, syntax
+
+from ..errors import ConfigError, InputError
+from ..jsonio import write_text_atomic
+from .filelist import SourceSet, is_filelist, parse_filelist
+
+_CLOCK = re.compile(r"^(clk|clock|i_clk|clk_i|.*_clk|clk_.*|.*clock.*)$", re.I)
+_RESET = re.compile(r"^(rst|reset|areset|arst|i_rst|rst_i).*|.*_(rst|reset)(_n|_ni|n|_b|_l)?$", re.I)
+_ACTIVE_LOW = re.compile(r"(_n|_ni|n|_b|_l|_neg)$", re.I)
+DIRS = {"In": "input", "Out": "output", "InOut": "inout"}
+
+
+@dataclass(frozen=True)
+class PortSpec:
+    name: str
+    dir: str
+    width: int
+    signed: bool
+
+
+def _options(ss: SourceSet) -> pyslang.Bag:
+    pp = pyslang.parsing.PreprocessorOptions()
+    pp.additionalIncludePaths = [str(d) for d in ss.include_dirs] + sorted({str(f.parent) for f in ss.files})
+    pp.predefines = [f"{k}={v}" if v else k for k, v in ss.defines.items()]
+    return pyslang.Bag([pp])
+
+
+def read_interface(ss: SourceSet, top: str) -> tuple[list[PortSpec], list[str]]:
+    """(ports of ``top``, the text of every sensitivity list) or InputError naming file:line."""
+    sm = pyslang.SourceManager()
+    bag = _options(ss)
+    trees = [syntax.SyntaxTree.fromFile(str(f), sm, bag) for f in ss.files]
+    opts = ast.CompilationOptions()
+    opts.topModules = {top}
+    comp = ast.Compilation(pyslang.Bag([opts]))
+    for t in trees:
+        comp.addSyntaxTree(t)
+    modules: list[str] = []
+    for t in trees:
+        def decl(node) -> bool:
+            if str(node.kind).split(".")[-1] == "ModuleDeclaration":
+                modules.append(node.header.name.valueText)
+            return True
+        t.root.visit(decl)
+    if top not in modules:
+        raise InputError(f"top module {top!r} not found (modules: {', '.join(sorted(set(modules))) or 'none'})")
+    root = comp.getRoot()
+    errors = [d for d in comp.getAllDiagnostics() if d.isError()]
+    if errors:  # pyslang's own first line: file:line:col: error: what
+        raise InputError(pyslang.DiagnosticEngine.reportAll(sm, errors[:1]).strip().splitlines()[0])
+    inst = next(i for i in root.topInstances if i.name == top)
+    ports = []
+    for p in inst.body.portList:
+        where = f"{sm.getFileName(p.location)}:{sm.getLineNumber(p.location)}"
+        if p.type.isUnpackedArray:
+            raise InputError(f"{where}: port {p.name}: unpacked array ports are not supported yet; pack it "
+                             f"([N-1:0][W-1:0]) or wrap the module")
+        if not p.type.isIntegral:
+            raise InputError(f"{where}: port {p.name}: type {p.type} is not a bit vector")
+        ports.append(PortSpec(p.name, DIRS.get(str(p.direction).split(".")[-1], "inout"), int(p.type.bitWidth),
+                              bool(p.type.isSigned)))
+    events: list[str] = []
+    for t in trees:
+        def visit(node) -> bool:
+            if str(node.kind).split(".")[-1] == "EventControlWithExpression":
+                events.append(str(node))
+            return True
+        t.root.visit(visit)
+    return ports, events
+
+
+def guess_clock_reset(ports: list[PortSpec], events: list[str]) -> tuple[str | None, dict | None]:
+    """The clock: a 1-bit input named like one and used on an edge; the reset: named like one.
+
+    Asynchronous when the reset appears in an edge list, active low when its name says so."""
+    one_bit = [p.name for p in ports if p.dir == "input" and p.width == 1]
+    edges = " ".join(events)
+    clocks = [n for n in one_bit if _CLOCK.match(n)]
+    clocks.sort(key=lambda n: (f"edge {n}" not in edges, n))
+    clock = clocks[0] if clocks else None
+    resets = [n for n in one_bit if n != clock and _RESET.match(n)]
+    if clock is None or not resets:
+        return clock, None
+    name = resets[0]
+    asynch = re.search(rf"(posedge|negedge)\s+{re.escape(name)}\b", edges) is not None
+    low = bool(_ACTIVE_LOW.search(name)) or re.search(rf"negedge\s+{re.escape(name)}\b", edges) is not None
+    return clock, {"name": name, "active": "low" if low else "high", "sync": not asynch}
+
+
+def _flow(data: object) -> str:
+    return yaml.safe_dump(data, default_flow_style=True, sort_keys=False, width=1000).strip()
+
+
+def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, reset: dict | None,
+                sources: list[str], reference: str, period_ns: float) -> str:
+    lines = [f"# written by hh init: check every line marked REVIEW, then run `hh gate {{this file}}`",
+             f"name: {name}", f"top: {top}", "spec: spec.md                # REVIEW: describe the behaviour",
+             f"sources: {_flow(sources)}", "interface:"]
+    if clock:
+        lines.append(f"  clock: {clock}               # REVIEW: guessed from the name and the edge lists")
+    if reset:
+        lines.append(f"  reset: {_flow(reset)}   # REVIEW: guessed (name, edge lists)")
+    lines.append("  ports:")
+    for p in ports:
+        d = {"name": p.name, "dir": p.dir, "width": p.width}
+        if p.signed:
+            d["signed"] = True
+        lines.append(f"    - {_flow(d)}")
+    lines += ["verification:",
+              f"  reference: {reference}     # the RTL as it is today: every candidate must match it",
+              "  differential: {cycles: 400, seed: 1}",
+              "ppa:",
+              "  liberty: osu018",
+              f"  clock_period_ns: {period_ns:g}      # REVIEW: your target clock",
+              "generation:",
+              "  provider: offline",
+              f"  seeds: {reference}",
+              "anneal: {iterations: 20, seed: 1, chains: 2}", ""]
+    return "\n".join(lines)
+
+
+def spec_stub(top: str, ports: list[PortSpec], clock: str | None, reset: dict | None) -> str:
+    rows = "\n".join(f"| `{p.name}` | {p.dir} | {p.width}{' signed' if p.signed else ''} |  |" for p in ports)
+    timing = f"Clocked on the rising edge of `{clock}`." if clock else "Combinational."
+    if reset:
+        timing += (f" Reset `{reset['name']}` is active {reset['active']}, "
+                   f"{'synchronous' if reset['sync'] else 'asynchronous'}.")
+    return (f"# {top}\n\nREVIEW: the generator and the LLM moves read this text; say what `{top}` computes, "
+            f"its latency and any corner cases.\n\n{timing}\n\n| port | dir | width | meaning |\n|---|---|---|---|\n{rows}\n")
+
+
+def _rel(p: Path, base: Path) -> str:
+    try:
+        return str(Path(p).resolve().relative_to(base))
+    except ValueError:
+        return str(Path(p).resolve())
+
+
+def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], out: Path, *, name: str | None,
+                 period_ns: float, force: bool) -> list[Path]:
+    """Write design.yaml (and spec.md, and a filelist when plain files were given); return what was written."""
+    from .cores import core_sources
+
+    out = Path(out).resolve()
+    base = out.parent
+    if out.exists() and not force:
+        raise ConfigError(f"{out}: already exists (use --force to overwrite)")
+    ss = SourceSet()
+    written: list[Path] = []
+    for f in filelists:
+        if not Path(f).is_file():
+            raise InputError(f"-f {f}: file not found")
+    for f in files:
+        if not Path(f).is_file():
+            raise InputError(f"{f}: file not found")
+    cores = [f for f in files if f.endswith((".core", ".eda.yml"))]
+    plain = [f for f in files if f not in cores and not is_filelist(f)]
+    lists = list(filelists) + [f for f in files if is_filelist(f)]
+    for f in lists:
+        ss.merge(parse_filelist(Path(f)))
+    for f in cores:
+        ss.merge(core_sources(Path(f)))
+    ss.merge(SourceSet(files=[Path(f).resolve() for f in plain]))
+    if not ss.files:
+        raise ConfigError("hh init: give RTL files or -f FILELIST")
+    ports, events = read_interface(ss, top)
+    if not any(p.dir == "output" for p in ports):
+        raise InputError(f"top module {top}: no output port")
+    clock, reset = guess_clock_reset(ports, events)
+    if len(lists) == 1 and not plain and not cores:
+        reference = _rel(Path(lists[0]), base)
+    else:  # one filelist names the design for sources, reference and seed alike
+        flist = base / f"{top}.f"
+        if flist.exists() and not force:
+            raise ConfigError(f"{flist}: already exists (use --force to overwrite)")
+        body = [f"+incdir+{_rel(d, base)}" for d in ss.include_dirs]
+        body += [f"+define+{k}={v}" if v else f"+define+{k}" for k, v in ss.defines.items()]
+        body += [_rel(f, base) for f in ss.files]
+        write_text_atomic(flist, "// written by hh init\n" + "\n".join(body) + "\n")
+        written.append(flist)
+        reference = _rel(flist, base)
+    text = design_yaml(name or top, top, ports, clock, reset, [f"-f {reference}"], reference, period_ns)
+    write_text_atomic(out, text)
+    written.insert(0, out)
+    spec = base / "spec.md"
+    if not spec.exists():
+        write_text_atomic(spec, spec_stub(top, ports, clock, reset))
+        written.append(spec)
+    return written
+
+
+@click.command("init")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--top", required=True, help="The top module.")
+@click.option("-f", "--filelist", "filelists", multiple=True, type=click.Path(dir_okay=False),
+              help="A filelist (+incdir+, +define+, -f nesting); repeatable.")
+@click.option("-o", "--output", "output", default="design.yaml", show_default=True, type=click.Path(dir_okay=False),
+              help="Where to write the design.yaml (spec.md goes beside it).")
+@click.option("--name", default=None, help="Design name (default: the top module).")
+@click.option("--clock-period", "period_ns", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Target clock period in ns.")
+@click.option("--force", is_flag=True, help="Overwrite an existing design.yaml or filelist.")
+def init(files: tuple[str, ...], top: str, filelists: tuple[str, ...], output: str, name: str | None,
+         period_ns: float, force: bool) -> int:
+    """Write a design.yaml for existing RTL: FILES (.v/.sv, filelists, a FuseSoC .core or EDAM .eda.yml) or -f."""
+    written = init_project(top, files, filelists, Path(output), name=name, period_ns=period_ns, force=force)
+    for p in written:
+        click.echo(f"wrote {p}")
+    click.echo(f"next: review the lines marked REVIEW, then `hh gate {written[0]}`", err=True)
+    return 0
