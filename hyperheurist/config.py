@@ -279,6 +279,29 @@ class PPA(Model):
         raise ValueError(f"flow preset not found: {v} (bundled: {', '.join(sorted(f.stem for f in FLOWS_DIR.glob('*.yaml')))})")
 
 
+class RunBudget(Model):
+    """What one run may spend on the LLM in all (not a per-request cap: that is ``profile.output_tokens``)."""
+
+    requests: int = Field(default=200, ge=0)
+    tokens: int = Field(default=2_000_000, ge=0)
+    cost: float | None = Field(default=None, ge=0)  # with price_per_mtok_in/out
+
+
+class ModelProfile(Model):
+    """Overrides of what hh learns about an endpoint's model (``RUN_DIR/llm_profile.json``); null = learn it."""
+
+    token_param: Literal["max_tokens", "max_completion_tokens"] | None = None
+    temperature: Literal["send", "omit"] | None = None  # reasoning models take only their default
+    seed: Literal["send", "omit"] | None = None
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None  # sent only when set
+    output_tokens: int | None = Field(default=None, ge=16)  # per-request output cap (default 4096)
+    context_length: int | None = Field(default=None, ge=256)
+
+
+# generation keys renamed so a run budget cannot be read as a per-request cap
+RENAMED_GENERATION = {"max_requests": "budget.requests", "max_tokens": "budget.tokens", "max_cost": "budget.cost"}
+
+
 class Generation(Model):
     provider: Literal["offline", "openai", "files"] = "offline"
     seeds: str | None = None
@@ -287,15 +310,28 @@ class Generation(Model):
     temperature: float = Field(default=0.8, ge=0, le=2)
     candidates: int = Field(default=8, ge=1, le=256)
     repair_attempts: int = Field(default=2, ge=0, le=20)
-    max_requests: int = Field(default=200, ge=0)
-    max_tokens: int = Field(default=2_000_000, ge=0)
-    request_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)
+    budget: RunBudget = RunBudget()
+    profile: ModelProfile = ModelProfile()
+    max_output_tokens: int = Field(default=16384, ge=16)  # ceiling when an empty reply was cut off (length)
+    extra_body: dict[str, Any] = {}  # sent as is with every request (Ollama: {options: {num_ctx: 16384}})
+    stream: bool | Literal["auto"] = "auto"  # auto: stream from servers on this machine or a private network
+    idle_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)  # streamed: longest silence
+    request_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)  # not streamed: whole reply
     retries: int = Field(default=4, ge=0, le=20)
     rules_file: Path | None = None
     critique: bool = False  # ask the LLM to vet each LLM move's proposal before tools run on it
     price_per_mtok_in: float | None = None
     price_per_mtok_out: float | None = None
-    max_cost: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for old, new in RENAMED_GENERATION.items():
+                if old in data:
+                    raise ValueError(f"{old} was renamed: use generation.{new} (a whole-run budget; the "
+                                     f"per-request output cap is generation.profile.output_tokens)")
+        return data
 
     @field_validator("seeds", mode="before")
     @classmethod

@@ -156,7 +156,7 @@ def test_lost_endpoint_disables_the_client(stub: Stub, tmp_path: Path) -> None:
 
 def test_request_timeout(stub: Stub, tmp_path: Path) -> None:
     stub.script = [{"hang": 3}, {"hang": 3}]
-    d = design(request_timeout_s=0.3, retries=1)
+    d = design(request_timeout_s=0.3, retries=1, stream=False)  # not streamed: the whole reply
     t0 = time.monotonic()
     assert client(stub, tmp_path, d).generate(d, 2, None) == []
     assert time.monotonic() - t0 < 2.0
@@ -181,10 +181,10 @@ def test_response_without_code_or_garbage_is_a_recorded_failure(stub: Stub, tmp_
 
 
 def test_request_budget_stops_requests(stub: Stub, tmp_path: Path) -> None:
-    d = design(max_requests=2)
+    d = design(**{"budget.requests": 2})
     c = client(stub, tmp_path, d)
     assert len(c.generate(d, 5, None)) == 2
-    assert len(stub.requests) == 2 and "max_requests" in c.usage()["note"]
+    assert len(stub.requests) == 2 and "budget.requests" in c.usage()["note"]
     assert records(tmp_path)[-1]["source"] == "not sent" and len(records(tmp_path)) == 3
     with pytest.raises(LLMUnavailable, match="budget"):
         c.repair(d, Candidate.from_text(LATCHY, "mac_small"), Failure("structure", "latch"), None)
@@ -192,12 +192,12 @@ def test_request_budget_stops_requests(stub: Stub, tmp_path: Path) -> None:
 
 
 def test_token_and_cost_budgets(stub: Stub, tmp_path: Path) -> None:
-    d = design(max_tokens=10)
+    d = design(**{"budget.tokens": 10})
     c = client(stub, tmp_path / "a", d)
-    assert len(c.generate(d, 3, None)) == 1 and "max_tokens" in c.usage()["note"]
-    d = design(price_per_mtok_in=1000.0, price_per_mtok_out=1000.0, max_cost=0.1)
+    assert len(c.generate(d, 3, None)) == 1 and "budget.tokens" in c.usage()["note"]
+    d = design(price_per_mtok_in=1000.0, price_per_mtok_out=1000.0, **{"budget.cost": 0.1})
     c = client(stub, tmp_path / "b", d)
-    assert len(c.generate(d, 3, None)) == 1 and "max_cost" in c.usage()["note"] and c.usage()["cost"] > 0.1
+    assert len(c.generate(d, 3, None)) == 1 and "budget.cost" in c.usage()["note"] and c.usage()["cost"] > 0.1
     assert len(stub.requests) == 2
 
 
@@ -225,14 +225,14 @@ def test_replay_sends_zero_requests(stub: Stub, tmp_path: Path) -> None:
 
 
 def test_resumed_run_answers_repeats_from_its_own_records(stub: Stub, tmp_path: Path) -> None:
-    d = design(max_requests=3)
+    d = design(**{"budget.requests": 3})
     client(stub, tmp_path, d).generate(d, 2, None)
     again = client(stub, tmp_path, d)
     assert again.usage()["requests"] == 2, "the budget counts what the run sent before it was resumed"
     assert len(again.generate(d, 2, None)) == 2, "the same requests again: answered from the records"
     assert len(stub.requests) == 2 and again.usage()["cache_hits"] == 2 and again.usage()["requests"] == 2
     assert len(again.generate(d, 3, None)) == 1, "new requests: one left in the budget"
-    assert len(stub.requests) == 3 and "max_requests" in (again.dead or "")
+    assert len(stub.requests) == 3 and "budget.requests" in (again.dead or "")
     assert [r["index"] for r in records(tmp_path)] == [1, 2, 3, 4, 5, 6]
 
 
@@ -290,7 +290,7 @@ def test_parameters_a_model_rejects_are_adapted_once(stub: Stub, tmp_path: Path)
     assert "max_tokens" in first and "max_completion_tokens" in second and "temperature" in second
     assert "temperature" not in third and "max_tokens" not in third and "temperature" not in fourth
     (rec, _) = records(tmp_path)
-    assert [a.get("adapted") for a in rec["attempts"]] == ["max_tokens -> max_completion_tokens", "dropped temperature", None]
+    assert [a.get("adapted") for a in rec["attempts"]] == ["max_tokens -> max_completion_tokens", "temperature omitted", None]
 
 
 def test_endpoint_not_listening(tmp_path: Path) -> None:
@@ -310,14 +310,14 @@ def test_generate_requests_run_concurrently_within_the_budget(stub: Stub, tmp_pa
     monkeypatch.setenv("HH_LLM_CONCURRENCY", "4")
     responder = MacResponder()
     stub.default = lambda body: {**responder(body), "hang": 0.6}
-    d = design(max_requests=6)
+    d = design(**{"budget.requests": 6})
     c = client(stub, tmp_path, d)
     t0 = time.monotonic()
     assert [x.label for x in c.generate(d, 4, None)] == ["llm1", "llm2", "llm3", "llm4"]
     assert time.monotonic() - t0 < 1.5, "four 0.6 s answers in parallel, not 2.4 s in a row"
     assert [r["params"]["seed"] for r in records(tmp_path)] == [1000, 1001, 1002, 1003], "records in request order"
     assert len(c.generate(d, 5, None)) == 2 and len(stub.requests) == 6, "the request limit is exact in parallel too"
-    assert c.usage()["requests"] == 6 and "max_requests" in (c.dead or "")
+    assert c.usage()["requests"] == 6 and "budget.requests" in (c.dead or "")
 
 
 def test_resumed_run_without_endpoint_answers_from_its_records(stub: Stub, tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ def test_templates_can_be_overridden(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_budget_counts_and_refuses() -> None:
-    b = Budget(max_requests=3, max_tokens=1000, max_cost=0.002, price_in=1.0, price_out=4.0)
+    b = Budget(limit_requests=3, limit_tokens=1000, limit_cost=0.002, price_in=1.0, price_out=4.0)
     b.charge("generate", 300, 100)
     b.charge("repair", 0, 0)
     assert b.exhausted() is None
@@ -61,8 +61,8 @@ def test_budget_counts_and_refuses() -> None:
         "generate": 400, "repair": 0, "mutate": 0, "critique": 0}
     assert u["cost"] == pytest.approx(0.0007)
     b.charge("mutate", 500, 200)
-    with pytest.raises(LLMUnavailable, match="max_requests"):
+    with pytest.raises(LLMUnavailable, match="budget.requests"):
         b.check()
-    assert "max_tokens" in (Budget(10, 100, requests=1, tokens_in=100).exhausted() or "")
-    assert "max_cost" in (Budget(10, 10**9, 0.001, 1.0, 1.0, tokens_in=1000).exhausted() or "")
+    assert "budget.tokens" in (Budget(10, 100, requests=1, tokens_in=100).exhausted() or "")
+    assert "budget.cost" in (Budget(10, 10**9, 0.001, 1.0, 1.0, tokens_in=1000).exhausted() or "")
     assert Budget(10, 10**9, None, None, None).usage().get("cost") is None

@@ -18,9 +18,9 @@ class Budget:
     responses in flight; the request limit is exact (slots are reserved).
     """
 
-    max_requests: int
-    max_tokens: int
-    max_cost: float | None = None
+    limit_requests: int  # generation.budget.requests
+    limit_tokens: int  # generation.budget.tokens
+    limit_cost: float | None = None  # generation.budget.cost
     price_in: float | None = None  # per million prompt tokens
     price_out: float | None = None  # per million completion tokens
     requests: int = 0
@@ -31,7 +31,8 @@ class Budget:
 
     @classmethod
     def from_config(cls, gen: Generation) -> "Budget":
-        return cls(gen.max_requests, gen.max_tokens, gen.max_cost, gen.price_per_mtok_in, gen.price_per_mtok_out)
+        b = gen.budget
+        return cls(b.requests, b.tokens, b.cost, gen.price_per_mtok_in, gen.price_per_mtok_out)
 
     @property
     def tokens(self) -> int:
@@ -45,13 +46,14 @@ class Budget:
 
     def exhausted(self) -> str | None:
         """Why no further request may be sent, or None."""
-        if self.requests + self.pending >= self.max_requests:
-            return f"LLM budget spent: {self.requests + self.pending} of {self.max_requests} requests (generation.max_requests)"
-        if self.tokens >= self.max_tokens:
-            return f"LLM budget spent: {self.tokens} of {self.max_tokens} tokens (generation.max_tokens)"
+        if self.requests + self.pending >= self.limit_requests:
+            return (f"LLM budget spent: {self.requests + self.pending} of {self.limit_requests} requests "
+                    "(generation.budget.requests)")
+        if self.tokens >= self.limit_tokens:
+            return f"LLM budget spent: {self.tokens} of {self.limit_tokens} tokens (generation.budget.tokens)"
         cost = self.cost
-        if self.max_cost is not None and cost is not None and cost >= self.max_cost:
-            return f"LLM budget spent: cost {cost:.4f} of {self.max_cost:g} (generation.max_cost)"
+        if self.limit_cost is not None and cost is not None and cost >= self.limit_cost:
+            return f"LLM budget spent: cost {cost:.4f} of {self.limit_cost:g} (generation.budget.cost)"
         return None
 
     def check(self) -> None:

@@ -2,30 +2,37 @@
 OpenAI-compatible endpoint, with the budget, the recording/replay cache and code extraction.
 
 Once the endpoint is lost (retries exhausted, budget spent, key refused) the client is *dead*: every
-later call raises LLMUnavailable at once, without a request, and ``usage()['note']`` says why.
+later call raises LLMUnavailable at once, without a request, and ``usage()['note']`` says why. A
+request that fails alone (a 400, an empty reply) is counted, and the first few failures are kept in
+``usage()['failures']`` with the server's own words.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urlparse
 
 from ..candidate import Candidate
 from ..config import DesignConfig
 from . import prompts
 from .budget import Budget
 from .errors import LLMUnavailable, RequestFailed
+from .exchange import Exchange
 from .extract import THINK, Extracted, extract_verilog
+from .profile import PROFILE_FILE, Profile, ProfileKeeper
 from .record import Recorder, public_url, request_key, scrub
 from .transport import Reply, Transport
 
 __all__ = ["LLMClient", "LLMUnavailable", "variant_temperature"]
 
-MAX_COMPLETION_TOKENS = 4096
+MAX_FAILURES_KEPT = 5
+Build = Callable[[int], list]  # trim level -> chat messages
 
 
 def variant_temperature(base: float, i: int, n: int) -> float:
@@ -47,16 +54,38 @@ def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def local_endpoint(url: str | None) -> bool:
+    """A server on this machine or a private network (vLLM, Ollama, llama.cpp), where streaming is the default."""
+    host = (urlparse(url).hostname or "") if url else ""
+    if host == "localhost" or host.endswith((".local", ".localhost", ".internal", ".lan")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_link_local
+
+
+def wants_stream(setting: bool | str, url: str | None) -> bool:
+    return local_endpoint(url) if setting == "auto" else bool(setting)
+
+
 class LLMClient:
     """Roles over one endpoint; all requests pass the budget and are recorded under ``RUN_DIR/llm``."""
 
     def __init__(self, design: DesignConfig, transport: Transport | None, recorder: Recorder, model: str,
-                 base_url: str | None = None) -> None:
+                 base_url: str | None = None, profile_from: Path | None = None) -> None:
         self.design = design
         self.transport = transport
         self.recorder = recorder
         self.model = model
         self.base_url = public_url(base_url)
+        gen = design.generation
+        start = Profile.start(gen, self.base_url, model, wants_stream(gen.stream, base_url))
+        run_dir = recorder.dir.parent
+        self.profile = ProfileKeeper.open(start, profile_from or run_dir, run_dir / PROFILE_FILE)
+        self.exchange = Exchange(transport, self.profile, gen.retries, gen.extra_body) if transport else None
+        self.failures: list[dict] = []  # the first few failed requests, with the server's words
         self.budget = Budget.from_config(design.generation)
         self.budget.restore(recorder.earlier)
         self.dead: str | None = None
@@ -75,8 +104,9 @@ class LLMClient:
         gen = design.generation
         recorder = Recorder(run_dir, replay_dir, secrets=[api_key] if api_key else [])
         offline = replay_dir is not None or records_only
-        transport = None if offline else Transport(base_url, api_key, gen.request_timeout_s, gen.retries)
-        return cls(design, transport, recorder, model or gen.model, base_url)
+        transport = None if offline else Transport(base_url, api_key, gen.request_timeout_s, gen.idle_timeout_s)
+        replayed = Path(replay_dir) if replay_dir is not None else None
+        return cls(design, transport, recorder, model or gen.model, base_url, profile_from=replayed)
 
     def attach(self, rules: Any = None, say: Callable[[str], None] | None = None) -> None:
         """Give the client the run's rule memory (used by mutation prompts) and a way to tell the user things."""
@@ -97,10 +127,22 @@ class LLMClient:
         out.update(self.counts)
         mode = "replay" if self.replaying else ("live" if self.transport is not None else "records")
         out.update({"model": self.model, "endpoint": self.base_url, "mode": mode,
-                    "records": str(self.recorder.dir)})
+                    "records": str(self.recorder.dir), "profile": scrub(self.profile.to_dict(), self.recorder.secrets)})
+        if self.failures:
+            out["failures"] = list(self.failures)
         if self.dead:
             out["note"] = self.dead
+        elif self.failures:
+            first = self.failures[0]
+            out["note"] = (f"{self.counts['failed_requests']} request(s) failed; first ({first['phase']}): "
+                           f"{first['error']}")
         return out
+
+    def _failed(self, phase: str, error: str) -> None:
+        with self.lock:
+            self.counts["failed_requests"] += 1
+            if len(self.failures) < MAX_FAILURES_KEPT:
+                self.failures.append({"phase": phase, "error": error})
 
     def _die(self, reason: str) -> None:
         with self.lock:
@@ -112,14 +154,15 @@ class LLMClient:
 
     # ---- one request ----------------------------------------------------------------------------
     def _params(self, temperature: float, seed: int) -> dict:
-        return {"temperature": round(temperature, 3), "seed": int(seed) % 2**31, "max_tokens": MAX_COMPLETION_TOKENS}
+        """The sampling parameters (the request's identity); the profile decides what is sent and how."""
+        return {"temperature": round(temperature, 3), "seed": int(seed) % 2**31}
 
-    def _complete(self, phase: str, messages: list[dict], params: dict, top: str | None) -> tuple[str | None, Extracted | None]:
+    def _complete(self, phase: str, build: Build, params: dict, top: str | None) -> tuple[str | None, Extracted | None]:
         """The response text and, when ``top`` is given, the Verilog in it. (None, None) when this request
         failed; LLMUnavailable when the endpoint is gone or a replay has no such request."""
-        return self._finish(*self._fetch(phase, messages, params), top)
+        return self._finish(*self._fetch(phase, build, params), top)
 
-    def _complete_many(self, phase: str, jobs: list[tuple[list[dict], dict]], top: str | None
+    def _complete_many(self, phase: str, jobs: list[tuple[Build, dict]], top: str | None
                        ) -> list[tuple[str | None, Extracted | None] | LLMUnavailable]:
         """Several requests at once (up to ``HH_LLM_CONCURRENCY``, default 4, in flight); results and
         records in job order, so a run's record numbering does not depend on which answer came first."""
@@ -137,9 +180,11 @@ class LLMClient:
                 out.append(exc)
         return out
 
-    def _fetch(self, phase: str, messages: list[dict], params: dict) -> tuple[dict, str | None, LLMUnavailable | None]:
+    def _fetch(self, phase: str, build: Build, params: dict) -> tuple[dict, str | None, LLMUnavailable | None]:
         """Answer one request from the recording, the cache or the endpoint; thread-safe, writes nothing.
-        Returns the record so far, the response text (None: failed) and an error to raise later."""
+        Returns the record so far, the response text (None: failed) and an error to raise later.
+        The key is the full prompt's: a shortened one (context too small) is recorded beside it."""
+        messages = build(0)
         key = request_key(self.model, messages, params)
         rec: dict[str, Any] = {"phase": phase, "key": key, "model": self.model, "endpoint": self.base_url,
                                "params": params, "messages": messages}
@@ -157,9 +202,10 @@ class LLMClient:
             where = "the recording" if self.replaying else "this run's records (no endpoint configured)"
             return ({**rec, "source": "replay", "error": f"not in {where}"}, None,
                     LLMUnavailable(f"{where} has no response for this {phase} request (key {key[:12]})"))
+        assert self.exchange is not None
         try:
-            reply = self.transport.chat(self.model, messages, params, before_attempt=self._reserve,
-                                        after_attempt=lambda a: self._charge(phase, a))
+            reply = self.exchange.run(self.model, build, params, before_attempt=self._reserve,
+                                      after_attempt=lambda a: self._charge(phase, a))
         except LLMUnavailable as exc:
             reason = scrub(str(exc), self.recorder.secrets)  # an error body may echo the key
             self._die(reason)
@@ -167,11 +213,13 @@ class LLMClient:
             return ({**rec, "source": "network" if attempts else "not sent", "error": reason, "attempts": attempts},
                     None, LLMUnavailable(reason))
         except RequestFailed as exc:
-            with self.lock:
-                self.counts["failed_requests"] += 1
-            return {**rec, "source": "network", "error": str(exc), "attempts": getattr(exc, "attempts", None)}, None, None
+            reason = scrub(str(exc), self.recorder.secrets)
+            self._failed(phase, reason)
+            return {**rec, "source": "network", "error": reason, "attempts": getattr(exc, "attempts", None)}, None, None
+        extra = {"trim": reply.trim, "sent_messages": reply.messages} if reply.trim else {}
         return ({**rec, "source": "network", "finish_reason": reply.finish_reason, "usage": _usage(reply),
-                 "latency_s": round(reply.latency_s, 4), "attempts": reply.attempts, "error": None}, reply.text, None)
+                 "latency_s": round(reply.latency_s, 4), "attempts": reply.attempts, "error": None, **extra},
+                reply.text, None)
 
     def _finish(self, rec: dict, text: str | None, error: LLMUnavailable | None, top: str | None
                 ) -> tuple[str | None, Extracted | None]:
@@ -204,8 +252,9 @@ class LLMClient:
         (keeping what it has) when the endpoint is lost; responses without code are skipped."""
         out: list[Candidate] = []
         gen = design.generation
-        jobs = [(prompts.generate_messages(design, rules, i, n),
-                 self._params(variant_temperature(gen.temperature, i, n), design.anneal.seed * 1000 + i)) for i in range(n)]
+        jobs: list[tuple[Build, dict]] = [
+            (lambda trim, i=i: prompts.generate_messages(design, rules, i, n, trim),
+             self._params(variant_temperature(gen.temperature, i, n), design.anneal.seed * 1000 + i)) for i in range(n)]
         for i, result in enumerate(self._complete_many("generate", jobs, design.top)):
             if isinstance(result, LLMUnavailable):
                 continue  # lost endpoint (the others' answers are kept) or a replay miss
@@ -217,9 +266,11 @@ class LLMClient:
 
     def repair(self, design: DesignConfig, candidate: Candidate, failure: Any, rules: Any) -> Candidate | None:
         """A fixed version of ``candidate`` given the failing gate's message, or None (no code, same code)."""
-        messages = prompts.repair_messages(design, candidate, failure.gate, failure.message, rules)
+        def build(trim: int) -> list[dict]:
+            return prompts.repair_messages(design, candidate, failure.gate, failure.message, rules, trim)
+
         params = self._params(design.generation.temperature * 0.5, int(candidate.digest[:8], 16))
-        _, ex = self._complete("repair", messages, params, design.top)
+        _, ex = self._complete("repair", build, params, design.top)
         if ex is None or not ex.ok or not ex.code:
             return None
         fixed = candidate.with_sources(((f"{design.top}.v", ex.code),), move="llm_repair", origin="repair")
@@ -230,9 +281,13 @@ class LLMClient:
     def mutate(self, design: DesignConfig, candidate: Candidate, metrics: dict | None, goal: str, scope: str,
                seed: int, move: str, rules: Any = None) -> Candidate | None:
         """A PPA-directed rewrite (``scope`` local|rewrite, ``goal`` area|timing|power), or None."""
-        messages = prompts.mutate_messages(design, candidate, metrics, goal, scope, rules if rules is not None else self.rules)
+        memory = rules if rules is not None else self.rules
+
+        def build(trim: int) -> list[dict]:
+            return prompts.mutate_messages(design, candidate, metrics, goal, scope, memory, trim)
+
         temp = design.generation.temperature if scope == "rewrite" else min(design.generation.temperature, 0.5)
-        _, ex = self._complete("mutate", messages, self._params(temp, seed), design.top)
+        _, ex = self._complete("mutate", build, self._params(temp, seed), design.top)
         if ex is None or not ex.ok or not ex.code:
             return None
         new = candidate.with_sources(((f"{design.top}.v", ex.code),), move=move, origin="llm")
@@ -241,8 +296,10 @@ class LLMClient:
     def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: dict | None,
                  goal: str) -> bool:
         """Whether the LLM thinks ``proposal`` is worth evaluating (first line ACCEPT/REJECT; unclear = yes)."""
-        messages = prompts.critique_messages(design, parent, proposal, metrics, goal)
-        text, _ = self._complete("critique", messages, self._params(0.0, 0), None)
+        def build(trim: int) -> list[dict]:
+            return prompts.critique_messages(design, parent, proposal, metrics, goal, trim)
+
+        text, _ = self._complete("critique", build, self._params(0.0, 0), None)
         answer = THINK.sub("", text or "").strip()
         first = answer.splitlines()[0].upper() if answer else ""
         ok = "REJECT" not in first

@@ -2,6 +2,10 @@
 
 Placeholders are ``{{name}}``; values are inserted once (never re-scanned), so Verilog braces and
 ``$`` in the inserted text are safe. ``HH_PROMPTS_DIR`` points at a folder of replacement templates.
+
+``trim`` (0..3) shortens a prompt that does not fit the model's context, least useful context first:
+1 drops the specification's examples, 2 also cuts long logs (gate messages, cell lists), 3 also
+drops the failure-rule history. The design, the interface and the task always stay.
 """
 
 from __future__ import annotations
@@ -18,6 +22,11 @@ PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 MAX_RULES = 8  # most frequent first; a prompt is not a rule book
 TOP_CELLS = 8
+TRIM_STEPS = 3
+LOG_CHARS = 1200  # a gate message longer than this keeps its head and tail (trim >= 2)
+OMITTED = "(omitted to fit the model's context)"
+EXAMPLE_HEADING = re.compile(r"^(#+)\s*.*\bexamples?\b.*$", re.I | re.M)
+FENCED = re.compile(r"^```.*?^```[ \t]*$", re.S | re.M)
 
 # Generation variants: the same spec asked for with a different emphasis gives diverse candidates.
 STYLES = (
@@ -100,33 +109,69 @@ def ppa_report(metrics: dict | None, period_ns: float) -> str:
     return "\n".join(lines)
 
 
+def drop_examples(spec: str) -> str:
+    """The specification without example sections and fenced blocks (``trim`` >= 1)."""
+    out = FENCED.sub("(example omitted)", spec)
+    m = EXAMPLE_HEADING.search(out)
+    while m:
+        nxt = re.compile(rf"^#{{1,{len(m.group(1))}}}\s", re.M).search(out, m.end())
+        out = out[:m.start()] + (out[nxt.start():] if nxt else "")
+        m = EXAMPLE_HEADING.search(out, m.start())  # the text shrank: always progresses
+    return out.strip()
+
+
+def short_log(text: str, limit: int = LOG_CHARS) -> str:
+    """A long log's head and tail (``trim`` >= 2): the first error and the summary usually sit there."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half].rstrip()}\n[... {len(text) - limit} characters cut ...]\n{text[-half:].lstrip()}"
+
+
+def _spec(design: DesignConfig, trim: int) -> str:
+    text = design.spec_text().strip()
+    return drop_examples(text) if trim >= 1 else text
+
+
+def _rules(rules: Any, trim: int) -> str:
+    return OMITTED if trim >= 3 else rules_text(rules)
+
+
+def _report(metrics: dict | None, period_ns: float, trim: int) -> str:
+    text = ppa_report(metrics, period_ns)
+    return "\n".join(ln for ln in text.splitlines() if not ln.startswith("- top cells")) if trim >= 2 else text
+
+
 def _messages(design: DesignConfig, user: str) -> list[dict]:
     return [{"role": "system", "content": render("system", top=design.top)}, {"role": "user", "content": user}]
 
 
-def generate_messages(design: DesignConfig, rules: Any, variant: int, count: int) -> list[dict]:
-    user = render("generate", spec=design.spec_text().strip(), top=design.top, interface=interface_text(design),
-                  rules=rules_text(rules), variant=variant + 1, count=count, style=STYLES[variant % len(STYLES)])
+def generate_messages(design: DesignConfig, rules: Any, variant: int, count: int, trim: int = 0) -> list[dict]:
+    user = render("generate", spec=_spec(design, trim), top=design.top, interface=interface_text(design),
+                  rules=_rules(rules, trim), variant=variant + 1, count=count, style=STYLES[variant % len(STYLES)])
     return _messages(design, user)
 
 
-def repair_messages(design: DesignConfig, cand: Candidate, gate: str, message: str, rules: Any) -> list[dict]:
-    user = render("repair", spec=design.spec_text().strip(), top=design.top, interface=interface_text(design),
-                  code=cand.text.strip(), gate=gate, message=message or "(no message)", rules=rules_text(rules))
+def repair_messages(design: DesignConfig, cand: Candidate, gate: str, message: str, rules: Any,
+                    trim: int = 0) -> list[dict]:
+    log = message or "(no message)"
+    user = render("repair", spec=_spec(design, trim), top=design.top, interface=interface_text(design),
+                  code=cand.text.strip(), gate=gate, message=short_log(log) if trim >= 2 else log,
+                  rules=_rules(rules, trim))
     return _messages(design, user)
 
 
 def mutate_messages(design: DesignConfig, cand: Candidate, metrics: dict | None, goal: str, scope: str,
-                    rules: Any) -> list[dict]:
-    user = render("mutate", spec=design.spec_text().strip(), top=design.top, interface=interface_text(design),
+                    rules: Any, trim: int = 0) -> list[dict]:
+    user = render("mutate", spec=_spec(design, trim), top=design.top, interface=interface_text(design),
                   code=cand.text.strip(), liberty=design.ppa.liberty, period=f"{design.ppa.clock_period_ns:g}",
-                  report=ppa_report(metrics, design.ppa.clock_period_ns), goal=goal, goal_text=GOALS[goal],
-                  scope_text=SCOPES[scope], rules=rules_text(rules))
+                  report=_report(metrics, design.ppa.clock_period_ns, trim), goal=goal, goal_text=GOALS[goal],
+                  scope_text=SCOPES[scope], rules=_rules(rules, trim))
     return _messages(design, user)
 
 
 def critique_messages(design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: dict | None,
-                      goal: str) -> list[dict]:
+                      goal: str, trim: int = 0) -> list[dict]:
     user = render("critique", top=design.top, interface=interface_text(design), parent=parent.text.strip(),
-                  proposal=proposal.text.strip(), report=ppa_report(metrics, design.ppa.clock_period_ns), goal=goal)
+                  proposal=proposal.text.strip(), report=_report(metrics, design.ppa.clock_period_ns, trim), goal=goal)
     return _messages(design, user)

@@ -1,30 +1,19 @@
-"""One chat completion over the ``openai`` package, with our own timeouts, retries and backoff.
+"""One HTTP attempt at a chat completion over the ``openai`` package, streamed or not.
 
-The openai client's retries are off (``max_retries=0``) so every attempt is ours: counted,
-recorded and spaced by a deterministic exponential backoff (``HH_LLM_BACKOFF_S`` sets the first
-wait, default 1 s, doubling up to 30 s). 429, 5xx, connection errors and timeouts are retried;
-401/403/404 mean the endpoint is unusable; other 4xx and malformed replies fail that request only,
-except a 400 that names a parameter the model does not take (``max_tokens`` for reasoning models,
-``seed``, ``temperature``): the request is resent at once without it, and later ones too.
+The openai client's retries are off (``max_retries=0``): every attempt is ours (``exchange`` decides
+what to retry). A failure is an ``AttemptFailed`` carrying the server's own message, its status,
+its ``Retry-After`` and, for a stream cut short, the text received so far.
+
+Timeouts are per socket read: a reply that is not streamed must come within ``request_timeout_s``;
+a streamed one may take as long as it likes as long as no silence (before the first chunk or
+between two) exceeds ``idle_timeout_s``, which is what a slow local server on a CPU needs.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
-
-from .errors import LLMUnavailable, RequestFailed
-
-MAX_WAIT_S = 30.0
-
-
-def backoff_base() -> float:
-    try:
-        return max(0.0, float(os.environ.get("HH_LLM_BACKOFF_S", "1.0")))
-    except ValueError:
-        return 1.0
+from typing import Any
 
 
 @dataclass
@@ -36,113 +25,171 @@ class Reply:
     estimated_tokens: bool
     latency_s: float
     attempts: list[dict] = field(default_factory=list)
+    trim: int = 0  # how far the prompt had to be shortened to fit the model's context
+    messages: list[dict] | None = None  # what was sent, when shortened
+
+
+class AttemptFailed(Exception):
+    """One attempt failed. ``status`` is the HTTP status (None: timeout, connection, malformed, stalled)."""
+
+    def __init__(self, kind: str, message: str, status: int | None = None, retry_after: float | None = None,
+                 param: str | None = None, partial: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind  # http | timeout | connection | malformed | stalled
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+        self.param = param
+        self.partial = partial
+
+    def text(self) -> str:
+        """One line: what failed and, quoted, what the server said."""
+        head = {"http": f"HTTP {self.status}", "timeout": "timeout", "connection": "connection error",
+                "malformed": "malformed response", "stalled": "stream stalled"}.get(self.kind, self.kind)
+        return f"{head}: {self.message}"
 
 
 class Transport:
     """Sends chat requests to one OpenAI-compatible endpoint."""
 
-    def __init__(self, base_url: str | None, api_key: str | None, timeout_s: float, retries: int,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, base_url: str | None, api_key: str | None, request_timeout_s: float,
+                 idle_timeout_s: float | None = None) -> None:
         from openai import OpenAI
 
         # a local server (vLLM, Ollama, llama.cpp) needs no key, but the client insists on one
-        self.client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=0)
-        self.timeout_s = timeout_s
-        self.retries = retries
-        self.sleep = sleep
-        self.rename: dict[str, str] = {}  # parameter names this endpoint wants spelled otherwise
-        self.drop: set[str] = set()  # parameters this endpoint rejects
+        self.client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=request_timeout_s, max_retries=0)
+        self.request_timeout_s = request_timeout_s
+        self.idle_timeout_s = idle_timeout_s or request_timeout_s
 
-    def chat(self, model: str, messages: list[dict], params: dict,
-             before_attempt: Callable[[], None] = lambda: None,
-             after_attempt: Callable[[dict], None] = lambda _a: None) -> Reply:
-        """The reply, after up to ``retries`` retries; LLMUnavailable when the endpoint is lost,
-        RequestFailed when only this request is bad. ``before_attempt`` may raise (budget)."""
+    def attempt(self, model: str, messages: list[dict], kwargs: dict, stream: bool) -> Reply:
+        """One request; AttemptFailed when it did not give a reply."""
         import openai
 
-        attempts: list[dict] = []
-        base = backoff_base()
-        failures = 0  # transient ones, which are retried
-        while True:
-            before_attempt()
-            t0 = time.monotonic()
-            attempt: dict[str, Any] = {"attempt": len(attempts) + 1}
+        t0 = time.monotonic()
+        try:
+            if stream:
+                return self._streamed(model, messages, kwargs, t0)
+            resp = self.client.chat.completions.create(model=model, messages=messages,  # type: ignore[call-overload]
+                                                       timeout=self.request_timeout_s, **kwargs)
+            return _reply(resp, messages, time.monotonic() - t0)
+        except openai.APIStatusError as exc:
+            raise AttemptFailed("http", server_message(exc), exc.status_code, _retry_after(exc),
+                                _param(exc)) from None
+        except openai.APITimeoutError:
+            raise AttemptFailed("timeout", f"no reply within {self.request_timeout_s:g} s"
+                                if not stream else f"no data for {self.idle_timeout_s:g} s") from None
+        except openai.APIConnectionError as exc:
+            raise AttemptFailed("connection", _short(exc.__cause__ or exc)) from None
+        except (openai.APIError, ValueError, TypeError, AttributeError, IndexError, KeyError) as exc:
+            raise AttemptFailed("malformed", _short(exc)) from None
+
+    def _streamed(self, model: str, messages: list[dict], kwargs: dict, t0: float) -> Reply:
+        import openai
+
+        resp = self.client.chat.completions.create(model=model, messages=messages, stream=True,  # type: ignore[call-overload]
+                                                   timeout=self.idle_timeout_s, **kwargs)
+        parts: list[str] = []
+        finish: str | None = None
+        usage: Any = None
+        chunks = 0
+        try:
+            for chunk in resp:
+                chunks += 1
+                usage = getattr(chunk, "usage", None) or usage
+                for choice in getattr(chunk, "choices", None) or []:
+                    delta = getattr(choice, "delta", None)
+                    if delta is not None and getattr(delta, "content", None):
+                        parts.append(_text(delta.content))
+                    finish = getattr(choice, "finish_reason", None) or finish
+        except openai.APIStatusError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a read timeout or a broken connection mid-stream
+            partial = "".join(parts)
+            timed_out = "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower()
+            what = (f"no data for {self.idle_timeout_s:g} s" if timed_out else f"connection lost ({_short(exc)})")
+            raise AttemptFailed("stalled", f"{what} after {chunks} chunk(s), {len(partial)} characters",
+                                partial=partial) from None
+        finally:
             try:
-                resp = self.client.chat.completions.create(model=model, messages=messages,  # type: ignore[call-overload]
-                                                           **self._shape(params))
-                reply = self._reply(resp, messages, time.monotonic() - t0)
-            except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
-                attempt.update(status=exc.status_code, error=_short(exc), latency_s=_since(t0))
-                attempts.append(attempt)
-                after_attempt(attempt)
-                raise _with(LLMUnavailable(f"endpoint refused the request (HTTP {exc.status_code}): {_short(exc)}"),
-                            attempts) from None
-            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
-                status = getattr(exc, "status_code", None)
-                kind = "timeout" if isinstance(exc, openai.APITimeoutError) else (f"HTTP {status}" if status else "connection error")
-                attempt.update(status=status, error=f"{kind}: {_short(exc)}", latency_s=_since(t0))
-            except openai.APIStatusError as exc:
-                attempt.update(status=exc.status_code, error=_short(exc), latency_s=_since(t0))
-                attempts.append(attempt)
-                after_attempt(attempt)
-                adapted = self._adapt(_short(exc)) if exc.status_code == 400 else None
-                if adapted:  # e.g. a model that wants max_completion_tokens: resend at once, remember it
-                    attempt["adapted"] = adapted
-                    continue
-                raise _with(RequestFailed(f"HTTP {exc.status_code}: {_short(exc)}"), attempts) from None
-            except (openai.APIError, ValueError, TypeError, AttributeError, IndexError) as exc:
-                attempt.update(error=f"malformed response: {_short(exc)}", latency_s=_since(t0))
-                attempts.append(attempt)
-                after_attempt(attempt)
-                raise _with(RequestFailed(f"malformed response: {_short(exc)}"), attempts) from None
-            else:
-                attempt.update(status=200, latency_s=round(reply.latency_s, 4), tokens_in=reply.tokens_in,
-                               tokens_out=reply.tokens_out)
-                attempts.append(attempt)
-                after_attempt(attempt)
-                reply.attempts = attempts
-                return reply
-            attempts.append(attempt)
-            after_attempt(attempt)
-            failures += 1
-            if failures > self.retries:
-                break
-            wait = min(base * 2 ** (failures - 1), MAX_WAIT_S)
-            attempt["wait_s"] = wait
-            self.sleep(wait)
-        last = attempts[-1]["error"] if attempts else "no attempt"
-        raise _with(LLMUnavailable(f"endpoint failed {len(attempts)} time(s) in a row; last: {last}"), attempts)
-
-    def _shape(self, params: dict) -> dict:
-        """The parameters as this endpoint wants them (renamed or dropped after a 400 said so)."""
-        return {self.rename.get(k, k): v for k, v in params.items() if k not in self.drop}
-
-    def _adapt(self, message: str) -> str | None:
-        """Learn from a 400 that names a parameter this model does not take; what changed, or None."""
-        low = message.lower()
-        if "max_completion_tokens" in low and "max_tokens" in low and "max_tokens" not in self.rename:
-            self.rename["max_tokens"] = "max_completion_tokens"
-            return "max_tokens -> max_completion_tokens"
-        if any(w in low for w in ("unsupported", "not supported", "does not support", "unrecognized", "unknown")):
-            for name in ("seed", "temperature"):
-                if name in low and name not in self.drop:
-                    self.drop.add(name)
-                    return f"dropped {name}"
-        return None
-
-    @staticmethod
-    def _reply(resp: Any, messages: list[dict], latency: float) -> Reply:
-        if isinstance(resp, (str, bytes)) or not getattr(resp, "choices", None):
-            raise ValueError("no choices in the reply")
-        choice = resp.choices[0]
-        text = _text(choice.message.content)
-        usage = getattr(resp, "usage", None)
+                resp.close()
+            except Exception:  # noqa: BLE001 - closing a dead stream
+                pass
+        if chunks == 0:
+            raise AttemptFailed("malformed", "the streamed reply held no chunk (not a server-sent event stream?)")
+        text = "".join(parts)
+        latency = time.monotonic() - t0
         if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-            return Reply(text, choice.finish_reason, int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0),
-                         False, latency)
-        # servers that report no usage: about four characters per token
-        chars_in = sum(len(str(m.get("content", ""))) for m in messages)
-        return Reply(text, choice.finish_reason, chars_in // 4 + 1, len(text) // 4 + 1, True, latency)
+            return Reply(text, finish, int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), False, latency)
+        return _estimated(text, finish, messages, latency)
+
+
+def _reply(resp: Any, messages: list[dict], latency: float) -> Reply:
+    if isinstance(resp, (str, bytes)) or not getattr(resp, "choices", None):
+        raise ValueError("no choices in the reply")
+    choice = resp.choices[0]
+    text = _text(choice.message.content)
+    usage = getattr(resp, "usage", None)
+    if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
+        return Reply(text, choice.finish_reason, int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0),
+                     False, latency)
+    return _estimated(text, choice.finish_reason, messages, latency)
+
+
+def _estimated(text: str, finish: str | None, messages: list[dict], latency: float) -> Reply:
+    """Servers that report no usage (Ollama, older llama.cpp): about four characters per token."""
+    chars_in = sum(len(str(m.get("content", ""))) for m in messages)
+    return Reply(text, finish, chars_in // 4 + 1, len(text) // 4 + 1, True, latency)
+
+
+def server_message(exc: Any) -> str:
+    """The server's own words: ``error.message`` (OpenAI, vLLM), a top-level ``message``, or the body text."""
+    body = getattr(exc, "body", None)
+    msg: Any = None
+    if isinstance(body, dict):
+        inner = body.get("error")
+        msg = inner.get("message") if isinstance(inner, dict) else (inner if isinstance(inner, str) else None)
+        msg = msg or body.get("message") or body.get("detail")
+    elif isinstance(body, str):
+        msg = body
+    if not msg:
+        try:
+            msg = exc.response.text
+        except Exception:  # noqa: BLE001 - a streamed body that cannot be read again
+            msg = None
+    return " ".join(str(msg or _short(exc)).split())[:1000]
+
+
+def _param(exc: Any) -> str | None:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        p = inner.get("param")
+        return str(p) if p else None
+    return None
+
+
+def _retry_after(exc: Any) -> float | None:
+    """``Retry-After`` in seconds (a number or an HTTP date), or ``retry-after-ms``."""
+    try:
+        headers = exc.response.headers
+    except AttributeError:
+        return None
+    ms = headers.get("retry-after-ms")
+    try:
+        if ms is not None:
+            return max(0.0, float(ms) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        return max(0.0, float(value))
+    except ValueError:
+        import email.utils
+
+        try:
+            when = email.utils.parsedate_to_datetime(str(value))
+            return max(0.0, when.timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
 
 
 def _text(content: Any) -> str:
@@ -152,16 +199,6 @@ def _text(content: Any) -> str:
     if isinstance(content, list):
         return "".join(p.get("text", "") if isinstance(p, dict) else str(getattr(p, "text", p)) for p in content)
     return str(content)
-
-
-def _with(exc: Exception, attempts: list[dict]) -> Exception:
-    """``exc`` carrying the attempts made, for the record."""
-    exc.attempts = attempts  # type: ignore[attr-defined]
-    return exc
-
-
-def _since(t0: float) -> float:
-    return round(time.monotonic() - t0, 4)
 
 
 def _short(exc: BaseException) -> str:
