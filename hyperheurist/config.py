@@ -412,9 +412,10 @@ def _absolute_entry(entry: str, base: Path) -> str:
 def _check_sources(entries: list[str], base: Path) -> None:
     """Every entry must resolve (files exist, filelists parse); the ConfigError's text becomes the field's error."""
     try:
-        expand(entries, base, "sources")
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
+        expand(entries, base, "@")
+    except ConfigError as exc:  # the field's location is added by the loader: no second name here
+        raise ValueError(re.sub(r"^@(\[\d+\])?: ", lambda m: f"entry {m.group(1)}: " if m.group(1) else "",
+                                str(exc))) from None
 
 
 class DesignConfig(Model):

@@ -36,7 +36,7 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 _DEFINE_VALUE = re.compile(r"^[A-Za-z0-9_.'+-]*$")
 _VERILOG_EXT = (".v", ".sv")
 # `file:line: ERROR: ...` (Yosys' own form for front-end errors) before any bare `ERROR:` line
-_LOCATED_ERROR = re.compile(r"^\s*(\S+?:\d+:\s*ERROR:.*)$")
+_LOCATED_ERROR = re.compile(r"^\s*(.+?):(\d+):\s*ERROR:(.*)$")
 NETLIST = "netlist.v"
 
 
@@ -127,8 +127,7 @@ def first_error(text: str) -> str | None:
     for line in lines:
         m = _LOCATED_ERROR.match(line)
         if m:
-            where, rest = m.group(1).split(":", 1)
-            return f"{Path(where).name}:{rest}".strip()
+            return f"{Path(m.group(1)).name}:{m.group(2)}: ERROR:{m.group(3)}".strip()
     for line in lines:
         if "ERROR:" in line:
             return line.strip()

@@ -1,0 +1,81 @@
+"""JUnit XML on every exit code of ``hh gate`` (0, 1, 2, 3), parseable whatever bytes a message holds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.gates.junit import junit_error_xml, junit_xml, xml_safe
+from hyperheurist.gates.result import GateReport, GateResult, skipped
+
+DATA = Path(__file__).parent / "data" / "gates" / "alu"
+
+
+def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hyperheurist", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+def _cases(path: Path) -> list[ET.Element]:
+    return ET.parse(path).getroot().findall(".//testcase")
+
+
+@pytest.mark.tools
+@pytest.mark.parametrize("rtl, code", [("good.v", 0), ("latch.v", 1)])
+def test_exit_0_and_1_give_one_case_per_gate(tmp_path: Path, rtl: str, code: int) -> None:
+    xml = tmp_path / "gate.xml"
+    res = hh("gate", str(DATA / "design.yaml"), str(DATA / rtl), "--junit", str(xml))
+    assert res.returncode == code, res.stderr
+    cases = _cases(xml)
+    assert [c.get("name") for c in cases] == ["safety", "compile", "structure", "simulation", "equivalence"]
+    assert len(ET.parse(xml).getroot().findall(".//failure")) == code
+
+
+@pytest.mark.parametrize("args", [
+    ("{missing}", "good.v"),                 # no design.yaml
+    ("design.yaml", "{missing}"),             # no RTL file
+    ("design.yaml",),                         # no files and no sources:
+])
+def test_exit_2_writes_an_error_case(tmp_path: Path, args: tuple[str, ...]) -> None:
+    xml = tmp_path / "gate.xml"
+    argv = [str(tmp_path / "nope.v") if a == "{missing}" else str(DATA / a) for a in args]
+    res = hh("gate", *argv, "--junit", str(xml))
+    assert res.returncode == 2, res.stderr
+    root = ET.parse(xml).getroot()
+    err = root.find(".//error")
+    assert err is not None and "exit 2" in err.get("type") and err.get("message") in res.stderr
+    assert root.find("testsuite").get("errors") == "1"
+
+
+def test_exit_3_writes_an_error_case(tmp_path: Path) -> None:
+    xml = tmp_path / "gate.xml"
+    res = hh("gate", str(DATA / "design.yaml"), str(DATA / "good.v"), "--junit", str(xml),
+             env={"HH_IVERILOG": str(tmp_path / "none")})
+    assert res.returncode == 3, res.stderr
+    err = ET.parse(xml).getroot().find(".//error")
+    assert err is not None and err.get("type") == "infrastructure (exit 3)" and "HH_IVERILOG" in err.get("message")
+    assert ET.parse(xml).getroot().find("testsuite").get("name") == "alu"
+
+
+def test_control_bytes_in_a_file_name_keep_the_xml_parseable(tmp_path: Path) -> None:
+    xml = tmp_path / "gate.xml"
+    res = hh("gate", str(DATA / "design.yaml"), str(tmp_path / "bad\x01\x1b[31m.v"), "--junit", str(xml))
+    assert res.returncode == 2
+    msg = ET.parse(xml).getroot().find(".//error").get("message")
+    assert "\x01" not in msg and "\x1b" not in msg and "\ufffd" in msg
+
+
+def test_xml_safe_covers_every_forbidden_character() -> None:
+    nasty = "".join(chr(c) for c in range(0x20)) + "\ud800\udcff\ufffe ok \u00e9\U0001F600"
+    report = GateReport((GateResult("compile", False, nasty), skipped("structure", nasty)))
+    for text in (junit_xml(report, "s\x00uite"), junit_error_xml("s", nasty, 3)):
+        root = ET.fromstring(text.encode("utf-8", errors="strict"))
+        assert root.find(".//testsuite") is not None or root.tag == "testsuites"
+    cleaned = xml_safe(nasty)
+    assert all(ch in cleaned for ch in "\t\n\r") and " ok \u00e9\U0001F600" in cleaned
+    assert not any(ord(ch) < 0x20 and ch not in "\t\n\r" for ch in cleaned)

@@ -1,0 +1,154 @@
+"""Filelists, source sets, the design.yaml keys sources/include_dirs/defines, and the Candidate they make."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.config import load_design
+from hyperheurist.errors import ConfigError, InputError
+from hyperheurist.project.filelist import expand, parse_filelist
+from hyperheurist.project.sources import candidate_from, package_order, path_candidate, reference_candidate
+
+from projectlib import make_project
+
+BASE = """name: acc
+top: acc_top
+spec: spec.md
+interface:
+  clock: clk
+  ports:
+    - {name: clk, dir: input, width: 1}
+    - {name: rst_n, dir: input, width: 1}
+    - {name: en, dir: input, width: 1}
+    - {name: din, dir: input, width: 8}
+    - {name: acc, dir: output, width: 8}
+    - {name: parity, dir: output, width: 1}
+verification:
+  reference: rtl.f
+"""
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    make_project(tmp_path)
+    (tmp_path / "spec.md").write_text("acc\n")
+    return tmp_path
+
+
+def write_design(proj: Path, extra: str = "") -> Path:
+    p = proj / "design.yaml"
+    p.write_text(BASE + extra)
+    return p
+
+
+def test_filelist_incdir_define_nesting_comments_and_env(proj: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PROJ_ROOT", str(proj))
+    (proj / "sub.f").write_text("# nested\n-f rtl.f   // again\n+define+A=2+B\n-D C=x -I $PROJ_ROOT/rtl\n"
+                                "${PROJ_ROOT}/rtl/acc_top.sv\n")
+    ss = parse_filelist(proj / "sub.f")
+    assert [p.name for p in ss.files] == ["acc_top.sv", "acc_stage.sv", "acc_pkg.sv"]  # no repeats
+    assert ss.include_dirs == [proj / "include", proj / "rtl"]
+    assert ss.defines == {"HH_PROJECT_MODE": "1", "A": "2", "B": "", "C": "x"}
+
+
+@pytest.mark.parametrize("line, words", [
+    ("missing.sv", ["bad.f:2", "file not found"]),
+    ("+incdir+nowhere", ["bad.f:2", "include folder not found"]),
+    ("-v lib.v", ["bad.f:2", "'-v' is not supported"]),
+    ("+define+A=a b", ["bad.f:2"]),
+    ("+define+1X", ["bad.f:2", "not a macro name"]),
+    ("$NO_SUCH_VAR/x.v", ["bad.f:2", "$NO_SUCH_VAR is not set"]),
+    ("-f bad.f", ["nested more than"]),
+])
+def test_filelist_errors_name_file_and_line(proj: Path, line: str, words: list[str]) -> None:
+    (proj / "bad.f").write_text(f"rtl/acc_top.sv\n{line}\n")
+    with pytest.raises(ConfigError) as exc:
+        parse_filelist(proj / "bad.f")
+    for w in words:
+        assert w in str(exc.value)
+
+
+def test_globs_folders_and_filelists_in_sources(proj: Path) -> None:
+    ss = expand(["pkg/*.sv", "rtl/sub", "-f rtl.f"], proj, "sources")
+    assert [p.name for p in ss.files] == ["acc_pkg.sv", "acc_stage.sv", "acc_top.sv"]
+    assert proj / "include" in ss.include_dirs and ss.defines == {"HH_PROJECT_MODE": "1"}
+    with pytest.raises(ConfigError, match="no file matches"):
+        expand(["nothing/*.v"], proj, "sources")
+
+
+def test_design_keys_and_the_candidate(proj: Path) -> None:
+    d = load_design(write_design(proj, "sources: [rtl/acc_top.sv, rtl/sub/acc_stage.sv, pkg/acc_pkg.sv]\n"
+                                       "include_dirs: [include]\ndefines: {HH_PROJECT_MODE: 1, WIDE: true}\n"))
+    assert d.include_dirs == [proj / "include"] and d.defines == {"HH_PROJECT_MODE": "1", "WIDE": "1"}
+    assert all(Path(s).is_absolute() for s in d.sources)
+    ref = reference_candidate(d)
+    names = [n for n, _ in ref.files]
+    assert names == ["acc_pkg.sv", "acc_top.sv", "acc_stage.sv", "acc_defs.svh"]  # package first, header shipped
+    assert dict(ref.defines) == {"HH_PROJECT_MODE": "1", "WIDE": "1"}  # design.yaml over the filelist
+    assert ref.to_dict()["defines"] == {"HH_PROJECT_MODE": "1", "WIDE": "1"}
+    # the define is part of what the candidate is
+    other = load_design(write_design(proj, "defines: {HH_PROJECT_MODE: 2}\n"))
+    assert reference_candidate(other).digest != ref.digest
+    # a folder as reference: one design, its headers found beside or through include_dirs
+    d2 = load_design(write_design(proj, "include_dirs: [include]\n").parent / "design.yaml")
+    assert [n for n, _ in path_candidate(proj / "rtl" / "sub", d2, origin="seed", label="x").files] == \
+        ["acc_stage.sv", "acc_defs.svh"]
+
+
+@pytest.mark.parametrize("extra, words", [
+    ("sources: [nope.sv]\n", ["sources", "file not found"]),
+    ("include_dirs: [nope]\n", ["include_dirs", "folder not found"]),
+    ("defines: {'9x': 1}\n", ["defines", "not a macro name"]),
+    ("defines: {A: 'a b'}\n", ["defines", "A="]),
+    ("soruces: [x.v]\n", ["soruces: unknown key"]),
+])
+def test_bad_design_keys_are_one_line_config_errors(proj: Path, extra: str, words: list[str]) -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_design(write_design(proj, extra))
+    assert "\n" not in str(exc.value)
+    for w in words:
+        assert w in str(exc.value)
+
+
+def test_a_misspelt_required_key_is_named_before_the_missing_one(proj: Path) -> None:
+    p = proj / "design.yaml"
+    p.write_text(BASE.replace("top: acc_top", "tpo: acc_top"))
+    with pytest.raises(ConfigError) as exc:
+        load_design(p)
+    assert ": tpo: unknown key" in str(exc.value)
+
+
+def test_reference_as_filelist_or_folder_and_seeds(proj: Path) -> None:
+    d = load_design(write_design(proj, "generation: {seeds: rtl.f}\n"))
+    assert d.verification.reference == proj / "rtl.f" and d.generation.seed_files() == [proj / "rtl.f"]
+    (proj / "seeds" / "two").mkdir(parents=True)
+    (proj / "seeds" / "one.v").write_text("module acc_top; endmodule\n")
+    (proj / "seeds" / "two" / "a.sv").write_text("module acc_top; endmodule\n")
+    (proj / "seeds" / "notes.txt").write_text("not a seed\n")
+    d = load_design(write_design(proj, "generation: {seeds: seeds}\n"))
+    assert [p.name for p in d.generation.seed_files()] == ["one.v", "two"]
+
+
+def test_package_order_follows_imports_and_keeps_the_rest() -> None:
+    files = [(Path("top.sv"), "module top; import b_pkg::*; endmodule"),
+             (Path("b.sv"), "package b_pkg; import a_pkg::*; endpackage"),
+             (Path("other.sv"), "module other; endmodule"),
+             (Path("a.sv"), "// package fake;\npackage a_pkg; endpackage")]
+    assert [p.name for p, _ in package_order(files)] == ["a.sv", "b.sv", "top.sv", "other.sv"]
+
+
+def test_include_rules(proj: Path) -> None:
+    d = load_design(write_design(proj))
+    (proj / "inc.v").write_text("`define X 1\n")
+    (proj / "t.sv").write_text('`include "inc.v"\nmodule acc_top; endmodule\n')
+    with pytest.raises(InputError, match="name headers .vh or .svh"):
+        candidate_from(expand(["t.sv"], proj, "s"), d, origin="gate", label="")
+    (proj / "t.sv").write_text('`include "include/acc_defs.svh"\nmodule acc_top; endmodule\n')
+    with pytest.raises(InputError, match="include dir"):
+        candidate_from(expand(["t.sv"], proj, "s"), d, origin="gate", label="")
+    (proj / "dup").mkdir()
+    (proj / "dup" / "acc_top.sv").write_text("module x; endmodule\n")
+    with pytest.raises(InputError, match="two files named acc_top.sv"):
+        candidate_from(expand(["rtl/acc_top.sv", "dup/acc_top.sv"], proj, "s"), d, origin="gate", label="")
