@@ -34,6 +34,7 @@ SECRET_ENV = re.compile(
     r"|NPM_|PYPI_|TWINE_|DOCKER_|SSH_AUTH|GPG_|VAULT_)",
     re.I,
 )
+BWRAP_FAILED = re.compile(r"\Abwrap: (execvp|Can't|Failed|Creating|No permission|setting up)")  # bwrap's own failure
 DEFAULT_MEM_MB = 4096  # address-space cap when the caller gives none (limits.tool_mem_mb's default)
 MEMORY_ERRORS = re.compile(
     r"std::bad_alloc|out of memory|MemoryError|Cannot allocate memory|memory exhausted|failed to allocate|"
@@ -327,6 +328,9 @@ def run_tool(
         limited = True  # killed by the file-size cap (Python children get EFBIG instead of the signal)
     stdout, stderr = _read_back(out_path), _read_back(err_path)
     rc = proc.returncode
+    if sandbox != "off" and rc != 0 and not stdout and BWRAP_FAILED.match(stderr):
+        _log_command(log_dir, name, argv, cwd, None)
+        raise ToolError(f"cannot start {argv[0]} in the sandbox: {stderr.strip().splitlines()[0][:300]}")
     if sandbox != "off" and rc > 128 and _is_signal(rc - 128):
         rc = -(rc - 128)  # bwrap reports a tool killed by signal N as 128+N
         if rc == -signal.SIGXFSZ:

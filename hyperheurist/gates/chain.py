@@ -15,7 +15,8 @@ from ..rundir import stage_dir
 from .compile import check_compile
 from .context import GateContext
 from .equivalence import check_equivalence
-from .result import GATES, GateReport, GateResult, skipped
+from .preprocess import check_canonical, load_canonical
+from .result import GATES, GateReport, GateResult, failed, passed, skipped
 from .safety import check_safety
 from .simulation import check_simulation
 from .structure import check_structure
@@ -65,6 +66,20 @@ def _settle(ctx: GateContext, results: list[GateResult]) -> list[GateResult]:
     return out
 
 
+def _safety(ctx: GateContext) -> GateResult:
+    """The raw-text filter, then (only once it passed) the sources on disk, one canonical
+    preprocessed design, and the same scan on that text."""
+    t0 = time.monotonic()
+    raw = check_safety(ctx.cand, ctx.design.limits)
+    if not raw.passed:
+        return raw
+    ctx.write_sources()  # only after the raw check vetted names and sizes
+    problem, details = check_canonical(ctx)
+    if problem:
+        return failed("safety", problem, time.monotonic() - t0, **details)
+    return passed("safety", f"{raw.message}; one canonical design for every tool", time.monotonic() - t0, **details)
+
+
 def _deferred(report: GateReport) -> bool:
     return any(r.gate == "structure" and r.passed and not r.skipped for r in report.results)
 
@@ -76,6 +91,7 @@ def settle_synthesis(report: GateReport, cand: Candidate, design: DesignConfig, 
     if not _deferred(report):
         return report
     ctx = _context(cand, design, workdir, reference, equivalence)
+    ctx.canonical = load_canonical(ctx.workdir)  # what the earlier gates read, made by their safety gate
     return GateReport(tuple(_settle(ctx, list(report.results))))
 
 
@@ -96,11 +112,13 @@ def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference
         unknown = set(only) - set(GATES)
         if unknown:
             raise ConfigError(f"unknown gate(s): {', '.join(sorted(unknown))} (gates: {', '.join(GATES)})")
+        if "safety" not in only:
+            only = ["safety", *only]  # the trust boundary: every tool reads the canonical text it makes
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     ctx = _context(cand, design, workdir, reference, equivalence)
     runners: dict[str, Callable[[Path], GateResult]] = {
-        "safety": lambda d: check_safety(cand, design.limits),
+        "safety": lambda d: _safety(ctx),
         "compile": lambda d: check_compile(ctx, d),
         "structure": lambda d: check_structure(ctx, d, synth=not defer_synthesis),
         "simulation": lambda d: check_simulation(ctx, d),
@@ -109,7 +127,6 @@ def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference
     results: list[GateResult] = []
     blocked: str | None = None
     index = 0
-    written = False
     for gate in GATES:
         if only is not None and gate not in only:
             continue
@@ -123,9 +140,6 @@ def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference
             continue
         d = stage_dir(workdir, index, gate)
         t0 = time.monotonic()
-        if gate != "safety" and not written:
-            ctx.write_sources()  # only after the safety gate vetted names and sizes
-            written = True
         res = runners[gate](d)
         if res.wall_s == 0.0:
             res = GateResult(res.gate, res.passed, res.message, res.details, time.monotonic() - t0, res.skipped)

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..candidate import Candidate
 from ..config import DesignConfig
 from ..errors import ConfigError
+from ..hdl.canonical import Canonical
 
 VERILOG_EXT = (".v", ".sv", ".vh", ".svh")
 DATA_EXT = (".hex", ".mem", ".txt", ".bin", ".dat")
@@ -51,8 +52,9 @@ class GateContext:
     cand: Candidate
     design: DesignConfig
     workdir: Path
-    golden: Candidate | None
+    golden: Candidate | None  # canonical text once the safety gate has run (gates/preprocess.py)
     equivalence: bool
+    canonical: Canonical | None = None  # set by the safety gate: what every later tool reads
 
     @property
     def src_dir(self) -> Path:
@@ -92,7 +94,10 @@ class GateContext:
         self.cand.write(self.workdir)
 
     def sources(self) -> list[Path]:
-        """Verilog files to compile (headers are only reached through `include)."""
+        """Verilog files to compile: the canonical text once the safety gate made it (one file, every
+        include inlined, every macro expanded), else the candidate's own sources."""
+        if self.canonical is not None:
+            return [self.canonical.path]
         return [self.src_dir / Path(n).name for n, _ in self.cand.files if is_verilog(n) and not is_header(n)]
 
     def data_files(self) -> list[Path]:

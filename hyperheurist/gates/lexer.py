@@ -6,6 +6,7 @@ text inside comments or strings; it does not parse.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 
@@ -15,9 +16,12 @@ class Lexed:
     comments: list[tuple[int, str]] = field(default_factory=list)  # (offset, text)
     strings: dict[int, str] = field(default_factory=dict)  # offset of the opening quote -> value
     unterminated: int | None = None  # offset of an unterminated comment or string
+    _newlines: list[int] | None = field(default=None, repr=False)
 
     def line_of(self, offset: int) -> int:
-        return self.code.count("\n", 0, offset) + 1
+        if self._newlines is None:  # built once: a scan asks for many lines of a large file
+            self._newlines = [i for i, c in enumerate(self.code) if c == "\n"]
+        return bisect.bisect_left(self._newlines, offset) + 1
 
 
 def _blank(chunk: str) -> str:

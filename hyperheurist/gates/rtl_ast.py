@@ -42,12 +42,23 @@ def _where(sm: pyslang.SourceManager, loc: pyslang.SourceLocation) -> str:
         return "?"
 
 
+# elaboration bounds well under pyslang's defaults: a generate or recursion bomb stops here
+# (the child process's memory and time limits stop what these do not)
+BOUNDS = {"maxGenerateSteps": 65536, "maxInstanceDepth": 64, "maxInstanceArray": 65536,
+          "maxConstexprSteps": 1_000_000, "maxConstexprDepth": 64, "maxDefParamSteps": 4096,
+          "errorLimit": 32}
+
+
 def elaborate(files: list[Path], top: str, params: dict[str, str]) -> Elaborated:
+    """In-process: only for trusted or already-vetted text (``gates.elaborate`` runs this in a
+    sandboxed child for candidates)."""
     sm = pyslang.SourceManager()  # one per call: the default manager would grow forever in a long run
     trees = [syntax.SyntaxTree.fromFile(str(f), sm) for f in files]
     opts = ast.CompilationOptions()
     opts.topModules = {top}
     opts.paramOverrides = [f"{k}={v}" for k, v in params.items()]
+    for key, value in BOUNDS.items():
+        setattr(opts, key, value)
     comp = ast.Compilation(pyslang.Bag([opts]))
     for t in trees:
         comp.addSyntaxTree(t)
@@ -108,3 +119,20 @@ def instance_paths(files: list[Path], module: str) -> list[str]:
     for top in comp.getRoot().topInstances:
         walk(top, top.name)
     return found
+
+
+def main(argv: list[str]) -> int:
+    """``python rtl_ast.py TOP PARAMS_JSON FILE...``: the Elaborated view as JSON on stdout. Run as a
+    script (not ``-m``), so the child imports pyslang and nothing of hh."""
+    import json
+    from dataclasses import asdict
+
+    top, params, files = argv[0], json.loads(argv[1]), [Path(f) for f in argv[2:]]
+    print(json.dumps(asdict(elaborate(files, top, params))))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Callable
 
 from ..candidate import Candidate
 from ..config import Limits
@@ -45,6 +46,7 @@ DENIED_DIRECTIVE = re.compile(r"^(systemc_\w+|verilator_config)$")
 TASK = re.compile(r"(?<![A-Za-z0-9_$\\])\$([A-Za-z_][A-Za-z0-9_]*(?:\$[A-Za-z_][A-Za-z0-9_]*)?)")
 DIRECTIVE = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)")
 RESERVED = re.compile(r"\b(?:module|macromodule)\s+((?:hhref_|hh_)[A-Za-z0-9_$]*)")
+ESCAPED_TASK = re.compile(r"\\\$\S*")  # `\$fopen ` is an identifier to the parser, a task call to Icarus
 DPI = re.compile(r"(?<![A-Za-z0-9_$])(import|export)\s*(?=\")")  # package imports never take a string
 PRAGMA_OFF = re.compile(r"\b(translate_off|synthesis_off|translate\s+off)\b", re.I)
 
@@ -76,44 +78,53 @@ def _next_string(lx: Lexed, start: int) -> str | None:
     return lx.strings.get(m.end() - 1)
 
 
-def _scan(name: str, text: str, data_files: set[str], headers: set[str]) -> str | None:
+def scan_text(name: str, text: str, data_files: set[str], headers: set[str],
+          locate: Callable[[int], str] | None = None) -> str | None:
+    """The first problem in one file, as ``file:line: what``; ``locate`` maps a line number of
+    ``text`` to ``file:line`` (the canonical text maps back through its `` `line `` directives)."""
     lx = lex(text)
     if lx.unterminated is not None:
         return None  # unterminated comment/string: a syntax error, the compile gate words it better
+
+    def where(offset: int) -> str:
+        n = lx.line_of(offset)
+        return locate(n) if locate else f"{name}:{n}"
+
     for off, comment in lx.comments:
         if PRAGMA_OFF.search(comment):
-            return f"{name}:{lx.line_of(off)}: translate_off/synthesis_off pragmas are not allowed (simulation and synthesis would see different designs)"
+            return f"{where(off)}: translate_off/synthesis_off pragmas are not allowed (simulation and synthesis would see different designs)"
     if "``" in lx.code:
-        return f"{name}:{lx.line_of(lx.code.index('``'))}: macro token pasting (``) is not allowed"
+        return f"{where(lx.code.index('``'))}: macro token pasting (``) is not allowed"
+    for m in ESCAPED_TASK.finditer(lx.code):
+        return (f"{where(m.start())}: escaped identifier `{m.group(0)}` names a system task "
+                "(a simulator may call it): not allowed")
     for m in DPI.finditer(lx.code):
         what = lx.strings.get(m.end(), "")
-        return (f"{name}:{lx.line_of(m.start())}: {m.group(1)} \"{what}\" is not allowed (the DPI links foreign "
+        return (f"{where(m.start())}: {m.group(1)} \"{what}\" is not allowed (the DPI links foreign "
                 "functions such as libc's system() into the simulation)")
     for m in RESERVED.finditer(lx.code):
-        return f"{name}:{lx.line_of(m.start())}: module name `{m.group(1)}` uses a prefix reserved for hh's own testbenches"
+        return f"{where(m.start())}: module name `{m.group(1)}` uses a prefix reserved for hh's own testbenches"
     for m in TASK.finditer(lx.code):
         task = m.group(1)
-        line = lx.line_of(m.start())
         if task in READMEM:
             path = _next_string(lx, m.end())
             if path is None:
-                return f"{name}:{line}: ${task} needs a literal file name"
+                return f"{where(m.start())}: ${task} needs a literal file name"
             if path not in data_files:
-                return f"{name}:{line}: ${task}(\"{path}\"): only data files shipped with the candidate may be read (plain names, no folders)"
+                return f"{where(m.start())}: ${task}(\"{path}\"): only data files shipped with the candidate may be read (plain names, no folders)"
         elif task not in ALLOWED_TASKS:
             hint = DENIED_HINT.get(task) or ("file I/O" if task.startswith("f") else "not on the allow-list")
-            return f"{name}:{line}: system task ${task} is not allowed in a design ({hint})"
+            return f"{where(m.start())}: system task ${task} is not allowed in a design ({hint})"
     for m in DIRECTIVE.finditer(lx.code):
         word = m.group(1)
-        line = lx.line_of(m.start())
         if DENIED_DIRECTIVE.match(word):
-            return f"{name}:{line}: `{word} is not allowed (embeds foreign code)"
+            return f"{where(m.start())}: `{word} is not allowed (embeds foreign code)"
         if word == "include":
             path = _next_string(lx, m.end())
             if path is None:
-                return f"{name}:{line}: `include needs a \"file\" name"
+                return f"{where(m.start())}: `include needs a \"file\" name"
             if path not in headers:
-                return f"{name}:{line}: `include \"{path}\": only headers shipped with the candidate may be included (plain names, no folders)"
+                return f"{where(m.start())}: `include \"{path}\": only headers shipped with the candidate may be included (plain names, no folders)"
     return None
 
 
@@ -127,7 +138,7 @@ def check_safety(cand: Candidate, limits: Limits) -> GateResult:
         headers = {n for n in names if is_verilog(n)}
         for name, text in cand.files:
             if is_verilog(name):
-                problem = _scan(name, text, data, headers)
+                problem = scan_text(name, text, data, headers)
                 if problem:
                     break
     wall = time.monotonic() - t0

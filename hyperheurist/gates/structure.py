@@ -20,8 +20,9 @@ from pathlib import Path
 
 from ..config import Interface
 from .context import GateContext
+from .elaborate import ElaborationFailed, elaborate_bounded
 from .result import GateResult, failed, passed
-from .rtl_ast import Elaborated, elaborate
+from .rtl_ast import Elaborated
 from .tooling import first_location, rel, run, strip_paths
 
 LATCH = re.compile(r"^Latch inferred for signal `\\?([^']+)' from process `([^']+)'", re.M)
@@ -118,7 +119,10 @@ def check_structure(ctx: GateContext, stage: Path, synth: bool = True) -> GateRe
     """``synth=False`` leaves out the final generic ``synth`` (the caller synthesizes anyway and
     settles the claim later: ``chain.settle_synthesis``); every other check is the same."""
     t0 = time.monotonic()
-    el = elaborate(ctx.sources(), ctx.top, ctx.params)
+    try:
+        el = elaborate_bounded(ctx, stage)
+    except ElaborationFailed as exc:
+        return failed("structure", str(exc), time.monotonic() - t0)
     if not el.top_found:
         return failed("structure", f"top module `{ctx.top}` not found (modules: {', '.join(el.modules) or 'none'})",
                       time.monotonic() - t0, modules=el.modules)

@@ -19,10 +19,11 @@ LOC = re.compile(r"(?:[^\s:'`\"]*/)?([A-Za-z0-9_][A-Za-z0-9_.-]*\.s?vh?):(\d+)")
 
 
 def run(ctx: GateContext, argv: Sequence[str], *, name: str, stage: Path, timeout_s: float | None = None,
-        cwd: Path | None = None) -> ToolResult:
+        cwd: Path | None = None, readable: Sequence[Path] = (), crash_is_data: bool = False) -> ToolResult:
+    """``crash_is_data``: a crash is the design's fault (pyslang on odd RTL), not an infrastructure fault."""
     res = run_tool(list(argv), name=name, log_dir=stage, timeout_s=timeout_s or ctx.tool_timeout, cwd=cwd or stage,
-                   mem_mb=ctx.mem_mb, sandbox=ctx.sandbox, readable=ctx.readable())
-    if res.signal_name and not res.limited:
+                   mem_mb=ctx.mem_mb, sandbox=ctx.sandbox, readable=[*ctx.readable(), *readable])
+    if res.signal_name and not res.limited and not crash_is_data:
         raise ToolError(f"{res.describe()} on {ctx.cand.short}; see {res.stderr_path}")
     return res
 

@@ -36,7 +36,7 @@ def liberty_digest(path: Path) -> str:
 
 
 def tools_key(power: str) -> str:
-    names = ("yosys", "sta", "iverilog", "vvp") if power == "activity" else ("yosys", "sta")
+    names = ("yosys", "sta", "iverilog", "vvp", "ivlpp") if power == "activity" else ("yosys", "sta", "ivlpp")
     return version_key(names)
 
 
@@ -67,6 +67,22 @@ def _area(hist: dict[str, int], lib: Liberty) -> dict[str, float]:
     return {c: n * lib.cells[c].area for c, n in hist.items()}
 
 
+def canonical(cand: Candidate, design: DesignConfig, workdir: Path) -> Candidate:
+    """The candidate as the gates simulated it: one preprocessed text (``hdl.canonical``), so a
+    `` `ifdef SYNTHESIS `` branch can never give synthesis a design the simulators did not see."""
+    from ..hdl.canonical import PreprocessError, canonical_candidate, preprocess
+    from .synth import SynthesisRejected
+
+    lim = design.limits
+    cand.write(workdir)
+    try:
+        canon = preprocess(cand, workdir, timeout_s=lim.tool_timeout_s, mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox,
+                           max_bytes=lim.max_file_bytes * lim.max_files)
+    except PreprocessError as exc:
+        raise SynthesisRejected(f"the design does not preprocess: {exc}") from None
+    return canonical_candidate(cand, canon)
+
+
 def estimate(cand: Candidate, design: DesignConfig, recipe: Recipe, workdir: Path, *,
              power: str = "vectorless", cache: PPACache | None = None) -> PPAMetrics:
     """Synthesize ``cand`` with ``recipe`` onto the design's liberty and report area, timing, power.
@@ -87,8 +103,8 @@ def estimate(cand: Candidate, design: DesignConfig, recipe: Recipe, workdir: Pat
     period = design.ppa.clock_period_ns
 
     sdir = stage_dir(workdir, SYNTH_STAGE, "synth")
-    syn = synthesize(cand, recipe, Path(lib.path), sdir, timeout_s=lim.tool_timeout_s, mem_mb=lim.tool_mem_mb,
-                     sandbox=lim.sandbox)
+    syn = synthesize(canonical(cand, design, workdir), recipe, Path(lib.path), sdir, timeout_s=lim.tool_timeout_s,
+                     mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox)
     modules = read_netlist(syn.netlist)
     hist = dict(sorted(histogram(modules, cand.top).items()))
     area_by = _area(hist, lib)

@@ -1,0 +1,1 @@
+"""The HDL front end: the canonical preprocessed design, and (in time) one pyslang view of it."""
