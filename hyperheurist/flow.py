@@ -466,6 +466,11 @@ class Flow:
         self._write_design(self.rd.path / "initial", *initial)
         self._write_design(self.rd.path / "best", *best)
         write_json(self.rd.path / "pareto.json", summary["pareto"])
+        from .ppa.metrics import METRIC_DIRECTIONS, librelane_metrics  # LibreLane names, for flow engineers' tools
+
+        summary["metrics"] = {"initial": librelane_metrics(initial[1].metrics), "best": librelane_metrics(best[1].metrics),
+                              "directions": METRIC_DIRECTIONS}
+        write_json(self.rd.path / "metrics.json", summary["metrics"]["best"])
         summary["wall_s"] = round(time.monotonic() - self.t0, 3)
         write_json(self.rd.summary, summary)
 

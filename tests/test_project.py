@@ -68,6 +68,9 @@ def test_multi_file_project_through_init_gate_ppa_run_audit(project: Path) -> No
     assert res.returncode == 0, res.stderr
     m = json.loads(res.stdout)
     assert m["area_um2"] > 0 and m["cells"] > 8  # eight flops at least
+    assert m["librelane"]["design__instance__area"] == {"value": m["area_um2"], "direction": "minimize"}
+    assert m["librelane"]["timing__setup__ws"]["direction"] == "maximize"
+    assert m["librelane"]["power__total"]["value"] == pytest.approx(m["power_mw"] / 1000)
     # the user's files, under their own names, are what the PPA stage folder starts from
     assert sorted(p.name for p in (project / "ppa-work" / "src").iterdir()) == \
         ["acc_defs.svh", "acc_pkg.sv", "acc_stage.sv", "acc_top.sv"]
@@ -77,6 +80,11 @@ def test_multi_file_project_through_init_gate_ppa_run_audit(project: Path) -> No
     run = next((project / "runs" / "acc_top").iterdir())
     summary = json.loads((run / "summary.json").read_text())
     assert summary["status"] == "complete" and summary["best"]["area_um2"] > 0
+    flat = json.loads((run / "metrics.json").read_text())
+    assert flat["design__instance__area"] == summary["best"]["area_um2"]
+    assert flat["design__instance__count"] == summary["best"]["cells"]
+    assert flat["timing__setup__ws"] == summary["best"]["slack_ns"] and flat["timing__setup__wns"] == 0.0
+    assert summary["metrics"]["best"] == flat and set(summary["metrics"]["directions"]) >= set(flat)
     res = hh("audit", str(run), cwd=project)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "1 of 1 accepted designs pass" in res.stderr or "accepted designs pass every gate" in res.stderr

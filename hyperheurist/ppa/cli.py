@@ -22,7 +22,7 @@ from ..project.sources import load_candidate
 from ..recipe import Recipe, load_flow
 from .cache import PPACache
 from .estimate import estimate
-from .metrics import FIDELITIES
+from .metrics import FIDELITIES, METRIC_DIRECTIONS, librelane_metrics
 from .report import ppa_report_text
 
 
@@ -78,7 +78,9 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...]
                 exc.args = (scrub_temp(str(exc), Path(tmp)),)
             raise
     if as_json:
-        click.echo(dumps({**m.to_dict(), "cached": m.cached, "recipe": recipe.to_dict()}))
+        click.echo(dumps({**m.to_dict(), "cached": m.cached, "recipe": recipe.to_dict(),
+                          "librelane": {k: {"value": v, "direction": METRIC_DIRECTIONS[k]}
+                                        for k, v in librelane_metrics(m).items()}}))
     else:
         click.echo(ppa_report_text(m))
         click.echo(f"(fidelity {m.power_fidelity}; synth {m.timings['synth_s']:.2f} s, sta {m.timings['sta_s']:.2f} s,"
