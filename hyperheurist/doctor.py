@@ -38,8 +38,24 @@ def check(liberty: str | None = None) -> tuple[list[tuple[str, str, str, str]], 
 
 @click.command("doctor")
 @click.option("--liberty", type=click.Path(dir_okay=False), help="Check this liberty instead of osu018.")
-def doctor(liberty: str | None) -> int:
+@click.option("--llm", "llm", is_flag=True, help="Instead: send one request to the LLM endpoint, print the model "
+              "profile it revealed and the first error in full (exit 3 when it does not answer).")
+@click.option("--design", "design", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --llm: the design.yaml whose generation settings to use.")
+@click.option("--base-url", default=None, help="With --llm: the endpoint (default: OPENAI_BASE_URL, then design.yaml).")
+@click.option("--model", default=None, help="With --llm: the model (default: generation.model).")
+def doctor(liberty: str | None, llm: bool = False, design: Path | None = None, base_url: str | None = None,
+           model: str | None = None) -> int:
     """List each required tool with its version, the liberty in use, and fixes for anything missing."""
+    if llm:
+        import os
+
+        from .llm.check import llm_check
+
+        lines, answered = llm_check(design, base_url, model, os.environ.get("OPENAI_API_KEY"))
+        for line in lines:
+            click.echo(line)
+        return 0 if answered else 3
     rows, ok = check(liberty)
     width = max(len(r[0]) for r in rows)
     for item, status, version, hint in rows:

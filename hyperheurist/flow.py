@@ -188,7 +188,11 @@ class Flow:
     def _candidates(self) -> list[Candidate]:
         from .llm.providers import initial_candidates
 
-        cands = initial_candidates(self.design, self.llm_client, self.rules)
+        try:
+            cands = initial_candidates(self.design, self.llm_client, self.rules)
+        except HHError:  # not one candidate (the LLM failed): the summary still says why, in the server's words
+            write_json(self.rd.summary, self._summary_no_valid([]))
+            raise
         seen: set[str] = set()
         unique = []
         for c in cands:

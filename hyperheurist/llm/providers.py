@@ -69,6 +69,15 @@ def initial_candidates(design: DesignConfig, client: Any, rules: Any) -> list[Ca
             raise LLMUnavailable(f"no candidates: no seed files and the LLM is unavailable ({dead})")
         if client is not None:
             raise NoValidCandidate(f"{design.source}: the LLM returned no usable Verilog "
-                                   f"({design.generation.candidates} requests; see the run's llm/ folder)")
+                                   f"({design.generation.candidates} requests; {_why(client)}; see the run's llm/ folder)")
         raise ConfigError(f"{design.source}: generation: no candidates: set generation.seeds or configure an endpoint")
     return cands
+
+
+def _why(client: Any) -> str:
+    """What went wrong with the requests, in the server's words when a request failed."""
+    failures = getattr(client, "failures", None) or []
+    if failures:
+        return f"{client.counts['failed_requests']} failed, first: {failures[0]['error']}"
+    counts = getattr(client, "counts", {})
+    return f"{counts.get('no_code', 0)} answer(s) held no usable code"

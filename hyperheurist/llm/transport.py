@@ -156,7 +156,7 @@ def server_message(exc: Any) -> str:
             msg = exc.response.text
         except Exception:  # noqa: BLE001 - a streamed body that cannot be read again
             msg = None
-    return " ".join(str(msg or _short(exc)).split())[:1000]
+    return " ".join(str(msg or _short(exc)).split())[:2000]
 
 
 def _param(exc: Any) -> str | None:

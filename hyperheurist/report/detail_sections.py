@@ -121,9 +121,10 @@ def reproduce(rd: RunData) -> str:
         facts.append(("wall time", seconds(rd.summary.get("wall_s"))))
     llm = as_dict(rd.summary.get("llm"))
     facts += [(f"LLM {k}", text(v) if not isinstance(v, dict) else ", ".join(f"{a}={b}" for a, b in v.items()))
-              for k, v in llm.items()]
+              for k, v in llm.items() if k not in ("profile", "failures")]
     if facts:
         parts.append("<h3>Environment</h3>" + kv_table(facts))
+    parts += _llm_details(llm)
     if rd.commands:
         lines = rd.commands.splitlines()
         shown = "\n".join(lines[:MAX_COMMAND_LINES])
@@ -133,3 +134,19 @@ def reproduce(rd: RunData) -> str:
     else:
         parts.append(not_recorded("COMMANDS"))
     return section("Tools and reproduction", *parts, anchor="reproduce")
+
+
+def _llm_details(llm: dict) -> list[str]:
+    """The LLM's failed requests in the server's own words, and the model profile the run used."""
+    out = []
+    failures = [as_dict(f) for f in as_list(llm.get("failures"))]
+    if failures:
+        out.append("<h3>LLM failures (server messages)</h3>"
+                   + table(["phase", "error"], [(text(f.get("phase")), text(f.get("error"))) for f in failures]))
+    profile = as_dict(llm.get("profile"))
+    if profile:
+        rows = [(k, text(v)) for k, v in profile.items() if k not in ("learned", "endpoint", "model")]
+        rows += [(f"learned: {as_dict(x).get('what')}", text(as_dict(x).get("server")))
+                 for x in as_list(profile.get("learned"))]
+        out.append("<h3>LLM model profile</h3>" + kv_table(rows))
+    return out
