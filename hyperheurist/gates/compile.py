@@ -18,7 +18,18 @@ from .context import GateContext
 from .result import GateResult, failed, passed
 from .tooling import rel, run, strip_paths
 
-IVERILOG_ERR = re.compile(r"^(.*?:\d+:\s*(?:error|syntax error|Unable|.*?error).*)$", re.I | re.M)
+FILE_LINE = re.compile(r":\d+:")
+
+
+def _iverilog_error(text: str) -> str | None:
+    """The first ``file:line: ... error`` line (a line-by-line test: linear in the output's size)."""
+    for line in text.splitlines():
+        low = line.lower()
+        if FILE_LINE.search(line) and ("error" in low or "unable" in low):
+            return line
+    return None
+
+
 VERILATOR_ERR = re.compile(r"^%Error[^:]*: (.*)$", re.M)
 VERILATOR_WARN = re.compile(r"^%Warning-([A-Z0-9_]+): (.*)$", re.M)
 MAX_WARNINGS = 20
@@ -33,8 +44,7 @@ def _iverilog(ctx: GateContext, stage: Path) -> str | None:
     if res.returncode == 0:
         return None
     text = strip_paths(res.stderr + "\n" + res.stdout)
-    m = IVERILOG_ERR.search(text)
-    line = m.group(1) if m else next((ln for ln in text.splitlines() if ln.strip()), res.describe())
+    line = _iverilog_error(text) or next((ln for ln in text.splitlines() if ln.strip()), res.describe())
     return f"iverilog: {line.strip()}"
 
 

@@ -23,7 +23,7 @@ from .context import GateContext
 from .elaborate import ElaborationFailed, elaborate_bounded
 from .result import GateResult, failed, passed
 from .rtl_ast import Elaborated
-from .tooling import first_location, rel, run, strip_paths
+from .tooling import clip, first_location, rel, run, strip_paths
 
 LATCH = re.compile(r"^Latch inferred for signal `\\?([^']+)' from process `([^']+)'", re.M)
 WARNING = re.compile(r"^Warning: (.*)$", re.M)
@@ -94,14 +94,14 @@ def _yosys(ctx: GateContext, stage: Path, synth: bool = True) -> str | None:
     script = _yosys_script(ctx, stage, synth)
     ctx.stage_inputs(stage)
     res = run(ctx, ["yosys", "-q", "-s", str(script)], name="yosys", stage=stage)
-    text = res.stdout + "\n" + res.stderr
-    proc_log = (stage / "proc.log").read_text(errors="replace") if (stage / "proc.log").exists() else ""
+    text = clip(res.stdout + "\n" + res.stderr)
+    proc_log = clip((stage / "proc.log").read_text(errors="replace")) if (stage / "proc.log").exists() else ""
     latch = LATCH.search(proc_log)
     if latch:
         signal = latch.group(1).split(".", 1)[-1].lstrip("\\")
         where = first_location(latch.group(2))
         return f"{where + ': ' if where else ''}inferred latch for `{signal}` (assign it on every path of the combinational block, or make it a flip-flop)"
-    check_log = (stage / "check.log").read_text(errors="replace") if (stage / "check.log").exists() else ""
+    check_log = clip((stage / "check.log").read_text(errors="replace"), lines=4000) if (stage / "check.log").exists() else ""
     finding = _check_findings(check_log, ctx.top)
     if finding:
         return finding
