@@ -10,14 +10,13 @@ reset sequence produces. Registers the sequence does not set start free (any val
 make a proof harder, never unsound. ``compare_when`` qualifies an output by another 1-bit output of
 the golden: ``data_out`` is compared only in cycles where ``valid_out`` is 1.
 
-Yosys writes the flattened miter as AIGER (for ABC) and as RTLIL (for the Yosys SAT fallback), and
-the hierarchy before flattening, where ``x_sources`` looks for what AIGER cannot model: X constants,
-undriven wires, and cells whose result Verilog makes X (division by zero, out-of-range selects).
+Yosys writes the flattened miter as RTLIL (for the 4-state Yosys SAT engine) and, from that, as
+AIGER for ABC with every X a free input; ``x_sources`` looks in the hierarchy before flattening for
+candidate cells whose X AIGER cannot model (division by zero).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,8 +24,7 @@ from ..config import Interface
 from ..errors import ConfigError
 
 AIG, AIG_MAP, FLAT_IL, HIER_IL, WRAPPER = "hh_miter.aig", "hh_miter.aim", "hh_miter.il", "hh_hier.il", "hh_miter.v"
-X_CELLS = ("$div", "$mod", "$divfloor", "$modfloor", "$shiftx")
-X_CONST = re.compile(r"(?<![\w$\\])\d+'[01xz-]*[xz-][01xz-]*")
+X_CELLS = ("$div", "$mod", "$divfloor", "$modfloor")  # techmap gives x/0 a value; Icarus gives X
 
 
 @dataclass(frozen=True)
@@ -111,36 +109,44 @@ def wrapper(spec: MiterSpec) -> str:
 
 
 def yosys_script(gold_files: list[str], gold_inc: str, gate_files: list[str], gate_inc: str) -> str:
-    """Paths relative to the stage folder. The AIGER path runs only X-free designs (see ``x_sources``),
-    so its ``opt`` may fold don't-cares; the RTLIL kept for the SAT fallback is not optimised."""
+    """Paths relative to the stage folder. Flattened, not optimised: X constants stay X (the SAT engine
+    models them in 4 states; ``aiger_script`` makes them free inputs)."""
     return "\n".join([
         f"read_verilog -sv -I{gold_inc} " + " ".join(gold_files),
         f"read_verilog -sv -I{gate_inc} " + " ".join(gate_files),
         f"read_verilog -sv {WRAPPER}",
         "hierarchy -check -top hh_miter",
         "proc",
-        "setundef -undriven -undef",
         f"write_rtlil {HIER_IL}",
         "flatten", "memory", "async2sync", "opt_clean",
         f"write_rtlil {FLAT_IL}",
-        "opt -fast", "techmap", "opt -fast", "dffunmap", "aigmap", "opt_clean",
-        f"write_aiger -zinit -map {AIG_MAP} {AIG}",
     ]) + "\n"
 
 
+def aiger_script() -> str:
+    """AIGER has no X: every X constant and undriven bit becomes a fresh input in every cycle
+    (``setundef -anyseq``), so a proof holds for any value an X could take (sound for both sides: for
+    the candidate it proves the X unobservable; for the golden it is stricter than a don't-care).
+    ``write_aiger -zinit`` makes registers without an init value free at the start."""
+    # setundef before any opt (which may fold X) and again after techmap (out-of-range shifts give X)
+    return "\n".join([f"read_rtlil {FLAT_IL}", "setundef -undriven -anyseq", "setundef -anyseq", "techmap",
+                      "setundef -anyseq", "opt -fast", "dffunmap", "aigmap", "opt_clean",
+                      f"write_aiger -zinit -map {AIG_MAP} {AIG}"]) + "\n"
+
+
 def x_sources(rtlil: str) -> list[str]:
-    """What in the unflattened design can produce X, as 'module: what' (empty: AIGER is exact)."""
+    """Candidate cells whose result Icarus makes X but the AIGER miter gives a value (division by
+    zero), as 'module: cell'; empty: the AIGER miter is exact for the candidate. Out-of-range selects
+    need nothing: techmap makes them X, and every X becomes a free input. The golden's such cells only
+    make the check stricter (a golden value where Icarus has a don't-care X)."""
     found: list[str] = []
     module = ""
     for line in rtlil.splitlines():
         s = line.strip()
         if s.startswith("module "):
             module = s.split()[1].lstrip("\\")
-        elif module == "hh_miter":
-            continue  # the wrapper's own === compares against constants 0/1 only
+        elif module == "hh_miter" or module.startswith("hhref_"):
+            continue
         elif s.startswith("cell ") and s.split()[1] in X_CELLS:
-            found.append(f"{module}: {s.split()[1]} cell")
-        elif s.startswith("connect ") and X_CONST.search(s):
-            found.append(f"{module}: X constant")
-        # parameters (a memory's all-X INIT) and init attributes are start values: free in AIGER too
+            found.append(f"{module}: {s.split()[1]}")
     return sorted(set(found))

@@ -18,7 +18,8 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..formal import abc
 from ..formal.cex import Frames, abc_frames, aiger_inputs, hexv, sat_frames
-from ..formal.miter import AIG_MAP, HIER_IL, WRAPPER, MiterSpec, check_spec, wrapper, x_sources, yosys_script
+from ..formal.miter import (AIG_MAP, HIER_IL, WRAPPER, MiterSpec, aiger_script, check_spec, wrapper, x_sources,
+                             yosys_script)
 from ..formal.replay import replay, stimulus
 from ..formal.verdict import Verdict
 from ..formal.yosat import ENGINE as SAT_ENGINE, sat
@@ -27,7 +28,7 @@ from .golden import write_golden
 from .result import GateResult, failed, passed
 from .tooling import rel, run, strip_paths
 
-ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)  # Yosys writes `file.v:17: ERROR: ...` for front-end errors
+ERROR = re.compile(r"^ERROR: (.*)$", re.M)
 CEX_JSON = "counterexample.json"
 
 
@@ -187,13 +188,22 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
             raise ConfigError(f"verification.reference: Yosys cannot read the reference design: {why}")
         err = ERROR.search(res.stdout + "\n" + res.stderr)
         v = Verdict("inconclusive", "yosys", mode,
-                    f"cannot build the miter: {strip_paths(err.group(1) + err.group(2)) if err else res.describe()}")
+                    f"cannot build the miter: {strip_paths(err.group(1)) if err else res.describe()}")
         return _result(v, eq.policy, time.monotonic() - t0)
     xs = x_sources((stage / HIER_IL).read_text(encoding="utf-8", errors="replace"))
     if eq.engine == "yosys-sat":
         v = check.with_sat("")
     elif xs:
-        v = check.with_sat("X sources: " + ", ".join(xs[:3]))
+        v = check.with_sat("candidate X sources: " + ", ".join(xs[:3]))
     else:
-        v = check.with_abc()
+        (stage / "hh_aiger.ys").write_text(aiger_script(), encoding="utf-8")
+        aig = run(ctx, ["yosys", "-q", "-s", "hh_aiger.ys"], name="yosys-aiger", stage=stage)
+        if not aig.ok:
+            err = ERROR.search(aig.stdout + "\n" + aig.stderr)
+            v = check.with_sat(f"no AIGER: {strip_paths(err.group(1)) if err else aig.describe()}")
+        else:
+            v = check.with_abc()
+            if v.kind == "inconclusive" and "disagree" in v.reason and check.left() > 2:
+                # a free start value or X the solver chose that Icarus keeps X: ask the 4-state engine
+                v = check.with_sat(f"ABC: {v.reason}")
     return _result(v, eq.policy, time.monotonic() - t0)

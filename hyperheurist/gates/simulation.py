@@ -49,7 +49,8 @@ def differential(ctx: GateContext, stage: Path) -> tuple[str | None, dict]:
     ports = [TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")]
     spec = TbSpec(ports=ports, clock=iface.clock, reset=iface.reset.name if iface.reset else None,
                   reset_active_low=bool(iface.reset and iface.reset.active == "low"),
-                  cycles=vcfg.cycles, seed=vcfg.seed, token=token)
+                  cycles=vcfg.cycles, seed=vcfg.seed, token=token,
+                  compare_when=tuple(sorted(ctx.design.verification.equivalence.compare_when.items())))
     write_stimulus(spec, stage)
     ctx.stage_inputs(stage)
     tb = stage / "hh_diff_tb.v"
