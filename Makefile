@@ -7,7 +7,7 @@ ITERATIONS ?=
 JOBS    ?= 2
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test sweep sweep-quick bench lint clean
+.PHONY: setup demo test sweep sweep-quick bench formal lint clean
 
 setup:
 	@bash tools/setup.sh
@@ -27,6 +27,10 @@ sweep-quick: setup
 
 bench: setup
 	$(PY) tools/bench.py
+
+# the equivalence gate's mutation battery and reference/seed proofs; fails on any escape
+formal: setup
+	$(PY) tools/mutants.py --jobs $(JOBS) --out results
 
 clean:
 	rm -rf runs results-quick .pytest_cache

@@ -150,6 +150,7 @@ class Equivalence(Model):
     reset_cycles: int = Field(default=2, ge=1, le=64)  # the declared reset sequence: reset held this long
     reset_inputs: dict[str, int] = {}  # data input values during the reset sequence (others 0)
     compare_when: dict[str, str] = {}  # output -> 1-bit output: compared only while the reference's is 1
+    against: Literal["all", "parent"] = "all"  # parent: only Phase-2 changes against their parent
 
 
 class Verification(Model):

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
-"""Mutation study of the gate chain: mutate every ``benchmarks/*/reference.v``, gate each mutant.
+"""Mutation battery of the equivalence gate (``make formal``): is every "equivalent" really equivalent?
 
-Mutation operators (applied one site at a time, on code only, never comments or strings):
-operator swaps (+ -, & |, ^ |, == !=, < <=, > >=), constant changes (a number n -> n+1),
-inverted conditions (``if (c)`` -> ``if (!(c))``), dropped assignments (one statement removed).
-Sites are sampled with a fixed seed, at most ``--per-op`` per operator and benchmark.
+Every ``benchmarks/*/reference.v`` is mutated one site at a time (code only, never comments):
+stuck-at-0/1 on each output bit (a wrapper forces the bit), operator swaps (+ -, & |, ^ |, == !=,
+< <=, > >=), off-by-one constants (n -> n+1), dropped reset assignments, inverted conditions
+(``if (c)`` -> ``if (!(c))``). Sites other than stuck-at are sampled with a fixed seed, at most
+``--per-op`` per kind and benchmark. Each mutant that compiles gets the formal verdict against the
+reference (equivalence gate alone) and, independently, the differential simulation (``--cycles``
+cycles, two seeds). An escape is a mutant the formal check calls equivalent (proven or bounded)
+while simulation shows a difference: the goal is zero. Then the reference against itself and against
+each valid seed (``seeds/ok_*.v``): verdict, engine and time.
 
-Prints a table: mutants per benchmark, how many each gate rejected, how many survived every gate,
-and how many survivors the formal check (Yosys SAT: full proof for combinational designs,
-bounded from reset for sequential ones) proves equivalent to the reference. A non-equivalent
-survivor is a gate-chain escape; the goal is zero.
-
-Usage: .venv/bin/python tools/mutants.py [--per-op N] [--jobs J] [--benchmarks a,b] [--out DIR]
+Usage: .venv/bin/python tools/mutants.py [--per-op N] [--jobs J] [--benchmarks a,b] [--out results]
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import argparse
 import json
 import random
 import re
+import shutil
 import sys
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -30,9 +30,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from hyperheurist.candidate import Candidate  # noqa: E402
-from hyperheurist.config import load_design  # noqa: E402
-from hyperheurist.gates import GATES, run_gates  # noqa: E402
+from hyperheurist.config import DesignConfig, load_design  # noqa: E402
 from hyperheurist.errors import HHError  # noqa: E402
+from hyperheurist.gates import run_gates  # noqa: E402
 from hyperheurist.gates.lexer import lex  # noqa: E402
 
 SWAPS = {"+": "-", "-": "+", "&": "|", "|": "&", "^": "|", "==": "!=", "!=": "==", "<": "<=", ">": ">="}
@@ -40,88 +40,177 @@ SWAPS = {"+": "-", "-": "+", "&": "|", "|": "&", "^": "|", "==": "!=", "!=": "==
 OPERATOR = re.compile(r"(?<=[\w\)\]\s])(==|!=|(?<![<>=!&|^~+\-])[+\-&|^](?![&|=+\-])|(?<![<>=])<(?![<=])|(?<![<>=-])>(?![>=]))(?=\s*[\w(~!{'])")
 NUMBER = re.compile(r"(?<![\w$'.])(\d+)'([sS]?[dD])(\d+)|(?<![\w$'.])(\d+)(?![\w'.])")
 IF = re.compile(r"\bif\s*\(")
-ASSIGN = re.compile(r"^[ \t]*(?:assign\s+)?[A-Za-z_][\w\[\]:+\- ]*\s*(<=|=)[^=][^;]*;[ \t]*$", re.M)
+ASSIGN = re.compile(r"[A-Za-z_][\w\[\]:+\- ]*\s*<=[^;]*;")
+MODULE = re.compile(r"\bmodule\s+([A-Za-z_]\w*)")
+KINDS = ("stuck", "operator", "constant", "reset", "condition")
 
 
-def _close_paren(code: str, start: int) -> int:
+def _close(code: str, start: int, opening: str = "(", closing: str = ")") -> int:
     depth = 0
     for i in range(start, len(code)):
-        if code[i] == "(":
+        if code.startswith(opening, i):
             depth += 1
-        elif code[i] == ")":
+        elif code.startswith(closing, i):
             depth -= 1
             if depth == 0:
                 return i
     return -1
 
 
-def mutants(text: str, per_op: int, seed: int) -> list[tuple[str, str]]:
+def _line(code: str, at: int) -> int:
+    return code.count("\n", 0, at) + 1
+
+
+def stuck_at(text: str, top: str, design: DesignConfig) -> list[tuple[str, str]]:
+    """A wrapper named ``top`` around the reference renamed ``<top>_hhcore`` forces one output bit."""
+    core = re.sub(rf"\bmodule\s+{top}\b", f"module {top}_hhcore", text, count=1)
+    ports = [p for p in design.interface.all_ports() if p.dir in ("input", "output")]
+    out = []
+    for p in design.interface.outputs():
+        for bit in range(p.width):
+            for value in (0, 1):
+                decl = ", ".join(f"{p2.dir} wire [{p2.width - 1}:0] {p2.name}" for p2 in ports)
+                conn = ", ".join(f".{p2.name}({p2.name if p2.dir == 'input' else 'hh_' + p2.name})" for p2 in ports)
+                body = [f"module {top} ({decl});"]
+                body += [f"  wire [{q.width - 1}:0] hh_{q.name};" for q in design.interface.outputs()]
+                body.append(f"  {top}_hhcore hh_core ({conn});")
+                for q in design.interface.outputs():
+                    if q is p:
+                        forced = [f"1'b{value}" if i == bit else f"hh_{q.name}[{i}]" for i in reversed(range(q.width))]
+                        body.append(f"  assign {q.name} = {{{', '.join(forced)}}};")
+                    else:
+                        body.append(f"  assign {q.name} = hh_{q.name};")
+                body.append("endmodule")
+                out.append((f"stuck: {p.name}[{bit}]={value}", core + "\n" + "\n".join(body) + "\n"))
+    return out
+
+
+def _reset_drops(text: str, code: str, reset: str) -> list[tuple[str, str]]:
+    """Drop one assignment inside an ``if (!rst_n)`` / ``if (rst)`` branch."""
+    out = []
+    for m in re.finditer(rf"\bif\s*\(\s*!?\s*{reset}\s*\)", code):
+        body = code[m.end():]
+        stripped = body.lstrip()
+        start = m.end() + (len(body) - len(stripped))
+        if stripped.startswith("begin"):
+            end = _close(code, start, "begin", "end")
+        else:
+            end = code.find(";", start) + 1
+        if end <= start:
+            continue
+        for a in ASSIGN.finditer(code, start, end):
+            out.append((f"drop reset `{a.group(0)[:40]}` @{_line(code, a.start())}", text[: a.start()] + text[a.end():]))
+    return out
+
+
+def mutants(text: str, design: DesignConfig, per_op: int, seed: int) -> list[tuple[str, str]]:
     """(label, mutated text) pairs."""
     code = lex(text).code
     rng = random.Random(seed)
-    sites: dict[str, list[tuple[str, str]]] = {"operator": [], "constant": [], "condition": [], "drop": []}
+    sites: dict[str, list[tuple[str, str]]] = {k: [] for k in KINDS if k != "stuck"}
     for m in OPERATOR.finditer(code):
         op = m.group(1)
         if code[max(0, m.start() - 1)] in "[:" or op not in SWAPS:
             continue
-        new = text[: m.start()] + SWAPS[op] + text[m.end():]
-        sites["operator"].append((f"op {op}->{SWAPS[op]} @{code.count(chr(10), 0, m.start()) + 1}", new))
+        sites["operator"].append((f"op {op}->{SWAPS[op]} @{_line(code, m.start())}",
+                                  text[: m.start()] + SWAPS[op] + text[m.end():]))
     for m in NUMBER.finditer(code):
-        line = code.count("\n", 0, m.start()) + 1
         if m.group(3) is not None:
             width, base, val = m.group(1), m.group(2), int(m.group(3))
-            new_val = (val + 1) % (1 << int(width)) if int(width) < 64 else val + 1
-            rep = f"{width}'{base}{new_val}"
+            rep = f"{width}'{base}{(val + 1) % (1 << int(width)) if int(width) < 64 else val + 1}"
         else:
             rep = str(int(m.group(4)) + 1)
-        sites["constant"].append((f"const {m.group(0)}->{rep} @{line}", text[: m.start()] + rep + text[m.end():]))
+        sites["constant"].append((f"const {m.group(0)}->{rep} @{_line(code, m.start())}",
+                                  text[: m.start()] + rep + text[m.end():]))
     for m in IF.finditer(code):
-        open_at = m.end() - 1
-        close = _close_paren(code, open_at)
-        if close < 0:
-            continue
-        new = text[: open_at + 1] + "!(" + text[open_at + 1 : close] + ")" + text[close:]
-        sites["condition"].append((f"invert if @{code.count(chr(10), 0, m.start()) + 1}", new))
-    for m in ASSIGN.finditer(code):
-        if re.match(r"\s*(wire|reg|localparam|parameter|input|output|integer)\b", m.group(0)):
-            continue
-        new = text[: m.start()] + text[m.end():]
-        sites["drop"].append((f"drop @{code.count(chr(10), 0, m.start()) + 1}", new))
-    out: list[tuple[str, str]] = []
+        close = _close(code, m.end() - 1)
+        if close > 0:
+            sites["condition"].append((f"invert if @{_line(code, m.start())}",
+                                       text[: m.end()] + "!(" + text[m.end(): close] + ")" + text[close:]))
+    if design.interface.reset:
+        sites["reset"] = _reset_drops(text, code, design.interface.reset.name)
+    out = [(label, t) for label, t in stuck_at(text, design.top, design)]
     for kind, found in sites.items():
         rng.shuffle(found)
         out += [(f"{kind}: {label}", t) for label, t in found[:per_op]]
     return out
 
 
-def _evaluate(job: tuple[str, str, str, str]) -> dict:
-    yaml_path, label, text, workroot = job
+def _formal_design(yaml_path: str | Path, timeout_s: float) -> DesignConfig:
+    """The design with the formal check on, against the reference, at the battery's time cap."""
+    return load_design(yaml_path, {"verification.equivalence.against": "all",
+                                   "verification.equivalence.timeout_s": timeout_s})
+
+
+def _verdict(cand: Candidate, design: DesignConfig, wd: Path) -> dict:
+    rep = run_gates(cand, design, wd, equivalence=True, only=["equivalence"])
+    r = next(x for x in rep.results if x.gate == "equivalence")
+    return {"verdict": r.details.get("verdict", "inconclusive"), "engine": r.details.get("engine", ""),
+            "message": r.message, "wall_s": round(r.wall_s, 2)}
+
+
+def _evaluate(job: tuple[str, str, str, str, int, float]) -> dict:
+    yaml_path, label, text, work, cycles, timeout_s = job
     design = load_design(yaml_path)
     cand = Candidate.from_text(text, top=design.top, name="mutant.v")
-    wd = Path(workroot) / cand.short
-    t0 = time.monotonic()
+    wd = Path(work) / cand.short
+    row: dict = {"label": label}
     try:
-        rep = run_gates(cand, design, wd)
-    except HHError as exc:  # a tool crashed on this mutant: counted apart, the study goes on
-        return {"label": label, "gate": "infrastructure", "message": str(exc).splitlines()[0], "equivalent": None,
-                "wall_s": round(time.monotonic() - t0, 2)}
-    row = {"label": label, "gate": rep.failed.gate if rep.failed else None,
-           "message": rep.failed.message if rep.failed else "", "equivalent": None}
-    if rep.passed:
-        proof = run_gates(cand, design, wd / "proof", equivalence=True, only=["equivalence"])
-        row["equivalent"] = proof.passed
-        row["proof"] = proof.results[0].message if proof.results else ""
-    row["wall_s"] = round(time.monotonic() - t0, 2)
+        if not run_gates(cand, design, wd / "compile", only=["compile"]).passed:
+            return {**row, "verdict": "invalid"}
+        row.update(_verdict(cand, _formal_design(yaml_path, timeout_s), wd / "formal"))
+        sim_diff = None
+        for seed in (1, 2):
+            sim_design = load_design(yaml_path, {"verification.cocotb": None, "verification.differential.cycles": cycles,
+                                                 "verification.differential.seed": seed})
+            sim = run_gates(cand, sim_design, wd / f"sim{seed}", only=["simulation"])
+            if not sim.passed and sim.failed is not None:
+                sim_diff = sim.failed.message
+                break
+        row["simulation"] = sim_diff or "no difference"
+        row["escape"] = row["verdict"] in ("proven", "bounded") and sim_diff is not None
+    except HHError as exc:  # a tool crashed on this mutant: counted apart, the battery goes on
+        row.update({"verdict": "infrastructure", "message": str(exc).splitlines()[0]})
     return row
+
+
+def _self_and_seeds(yaml_path: Path, work: Path, timeout_s: float) -> list[dict]:
+    design = _formal_design(yaml_path, timeout_s)
+    rows = []
+    for rtl in [yaml_path.parent / "reference.v", *sorted((yaml_path.parent / "seeds").glob("ok_*.v"))]:
+        cand = Candidate.from_paths([rtl], top=design.top)
+        t0 = time.monotonic()
+        v = _verdict(cand, design, work / yaml_path.parent.name / rtl.stem)
+        rows.append({"design": rtl.stem, **v, "total_s": round(time.monotonic() - t0, 2)})
+    return rows
+
+
+def _table(rows: dict[str, list[dict]]) -> list[str]:
+    head = ["benchmark", "mutants", "invalid", "refuted", "proven", "bounded", "inconclusive", "infrastructure",
+            "sim differs", "escapes"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    total = {h: 0 for h in head[1:]}
+    for name, rs in rows.items():
+        c = {"mutants": len(rs), **{k: sum(r["verdict"] == k for r in rs) for k in head[2:8]},
+             "sim differs": sum(r.get("simulation", "no difference") != "no difference" for r in rs),
+             "escapes": sum(bool(r.get("escape")) for r in rs)}
+        for k, v in c.items():
+            total[k] += v
+        lines.append("| " + " | ".join([name, *(str(c[h]) for h in head[1:])]) + " |")
+    lines.append("| **total** | " + " | ".join(str(total[h]) for h in head[1:]) + " |")
+    return lines
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--per-op", type=int, default=6)
+    ap.add_argument("--per-op", type=int, default=4, help="sampled sites per mutation kind (stuck-at: every bit)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cycles", type=int, default=1000, help="differential simulation cycles per seed")
+    ap.add_argument("--timeout", type=float, default=60, help="time cap of one formal check (s)")
     ap.add_argument("--benchmarks", default="")
-    ap.add_argument("--out", type=Path, default=None, help="write mutants.json here")
+    ap.add_argument("--work", type=Path, default=REPO / "runs" / "formal-battery", help="mutant folders (kept)")
+    ap.add_argument("--out", type=Path, default=None, help="write formal.md and formal.json here")
     args = ap.parse_args()
     wanted = {b for b in args.benchmarks.split(",") if b}
     benches = [p.parent for p in sorted(REPO.glob("benchmarks/*/reference.v"))
@@ -129,37 +218,40 @@ def main() -> int:
     if not benches:
         print("no benchmarks/*/reference.v found", file=sys.stderr)
         return 2
-    rows: dict[str, list[dict]] = {}
+    shutil.rmtree(args.work, ignore_errors=True)
     t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="hh-mutants-") as tmp, ProcessPoolExecutor(args.jobs) as pool:
+    rows: dict[str, list[dict]] = {}
+    seeds: dict[str, list[dict]] = {}
+    with ProcessPoolExecutor(args.jobs) as pool:
         for b in benches:
+            design = load_design(b / "design.yaml")
             text = (b / "reference.v").read_text(encoding="utf-8")
-            jobs = [(str(b / "design.yaml"), label, t, tmp) for label, t in mutants(text, args.per_op, args.seed)]
+            jobs = [(str(b / "design.yaml"), label, t, str(args.work / b.name), args.cycles, args.timeout)
+                    for label, t in mutants(text, design, args.per_op, args.seed)]
             rows[b.name] = list(pool.map(_evaluate, jobs))
-    header = ["benchmark", "mutants", *GATES, "infrastructure", "survived", "equivalent", "escapes"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    total = {h: 0 for h in header[1:]}
-    for name, rs in rows.items():
-        counts = {"mutants": len(rs), **{g: sum(r["gate"] == g for r in rs) for g in (*GATES, "infrastructure")}}
-        counts["survived"] = sum(r["gate"] is None for r in rs)
-        counts["equivalent"] = sum(r["equivalent"] is True for r in rs)
-        counts["escapes"] = counts["survived"] - counts["equivalent"]
-        for k, v in counts.items():
-            total[k] += v
-        print("| " + " | ".join([name, *(str(counts[h]) for h in header[1:])]) + " |")
-    print("| **total** | " + " | ".join(str(total[h]) for h in header[1:]) + " |")
-    print(f"\n{total['mutants']} mutants in {time.monotonic() - t0:.0f} s; escapes = survivors not proven equivalent")
+            print(f"{b.name}: {len(jobs)} mutants, {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
+        for b in benches:
+            seeds[b.name] = _self_and_seeds(b / "design.yaml", args.work / "seeds", args.timeout)
+    lines = ["# Equivalence mutation battery (`make formal`)", "",
+             f"{sum(map(len, rows.values()))} mutants in {time.monotonic() - t0:.0f} s (jobs {args.jobs}, "
+             f"formal time cap {args.timeout:g} s); "
+             f"simulation: differential bench, {args.cycles} cycles x 2 seeds. An escape is a mutant the formal "
+             "check calls equivalent (proven or bounded) that simulation shows different.", "", *_table(rows), ""]
     for name, rs in rows.items():
         for r in rs:
-            if r["gate"] is None and not r["equivalent"]:
-                print(f"  escape: {name}: {r['label']}: {r.get('proof', '')}")
-            if r["gate"] == "infrastructure":
-                print(f"  tool fault: {name}: {r['label']}: {r['message']}")
+            if r.get("escape") or r["verdict"] in ("infrastructure", "inconclusive"):
+                lines.append(f"- {name}: {r['label']}: {r['verdict']}: {r.get('message', '')[:200]}")
+    lines += ["", "## Reference against itself and against each valid seed", "",
+              "| benchmark | design | verdict | engine | gate s |", "|---|---|---|---|---|"]
+    for name, rs in seeds.items():
+        lines += [f"| {name} | {r['design']} | {r['verdict']} | {r['engine']} | {r['wall_s']} |" for r in rs]
+    print("\n".join(lines))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "mutants.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    return 0
+        (args.out / "formal.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (args.out / "formal.json").write_text(json.dumps({"mutants": rows, "seeds": seeds}, indent=1) + "\n",
+                                             encoding="utf-8")
+    return 1 if any(r.get("escape") for rs in rows.values() for r in rs) else 0
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """ABC engines on the AIGER miter (one output, ``trigger``; latches zero-initialised by Yosys).
 
 Combinational: ``&cec -m`` (fraiging SAT sweeping: shared logic of the two sides is merged first).
-Sequential: ``bmc3`` finds the shortest difference within ``frames`` cycles; ``pdr`` (property
-directed reachability, IC3) then tries an unbounded proof. Every call has ABC's own time limit and a
+Sequential: ``scorr`` + ``pdr`` (property directed reachability, IC3) try an unbounded proof first
+(cheap when the sides share logic); otherwise ``bmc3`` searches ``frames`` cycles for the shortest
+difference. Every call has ABC's own time limit and a
 wall-clock backstop; a limit reached is "undecided", never a pass.
 """
 
@@ -28,13 +29,13 @@ class AbcOutcome:
     status: str  # "proved" | "cex" | "undecided"
     engine: str
     detail: str = ""  # undecided: why; bmc: frames searched
-    frames: int = 0  # bmc: frames without a difference
+    frames: int = 0  # bmc: frames without a difference; cex: the frame of the difference
 
 
 def _abc(run: Run, stage: Path, commands: str, name: str, limit_s: float) -> tuple[ToolResult, str]:
     (stage / CEX_FILE).unlink(missing_ok=True)
     res = run(["yosys-abc", "-c", f"read_aiger {AIG}; strash; {commands}"], name=name, stage=stage,
-              timeout_s=limit_s + 15)
+              timeout_s=limit_s + 2)  # ABC checks -T only between SAT calls: the wall clock backstops it
     return res, res.stdout + "\n" + res.stderr
 
 
@@ -65,8 +66,9 @@ def combinational(run: Run, stage: Path, limit_s: float) -> AbcOutcome:
 def bmc(run: Run, stage: Path, frames: int, limit_s: float) -> AbcOutcome:
     t = max(1, int(limit_s))
     res, text = _abc(run, stage, f"bmc3 -F {frames} -T {t}; write_cex -n {CEX_FILE}", "abc-bmc3", limit_s)
-    if ASSERTED.search(text) and (stage / CEX_FILE).is_file():
-        return AbcOutcome("cex", "abc bmc3")
+    m = ASSERTED.search(text)
+    if m and (stage / CEX_FILE).is_file():
+        return AbcOutcome("cex", "abc bmc3", frames=int(m.group(1)))
     m = NO_FAIL.search(text)
     if m and not res.timed_out:
         return AbcOutcome("undecided", "abc bmc3", f"no difference in {m.group(1)} frames", frames=int(m.group(1)))
@@ -74,12 +76,14 @@ def bmc(run: Run, stage: Path, frames: int, limit_s: float) -> AbcOutcome:
 
 
 def prove(run: Run, stage: Path, limit_s: float) -> AbcOutcome:
-    """Unbounded: signal correspondence (``scorr``, k-induction over equal signal classes, which
-    merges what parent and child share) and then PDR on what is left."""
+    """Unbounded: signal correspondence (``scorr``, induction over classes of equal signals, which
+    merges what parent and child share) and then PDR on what is left. A difference found here is only
+    located (its frame); ``bmc`` then gives the counterexample on the unreduced miter."""
     t = max(1, int(limit_s))
-    res, text = _abc(run, stage, f"scorr; pdr -T {t}; write_cex -n {CEX_FILE}", "abc-pdr", limit_s)
+    res, text = _abc(run, stage, f"scorr; pdr -T {t}", "abc-pdr", limit_s)
     if "Property proved" in text and not res.timed_out:
         return AbcOutcome("proved", "abc scorr+pdr")
-    if ASSERTED.search(text) and (stage / CEX_FILE).is_file():
-        return AbcOutcome("cex", "abc scorr+pdr")
+    m = ASSERTED.search(text)
+    if m:
+        return AbcOutcome("cex", "abc scorr+pdr", frames=int(m.group(1)))
     return _undecided(res, text, "abc scorr+pdr", limit_s)

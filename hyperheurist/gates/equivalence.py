@@ -25,7 +25,7 @@ from ..formal.verdict import Verdict
 from ..formal.yosat import ENGINE as SAT_ENGINE, sat
 from .context import GateContext, checked_params
 from .golden import write_golden
-from .result import GateResult, failed, passed
+from .result import GateResult, failed, passed, skipped
 from .tooling import rel, run, strip_paths
 
 ERROR = re.compile(r"^ERROR: (.*)$", re.M)
@@ -127,18 +127,20 @@ class _Check:
                 return self.refute(out.engine, self.abc_frames(), None)
             return self.verdict("inconclusive", out.engine, out.detail)
         r, depth = self.spec.phase_cycles, self.eq.depth
-        b = abc.bmc(self.run, self.stage, r + depth, self.left() / 2)
-        if b.status == "cex":
-            return self.refute(b.engine, self.abc_frames(), depth)
-        reached = max(0, b.frames - r) if b.frames else 0
-        p = abc.prove(self.run, self.stage, self.left())
+        p = abc.prove(self.run, self.stage, self.left() * 0.6)
         if p.status == "proved":
             return self.verdict("proven", p.engine)
+        frames = max(r + depth, p.frames + 1) if p.status == "cex" else r + depth
+        b = abc.bmc(self.run, self.stage, frames, self.left())
+        if b.status == "cex":
+            return self.refute(b.engine, self.abc_frames(), depth if b.frames < r + depth else None)
+        reached = max(0, min(b.frames, r + depth) - r)
         if p.status == "cex":
-            return self.refute(p.engine, self.abc_frames(), None)
-        if reached > 0:
-            return self.verdict("bounded", f"{b.engine}, {p.engine}", f"unbounded proof: {p.detail}", reached)
-        return self.verdict("inconclusive", b.engine, b.detail)
+            return self.verdict("inconclusive", f"{p.engine}, {b.engine}",
+                                f"PDR found a difference in frame {p.frames} that BMC did not reproduce ({b.detail})")
+        if reached >= depth:
+            return self.verdict("bounded", f"{p.engine}, {b.engine}", f"unbounded proof: {p.detail}", reached)
+        return self.verdict("inconclusive", f"{p.engine}, {b.engine}", f"{p.detail}; bmc3: {b.detail}")
 
     def with_sat(self, why: str) -> Verdict:
         r, depth = self.spec.phase_cycles, self.eq.depth
@@ -169,6 +171,8 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
     t0 = time.monotonic()
     assert ctx.golden is not None
     eq = ctx.design.verification.equivalence
+    if eq.against == "parent" and ctx.golden.origin == "reference":
+        return skipped("equivalence", "not run against the reference (verification.equivalence.against: parent)")
     gold_src, gold_top = write_golden(ctx.golden, stage / "golden")
     ctx.stage_inputs(stage)
     spec = _spec(ctx, gold_top)
