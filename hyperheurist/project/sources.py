@@ -57,18 +57,19 @@ def package_order(files: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
     return [files[i] for i in ordered] + [f for i, f in enumerate(files) if i not in ordered]
 
 
-def _headers(files: list[tuple[Path, str]], include_dirs: list[Path]) -> list[tuple[Path, str]]:
+def _headers(files: list[tuple[Path, str]], include_dirs: list[Path], max_bytes: int) -> list[tuple[Path, str]]:
     """Every file reached through `include (transitively), looked up beside the includer, then in the folders."""
     found: dict[str, tuple[Path, str]] = {}
     todo = list(files)
     while todo:
         path, text = todo.pop(0)
+        if len(text) > max_bytes:
+            continue  # the safety gate refuses the file (limits.max_file_bytes): no need to read it through
         for inc in _INCLUDE.findall(_COMMENTS.sub("", text)):
             if inc in found:
                 continue
             if "/" in inc or "\\" in inc:
-                raise InputError(f"{path}: `include \"{inc}\": give the folder as an include dir and include the "
-                                 f"file by name")
+                continue  # only names are looked up: a path is the safety gate's to judge, with its line
             hit = next((d / inc for d in [path.parent, *include_dirs] if (d / inc).is_file()), None)
             if hit is None:
                 continue  # the compile gate names it, with the line
@@ -88,8 +89,11 @@ def candidate_from(ss: SourceSet, design: DesignConfig, *, origin: str, label: s
         raise InputError("no RTL source files")
     dirs = list(ss.include_dirs) + [d for d in design.include_dirs if d not in ss.include_dirs]
     defines = {**ss.defines, **design.defines}  # design.yaml overrides the filelist
-    files = package_order([(p, _read(p)) for p in ss.files])
-    files += _headers(files, dirs)
+    limit = design.limits.max_file_bytes
+    files = [(p, _read(p)) for p in ss.files]
+    if all(len(t) <= limit for _, t in files):  # an oversized file is the safety gate's finding, in its order
+        files = package_order(files)
+    files += _headers(files, dirs, limit)
     names: dict[str, Path] = {}
     for p, _ in files:
         if p.name in names and names[p.name] != p:
