@@ -60,6 +60,9 @@ def test_exit_3_writes_an_error_case(tmp_path: Path) -> None:
     err = ET.parse(xml).getroot().find(".//error")
     assert err is not None and err.get("type") == "infrastructure (exit 3)" and "HH_IVERILOG" in err.get("message")
     assert ET.parse(xml).getroot().find("testsuite").get("name") == "alu"
+    import re
+    for token in re.findall(r"(/\S+)", res.stderr):  # every path the message names still exists
+        assert Path(token.rstrip(").,;:")).exists() or token.startswith(str(tmp_path / "none")), token
 
 
 def test_control_bytes_in_a_file_name_keep_the_xml_parseable(tmp_path: Path) -> None:

@@ -152,3 +152,45 @@ def test_include_rules(proj: Path) -> None:
     (proj / "dup" / "acc_top.sv").write_text("module x; endmodule\n")
     with pytest.raises(InputError, match="two files named acc_top.sv"):
         candidate_from(expand(["rtl/acc_top.sv", "dup/acc_top.sv"], proj, "s"), d, origin="gate", label="")
+
+
+def test_messages_never_name_a_deleted_temp_folder(tmp_path: Path) -> None:
+    from hyperheurist.project.messages import KEEP_HINT, scrub_temp
+
+    tmp = tmp_path / "hh-gate-x"
+    assert scrub_temp("fine (log: /kept/yosys.log)", tmp) == "fine (log: /kept/yosys.log)"
+    for msg in (f"yosys rejected: x.v:3: ERROR: y (log: {tmp}/10-synth/yosys.log)",
+                f"iverilog killed by SIGKILL on abc; see {tmp}/02-compile/iverilog.stderr",
+                f"bad netlist {tmp}/10-synth/netlist.v, giving up"):
+        out = scrub_temp(msg, tmp)
+        assert str(tmp) not in out and out.endswith(f"({KEEP_HINT})"), out
+    assert "netlist.v" in scrub_temp(f"bad netlist {tmp}/10-synth/netlist.v, giving up", tmp)
+    assert "x.v:3: ERROR: y" in scrub_temp(f"yosys rejected: x.v:3: ERROR: y (log: {tmp}/a.log)", tmp)
+
+
+def test_init_refuses_unpacked_array_ports_with_file_and_line(tmp_path: Path) -> None:
+    from hyperheurist.project.filelist import SourceSet
+    from hyperheurist.project.init import read_interface
+
+    (tmp_path / "m.sv").write_text("module m (\n  input logic [7:0] data [0:7],\n  output logic [7:0] y);\n"
+                                   "  assign y = data[0];\nendmodule\n")
+    with pytest.raises(InputError, match=r"m\.sv:2: port data: unpacked array"):
+        read_interface(SourceSet(files=[tmp_path / "m.sv"]), "m")
+    (tmp_path / "e.sv").write_text("module e (input a, output b);\n  assign b = nope;\nendmodule\n")
+    with pytest.raises(InputError, match=r"e\.sv:2:\d+: error: use of undeclared identifier 'nope'"):
+        read_interface(SourceSet(files=[tmp_path / "e.sv"]), "e")
+
+
+def test_clock_and_reset_guesses() -> None:
+    from hyperheurist.project.init import PortSpec, guess_clock_reset
+
+    def ports(*names: str) -> list[PortSpec]:
+        return [PortSpec(n, "input", 1, False) for n in names] + [PortSpec("q", "output", 4, False)]
+
+    assert guess_clock_reset(ports("a", "b"), []) == (None, None)
+    assert guess_clock_reset(ports("clk_i", "rst_ni", "en"), ["@(posedge clk_i or negedge rst_ni)"]) == \
+        ("clk_i", {"name": "rst_ni", "active": "low", "sync": False})
+    assert guess_clock_reset(ports("sys_clk", "reset", "en"), ["@(posedge sys_clk)"]) == \
+        ("sys_clk", {"name": "reset", "active": "high", "sync": True})
+    # the clock used on an edge wins over another clock-like name
+    assert guess_clock_reset(ports("clk_en", "core_clk"), ["@(posedge core_clk)"])[0] == "core_clk"

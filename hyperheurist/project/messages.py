@@ -18,5 +18,6 @@ def scrub_temp(message: str, tmp: Path) -> str:
         return message
     esc = re.escape(root)
     text = re.sub(rf"\s*\((?:log|logs|see|in)[: ]\s*{esc}[^)]*\)", "", message)
+    text = re.sub(rf"[;,]?\s*(?:see|log:|logs:|traceback in)\s+{esc}\S*", "", text)
     text = re.sub(rf"{esc}/?(\S*)", lambda m: Path(m.group(1)).name or "(temporary folder)", text)
     return f"{text.rstrip()} ({KEEP_HINT})"
