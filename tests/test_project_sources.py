@@ -194,3 +194,28 @@ def test_clock_and_reset_guesses() -> None:
         ("sys_clk", {"name": "reset", "active": "high", "sync": True})
     # the clock used on an edge wins over another clock-like name
     assert guess_clock_reset(ports("clk_en", "core_clk"), ["@(posedge core_clk)"])[0] == "core_clk"
+
+
+def test_edam_file_gives_files_include_dirs_and_defines(proj: Path) -> None:
+    import yaml
+
+    from hyperheurist.project.cores import core_sources
+
+    edam = proj / "acc.eda.yml"
+    edam.write_text(yaml.safe_dump({
+        "name": "acc", "toplevel": "acc_top",
+        "files": [{"name": "pkg/acc_pkg.sv", "file_type": "systemVerilogSource"},
+                  {"name": "include/acc_defs.svh", "file_type": "systemVerilogSource", "is_include_file": True},
+                  {"name": "rtl/sub/acc_stage.sv", "file_type": "systemVerilogSource"},
+                  {"name": "rtl/acc_top.sv", "file_type": "systemVerilogSource"},
+                  {"name": "constraints.sdc", "file_type": "SDC"}],
+        "parameters": {"HH_PROJECT_MODE": {"datatype": "int", "paramtype": "vlogdefine", "default": 1},
+                       "DEPTH": {"datatype": "int", "paramtype": "vlogparam", "default": 4}},
+    }))
+    (proj / "constraints.sdc").write_text("")
+    ss = core_sources(edam)
+    assert [p.name for p in ss.files] == ["acc_pkg.sv", "acc_stage.sv", "acc_top.sv"]
+    assert ss.include_dirs == [proj / "include"] and ss.defines == {"HH_PROJECT_MODE": "1"}
+    edam.write_text(yaml.safe_dump({"files": [{"name": "gone.v", "file_type": "verilogSource"}]}))
+    with pytest.raises(ConfigError, match="file not found"):
+        core_sources(edam)
