@@ -7,7 +7,12 @@ with a stuck carry). Combinational modules get a full proof; sequential ones a b
 from zero without one), which is what an encoding change needs: the state codes differ, the
 behaviour from reset must not.
 
-Both sources are copied into ``workdir`` and Yosys runs there on relative paths (sandbox rules).
+``engine="cec"`` (combinational only) hands the miter to ABC's ``&cec`` instead: fraiging finds
+the logic both sides share, which SAT alone cannot do for multipliers of different structure.
+Undefined bits become free inputs (``setundef -anyseq``), so an X on either side must match every
+value: as strict as ``-enable_undef``.
+
+Both sources are copied into ``workdir`` and the tools run there on relative paths (sandbox rules).
 """
 
 from __future__ import annotations
@@ -44,9 +49,37 @@ def _script(top_a: str, top_b: str, depth: int | None, reset: tuple[str, int] | 
     return "\n".join(lines + [sat + " hh_miter"]) + "\n"
 
 
+def _cec_script(top_a: str, top_b: str) -> str:
+    return "\n".join(["read_verilog -sv gold.v", f"rename {top_a} hh_gold", "read_verilog -sv gate.v",
+                      f"rename {top_b} hh_gate", "hierarchy -check", "proc", "flatten", "opt_clean",
+                      "setundef -anyseq", "miter -equiv -flatten hh_gold hh_gate hh_miter",
+                      "hierarchy -top hh_miter", "flatten", "techmap", "opt", "aigmap",
+                      "write_aiger -zinit miter.aig"]) + "\n"
+
+
+def _prove_cec(workdir: Path, top_a: str, top_b: str, timeout_s: float) -> Proof:
+    (workdir / "miter.ys").write_text(_cec_script(top_a, top_b), encoding="utf-8")
+    res = run_tool(["yosys", "-q", "-l", "miter.log", "-s", "miter.ys"], name="yosys-miter", log_dir=workdir,
+                   timeout_s=timeout_s, cwd=workdir)
+    log = workdir / "miter.log"
+    if not res.ok or not (workdir / "miter.aig").is_file():
+        text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else res.stderr
+        err = next((ln.strip() for ln in text.splitlines() if "ERROR" in ln), res.describe())
+        return Proof(False, False, "abc &cec", log, f"yosys failed: {err}")
+    res = run_tool(["yosys-abc", "-c", "read_aiger miter.aig; &get; &cec -m"], name="abc-cec", log_dir=workdir,
+                   timeout_s=timeout_s, cwd=workdir)
+    out = res.stdout + res.stderr
+    (workdir / "cec.log").write_text(out, encoding="utf-8")
+    if res.ok and "Networks are equivalent" in out:
+        return Proof(True, True, "abc &cec", workdir / "cec.log", "proven")
+    if "NOT EQUIVALENT" in out:
+        return Proof(False, True, "abc &cec", workdir / "cec.log", "counterexample found")
+    return Proof(False, False, "abc &cec", workdir / "cec.log", f"inconclusive: {res.describe()}")
+
+
 def prove_equivalent(gold: str, top_a: str, gate: str, top_b: str, workdir: Path, *,
                      depth: int | None = None, reset: tuple[str, int] | None = None,
-                     timeout_s: float = 120.0) -> Proof:
+                     timeout_s: float = 120.0, engine: str = "sat") -> Proof:
     """Prove module ``top_b`` of ``gate`` equivalent to ``top_a`` of ``gold``.
 
     ``depth`` None: combinational, a full proof. Otherwise a bounded sequential proof over ``depth``
@@ -59,6 +92,12 @@ def prove_equivalent(gold: str, top_a: str, gate: str, top_b: str, workdir: Path
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "gold.v").write_text(gold, encoding="utf-8")
     (workdir / "gate.v").write_text(gate, encoding="utf-8")
+    if engine == "cec":
+        if depth is not None:
+            raise ValueError("engine cec proves combinational modules only")
+        return _prove_cec(workdir, top_a, top_b, timeout_s)
+    if engine != "sat":
+        raise ValueError(f"unknown engine {engine!r}")
     (workdir / "prove.ys").write_text(_script(top_a, top_b, depth, reset, timeout_s), encoding="utf-8")
     res = run_tool(["yosys", "-q", "-l", "prove.log", "-s", "prove.ys"], name="yosys-prove", log_dir=workdir,
                    timeout_s=timeout_s + 60, cwd=workdir)

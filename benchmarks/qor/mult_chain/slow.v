@@ -1,0 +1,3 @@
+module mult_chain(input [3:0] a, b, c, d, output [15:0] y);
+  assign y = a * b * c * d;   // ((a*b)*c)*d: three multipliers in series
+endmodule
