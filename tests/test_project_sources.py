@@ -219,3 +219,13 @@ def test_edam_file_gives_files_include_dirs_and_defines(proj: Path) -> None:
     edam.write_text(yaml.safe_dump({"files": [{"name": "gone.v", "file_type": "verilogSource"}]}))
     with pytest.raises(ConfigError, match="file not found"):
         core_sources(edam)
+
+
+def test_the_designs_sources_are_the_seed_when_no_seeds_are_given(proj: Path) -> None:
+    from hyperheurist.llm.providers import seed_candidates
+
+    d = load_design(write_design(proj, "sources: [-f rtl.f]\n"))
+    (seed,) = seed_candidates(d)
+    assert seed.label == "sources" and seed.digest == reference_candidate(d).digest
+    d = load_design(write_design(proj, "sources: [-f rtl.f]\ngeneration: {seeds: rtl/acc_top.sv}\n"))
+    assert [c.label for c in seed_candidates(d)] == ["acc_top"]  # explicit seeds win

@@ -21,6 +21,10 @@ def seed_candidates(design: DesignConfig) -> list[Candidate]:
     if gen.seeds and not files:
         raise ConfigError(f"{design.source}: generation.seeds: no file matches {gen.seeds}")
     out = []
+    if not gen.seeds and design.sources:  # the design's own RTL is the natural first candidate
+        from ..project.sources import candidate_from, design_sources
+
+        out.append(candidate_from(design_sources(design), design, origin="seed", label="sources"))
     for p in files:
         try:
             out.append(path_candidate(Path(p), design, origin="seed", label=Path(p).stem))
