@@ -7,7 +7,7 @@ ITERATIONS ?=
 JOBS    ?= 2
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test sweep sweep-quick bench formal lint clean
+.PHONY: setup demo test sweep sweep-quick bench formal qor lint clean
 
 setup:
 	@bash tools/setup.sh
@@ -24,6 +24,9 @@ sweep: setup
 
 sweep-quick: setup
 	$(PY) tools/sweep.py --seeds 1 --jobs $(JOBS) --iterations 6 --benchmarks adder32,fifo8 --out results-quick
+
+qor: setup   # the QoR suite: hand-optimised pairs vs hh, every accepted RTL change proven (results/qor.md)
+	$(PY) tools/qor.py $(if $(ITERATIONS),--iterations $(ITERATIONS)) --out results
 
 bench: setup
 	$(PY) tools/bench.py

@@ -1,0 +1,222 @@
+"""make qor: the QoR suite of suboptimal/hand-optimised pairs (benchmarks/qor/<pair>/).
+
+Per pair: prove slow.v == fast.v (ABC &cec for combinational pairs, bounded Yosys SAT from reset for
+sequential ones, both with undefined bits as free values), measure both with the flow's default recipe
+(the start scores 1.0), run ``hh run`` offline from slow.v, prove every RTL change the run accepted
+against slow.v, and report whether hh reached the hand-optimised cost. Also the distinct-netlist rate
+of the run (Phase-2 evaluations whose mapped netlist had not been seen before in that run).
+
+    python tools/qor.py [--pairs a,b] [--iterations N] [--out results]
+    python tools/qor.py --distinct RUN_DIR [RUN_DIR ...]     # distinct-netlist rate of finished runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from hyperheurist.candidate import Candidate  # noqa: E402
+from hyperheurist.config import DesignConfig, load_design  # noqa: E402
+from hyperheurist.jsonio import read_json, read_jsonl, write_json  # noqa: E402
+
+SUITE = REPO / "benchmarks" / "qor"
+REACH_TOL = 0.01  # hh "reaches" the hand version when its best cost is within 1% of the hand cost
+SEQ_DEPTH = 24
+
+
+def prove(design: DesignConfig, gold: str, gate: str, workdir: Path) -> dict:
+    from hyperheurist.rewrite.prove import prove_equivalent
+
+    it = design.interface
+    if it.sequential:
+        reset = (it.reset.name, 1 if it.reset.active == "high" else 0) if it.reset else None
+        p = prove_equivalent(gold, design.top, gate, design.top, workdir, depth=SEQ_DEPTH, reset=reset)
+    else:
+        p = prove_equivalent(gold, design.top, gate, design.top, workdir, engine="cec", timeout_s=300)
+    return {"equivalent": p.equivalent, "conclusive": p.conclusive, "method": p.method, "message": p.message}
+
+
+def measure(design: DesignConfig, path: Path, workdir: Path) -> dict:
+    from hyperheurist.ppa import estimate
+    from hyperheurist.recipe import load_flow
+
+    m = estimate(Candidate.from_paths([path], design.top), design, load_flow(design.ppa.flow).recipe, workdir)
+    return m.to_dict()
+
+
+def costed(design: DesignConfig, metrics: dict, baseline: dict) -> float:
+    from hyperheurist.flow import Scorer
+    from hyperheurist.recipe import load_flow
+
+    scorer = Scorer(design, load_flow(design.ppa.flow))
+    scorer.baseline = baseline
+    return scorer(metrics)
+
+
+def distinct_rate(run_dir: Path) -> dict:
+    """Phase-2 evaluations, and how many yielded a mapped netlist not seen before in the run."""
+    seen: set[str] = set()
+    evals = distinct = reused = 0
+    for r in read_jsonl(run_dir / "journal.jsonl"):
+        if r.get("type") == "phase1":
+            d = (((r.get("evaluation") or {}).get("metrics") or {}).get("details") or {}).get("netlist_digest")
+            if d:
+                seen.add(d)
+        elif r.get("type") == "eval":
+            evals += 1
+            details = (r.get("metrics") or {}).get("details") or {}
+            d = details.get("netlist_digest")
+            reused += bool(details.get("netlist_reused"))
+            if d and d not in seen:
+                distinct += 1
+                seen.add(d)
+    return {"evaluations": evals, "distinct": distinct, "sta_skipped": reused,
+            "rate": round(distinct / evals, 4) if evals else None}
+
+
+def accepted_rtl(run_dir: Path) -> list[str]:
+    """Digests of the RTL the run accepted (steps whose proposal changed the RTL), in order."""
+    out: list[str] = []
+    for r in read_jsonl(run_dir / "journal.jsonl"):
+        if r.get("type") == "step" and r.get("accepted") and r.get("proposal_digest") != r.get("parent_digest"):
+            if r["proposal_digest"] not in out:
+                out.append(r["proposal_digest"])
+    return out
+
+
+def sources_of(run_dir: Path, digest: str) -> str:
+    src = run_dir / "candidates" / digest[:12] / "src"
+    files = sorted(src.glob("*.v")) + sorted(src.glob("*.sv"))
+    if not files:
+        raise FileNotFoundError(f"no sources for accepted candidate {digest[:12]} in {src}")
+    return "\n".join(f.read_text(encoding="utf-8") for f in files)
+
+
+def run_hh(design_yaml: Path, out: Path, iterations: int | None, timeout_s: float) -> tuple[Path | None, str]:
+    argv = [sys.executable, "-m", "hyperheurist", "run", str(design_yaml), "--jobs", "1", "--quiet", "--out",
+            str(out / "runs")]
+    if iterations is not None:
+        argv += ["--iterations", str(iterations)]
+    env = {**os.environ, "HH_CACHE_DIR": str(out / "cache")}
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL, env=env)
+    runs = sorted((out / "runs" / load_design(design_yaml).name).glob("*"), key=lambda p: p.stat().st_mtime)
+    done = [r for r in runs if (r / "summary.json").is_file()]
+    if proc.returncode != 0 or not done:
+        return None, (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+    return done[-1], ""
+
+
+def one_pair(pair: Path, out: Path, iterations: int | None, timeout_s: float) -> dict:
+    design = load_design(pair / "design.yaml")
+    work = Path(tempfile.mkdtemp(prefix=f"qor-{pair.name}-", dir=out))
+    slow, fast = (pair / "slow.v").read_text(), (pair / "fast.v").read_text()
+    row: dict = {"pair": pair.name, "class": design.description, "objective": design.ppa.objective}
+    row["pair_proof"] = prove(design, slow, fast, work / "pair-proof")
+    start = measure(design, pair / "slow.v", work / "start")
+    hand = measure(design, pair / "fast.v", work / "hand")
+    row["start"] = _point(start, 1.0 if start else None)
+    row["hand"] = _point(hand, costed(design, hand, start))
+    t0 = time.monotonic()
+    run_dir, err = run_hh(pair / "design.yaml", out, iterations, timeout_s)
+    row["wall_s"] = round(time.monotonic() - t0, 1)
+    if run_dir is None:
+        row.update(hh=None, error=err)
+        return row
+    summary = read_json(run_dir / "summary.json")
+    best = summary["best"]
+    # the run's baseline is its first valid candidate, slow.v at the default recipe: the same start
+    row["hh"] = _point(best, best["cost"])
+    row["hh"]["move"], row["hh"]["recipe"] = best.get("move"), best.get("recipe")
+    row["run_dir"] = str(run_dir)
+    row["reached"] = row["hh"]["cost"] <= row["hand"]["cost"] * (1 + REACH_TOL)
+    row["distinct"] = distinct_rate(run_dir)
+    proofs = []
+    for i, dg in enumerate(accepted_rtl(run_dir)):
+        p = prove(design, slow, sources_of(run_dir, dg), work / f"accepted-{i:02d}")
+        proofs.append({"digest": dg[:12], **p})
+    row["accepted_rtl"] = proofs
+    row["all_proven"] = all(p["equivalent"] for p in proofs)
+    return row
+
+
+def _point(m: dict, cost: float | None) -> dict:
+    return {"area_um2": m.get("area_um2"), "delay_ns": m.get("delay_ns"), "power_mw": m.get("power_mw"),
+            "cost": None if cost is None else round(cost, 4)}
+
+
+def _fmt(p: dict | None) -> str:
+    if not p:
+        return "-"
+    return f"{p['area_um2']:.0f} / {p['delay_ns']:.2f} / {p['power_mw']:.3f} / **{p['cost']:.3f}**"
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| pair | class | start A/D/P/cost | hand | hh best | reached | RTL changes accepted (proven) | distinct netlists |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        acc = r.get("accepted_rtl") or []
+        d = r.get("distinct") or {}
+        rate = f"{d['distinct']}/{d['evaluations']}" if d.get("evaluations") else "-"
+        proof = "" if r["pair_proof"]["equivalent"] else " (pair NOT proven)"
+        lines.append(f"| {r['pair']}{proof} | {r['class']} | {_fmt(r['start'])} | {_fmt(r['hand'])} | "
+                     f"{_fmt(r.get('hh')) if r.get('hh') else 'failed: ' + r.get('error', '')} | "
+                     f"{'yes' if r.get('reached') else 'no'} | {len(acc)} ({sum(p['equivalent'] for p in acc)}) | {rate} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pairs", help="comma-separated pair names (default: all of benchmarks/qor)")
+    ap.add_argument("--iterations", type=int, default=None, help="annealing iterations per chain (default: design.yaml)")
+    ap.add_argument("--out", type=Path, default=REPO / "results")
+    ap.add_argument("--work", type=Path, default=REPO / "runs" / "qor")
+    ap.add_argument("--timeout", type=float, default=1800.0)
+    ap.add_argument("--distinct", type=Path, nargs="+", help="print the distinct-netlist rate of these runs")
+    a = ap.parse_args()
+    if a.distinct:
+        for d in a.distinct:
+            print(d, json.dumps(distinct_rate(d)))
+        return 0
+    pairs = sorted(p for p in SUITE.iterdir() if (p / "design.yaml").is_file())
+    if a.pairs:
+        want = set(a.pairs.split(","))
+        unknown = want - {p.name for p in pairs}
+        if unknown:
+            print(f"qor: unknown pair(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        pairs = [p for p in pairs if p.name in want]
+    a.work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for p in pairs:
+        r = one_pair(p, a.work.resolve(), a.iterations, a.timeout)
+        rows.append(r)
+        print(f"{r['pair']:15s} hand {r['hand']['cost']:.3f} hh {r['hh']['cost'] if r.get('hh') else 'failed'} "
+              f"reached={r.get('reached')} proven={r.get('all_proven')} distinct={r.get('distinct')}", flush=True)
+    reached = sum(bool(r.get("reached")) for r in rows)
+    accepted = sum(len(r.get("accepted_rtl") or []) for r in rows)
+    proven = sum(sum(p["equivalent"] for p in r.get("accepted_rtl") or []) for r in rows)
+    evals = sum((r.get("distinct") or {}).get("evaluations") or 0 for r in rows)
+    distinct = sum((r.get("distinct") or {}).get("distinct") or 0 for r in rows)
+    head = (f"hh reached the hand-optimised cost (within {REACH_TOL:.0%}) on **{reached}/{len(rows)}** pairs; "
+            f"{proven}/{accepted} accepted RTL changes proven equivalent to the start; "
+            f"{distinct}/{evals} Phase-2 evaluations yielded a distinct netlist.")
+    a.out.mkdir(parents=True, exist_ok=True)
+    write_json(a.out / "qor.json", {"rows": rows, "reached": reached, "pairs": len(rows)})
+    (a.out / "qor.md").write_text("# QoR suite (make qor)\n\n" + head + "\n\nA/D/P = area um2 / delay ns / power mW; "
+                                  "cost under each pair's objective (the start scores 1.0).\n\n" + table(rows) + "\n",
+                                  encoding="utf-8")
+    print(head)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
