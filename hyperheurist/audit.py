@@ -19,6 +19,7 @@ from .errors import EXIT_INVALID, EXIT_OK, InputError
 from .jsonio import dumps, read_json, read_jsonl
 from .rundir import RunDir
 
+from .sandbox import enforce as enforce_sandbox
 
 def load_candidate(folder: Path) -> Candidate:
     """A candidate from its ``candidates/<digest12>/`` folder (sources + candidate.json)."""
@@ -83,3 +84,6 @@ def audit(run_dir: Path, as_json: bool) -> int:
     bad = sum(not r["passed"] for r in rows)
     click.echo(f"hh audit: {len(rows) - bad} of {len(rows)} accepted designs pass every gate", err=True)
     return EXIT_INVALID if bad else EXIT_OK
+    notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
+    if notice:
+        click.echo(notice, err=True)

@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from .errors import ConfigError
+from .inputs import input_problem
 from .project.filelist import check_define, expand, is_filelist
 
 BUNDLED_LIBERTIES = {
@@ -59,11 +60,15 @@ def _resolve_file(value: Any, info: ValidationInfo, must_exist: bool = True) -> 
     p = Path(_path_text(value)).expanduser()
     if not p.is_absolute():
         p = _base(info) / p
-    p = p.resolve()
+    given, p = p, p.resolve()
     if must_exist and not _is_file(p):
         raise ValueError(f"file not found: {p}")
     return p
 
+    if _is_file(p):
+        problem = input_problem(given, _base(info))  # no /proc, devices, or links out of the design folder
+        if problem:
+            raise ValueError(problem)
 
 class Reset(Model):
     name: str
@@ -176,8 +181,12 @@ class Verification(Model):
         """A file, a folder (its .v/.sv files are one design) or a filelist."""
         if v is None:
             return None
-        p = Path(_path_text(v)).expanduser()
-        p = (p if p.is_absolute() else _base(info) / p).resolve()
+        given = Path(_path_text(v)).expanduser()
+        given = given if given.is_absolute() else _base(info) / given
+        p = given.resolve()
+        problem = input_problem(given, _base(info)) if not p.is_dir() else None
+        if problem:  # /proc/self/environ, a device, a link out of the design folder
+            raise ValueError(problem)
         _check_sources([str(p)], p.parent)
         return p
 
@@ -404,6 +413,11 @@ class Limits(Model):
     sandbox: Literal["required", "off"] = "required"
 
 
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox(cls, v: Any) -> Any:
+        return {False: "off", True: "required"}.get(v, v) if isinstance(v, bool) else v  # YAML reads `off` as false
+
 def _absolute_entry(entry: str, base: Path) -> str:
     flag, rest = ("-f ", entry.strip()[3:].strip()) if entry.strip().startswith(("-f ", "-F ")) else ("", entry.strip())
     p = Path(rest).expanduser()
@@ -497,6 +511,20 @@ class DesignConfig(Model):
 
     def spec_text(self) -> str:
         return self.spec.read_text(encoding="utf-8", errors="replace")
+
+    @model_validator(mode="after")
+    def _seed_inputs(self, info: ValidationInfo) -> "DesignConfig":
+        """Seeds are copied into the run and shown to the LLM: Verilog files, filelists or folders only,
+        never a kernel file or a link out of the design folder."""
+        for p in self.generation.seed_files():
+            if p.is_dir():
+                continue
+            if not (p.suffix.lower() in (".v", ".sv") or is_filelist(p.name)):
+                raise ValueError(f"generation.seeds: {p}: not a Verilog file (.v/.sv), filelist or folder")
+            problem = input_problem(p, _base(info))
+            if problem:
+                raise ValueError(f"generation.seeds: {problem}")
+        return self
 
     def resolved_yaml(self) -> str:
         data = self.model_dump(mode="json", exclude={"source", "base_dir"})

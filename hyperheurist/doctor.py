@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .config import BUNDLED_LIBERTIES
+from .sandbox import SandboxUnavailable, probe
 from .tools import REQUIRED, TOOLS, tool_versions
 
 
@@ -26,6 +27,11 @@ def check(liberty: str | None = None) -> tuple[list[tuple[str, str, str, str]], 
     else:
         ok = False
         rows.append(("liberty", "MISSING", "", f"{lib} not found; install it with: apt-get install qflow-tech-osu018"))
+    try:
+        rows.append(("sandbox", "ok", "bubblewrap", probe()))
+    except SandboxUnavailable as exc:  # limits.sandbox: required (the default) cannot run here
+        ok = False
+        rows.append(("sandbox", "MISSING", "", str(exc)))
     try:
         import cocotb
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from .sandbox import enforce as enforce_sandbox
 from .config import load_design, parse_override
 from .errors import EXIT_INFRA, EXIT_INTERRUPTED, ConfigError, InputError
 
@@ -61,6 +62,9 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
         if value is not None:
             sets[key] = value
     design = load_design(design_yaml, sets)
+    notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
+    if notice:
+        click.echo(notice, err=True)
     opts = RunOptions(out_root=out_root, jobs=jobs, quiet=quiet, power=power, resume=resume, replay=replay,
                       base_url=base_url, model=model, api_key=os.environ.get("OPENAI_API_KEY"),
                       report=not no_report, executor=executor, ray_address=ray_address, argv=["hh", *sys.argv[1:]])

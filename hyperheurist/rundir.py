@@ -24,7 +24,8 @@ from pathlib import Path
 from . import __version__
 from .candidate import Candidate
 from .config import DesignConfig
-from .jsonio import write_json, write_text_atomic
+from .jsonio import read_json, write_json, write_text_atomic
+from .sandbox import describe as describe_sandbox
 from .tools import tool_versions
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +57,7 @@ def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> 
         "tools": tool_versions(),
         "liberty": str(design.ppa.liberty_path),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "sandbox": describe_sandbox(design.limits.sandbox),
     }
 
 

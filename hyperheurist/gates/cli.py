@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from ..sandbox import enforce as enforce_sandbox
 from ..candidate import Candidate
 from ..config import DesignConfig, load_design, parse_override
 from ..errors import EXIT_INFRA, EXIT_INVALID, EXIT_OK, ConfigError, HHError
@@ -62,6 +63,9 @@ def gate(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...
     suite = Path(design_yaml).stem if Path(design_yaml).stem != "design" else Path(design_yaml).resolve().parent.name
     try:
         design = load_design(design_yaml, dict(parse_override(o) for o in overrides))
+        notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
+        if notice:
+            click.echo(notice, err=True)
         suite = design.name
         return _gate(design, rtl_files, filelists, junit_path, as_json, reference, equivalence, only, workdir)
     except HHError as exc:

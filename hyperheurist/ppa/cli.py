@@ -13,6 +13,7 @@ from typing import Any
 import click
 import yaml
 
+from ..sandbox import enforce as enforce_sandbox
 from ..config import load_design, parse_override
 from ..errors import EXIT_INVALID, EXIT_OK, ConfigError, HHError
 from ..gates.safety import check_safety
@@ -62,6 +63,9 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...]
 
     RTL is RTL_FILE... and/or -f FILELIST; with neither, the design's `sources:`."""
     design = load_design(design_yaml, dict(parse_override(o) for o in overrides))
+    notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
+    if notice:
+        click.echo(notice, err=True)
     cand = load_candidate(design, rtl_files, filelists, origin="ppa")
     vetted = check_safety(cand, design.limits)  # untrusted RTL: nothing reads what the gate refuses
     if not vetted.passed:
