@@ -6,15 +6,19 @@ from ...config import DesignConfig
 from ...recipe import FlowPreset
 from ..state import Move
 from .arith import BalanceChain, ConstMultShiftAdd
+from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
 from .fsm import FsmEncoding
 from .params import TunableParamMove
 from .recipe import RecipeKnobMove, recipe_moves
 from .registers import DropDatapathReset, EnableGating
+from .wordlevel import CancelCompare, DecoderCompare, FoldConstants, SharePartialSum
 
 
 def rtl_moves() -> list[Move]:
     """The deterministic, offline RTL transforms."""
-    return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating()]
+    return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating(),
+            ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
+            SharePartialSum()]
 
 
 def llm_moves(design: DesignConfig, flow: FlowPreset) -> list[Move]:
@@ -40,5 +44,6 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
     return moves
 
 
-__all__ = ["BalanceChain", "ConstMultShiftAdd", "DropDatapathReset", "EnableGating", "FsmEncoding", "RecipeKnobMove",
-           "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves"]
+__all__ = ["BalanceChain", "CancelCompare", "ConstMultShiftAdd", "DecoderCompare", "DropDatapathReset", "EnableGating",
+           "FactorCommon", "FoldConstants", "FsmEncoding", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator",
+           "SharePartialSum", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves"]
