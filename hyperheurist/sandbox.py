@@ -76,6 +76,8 @@ def tool_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {"PATH": BASE_PATH, "HOME": HOME, "TMPDIR": "/tmp", "LC_ALL": "C", "LANG": "C"}
     if extra:
         env.update(extra)
+    # `python` is this interpreter (Verilator's makefiles and cocotb call it; a pyenv shim is not visible)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env["PATH"]])
     return env
 
 
