@@ -6,6 +6,7 @@ from ...config import DesignConfig
 from ...recipe import FlowPreset
 from ..state import Move
 from .arith import BalanceChain, ConstMultShiftAdd
+from .counters import CounterDeadCompare, CounterWidth
 from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
 from .fsm import FsmEncoding
 from .params import TunableParamMove
@@ -18,7 +19,7 @@ def rtl_moves() -> list[Move]:
     """The deterministic, offline RTL transforms."""
     return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating(),
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
-            SharePartialSum()]
+            SharePartialSum(), CounterWidth(), CounterDeadCompare()]
 
 
 def llm_moves(design: DesignConfig, flow: FlowPreset) -> list[Move]:
@@ -44,6 +45,6 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
     return moves
 
 
-__all__ = ["BalanceChain", "CancelCompare", "ConstMultShiftAdd", "DecoderCompare", "DropDatapathReset", "EnableGating",
+__all__ = ["BalanceChain", "CancelCompare", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth", "DecoderCompare", "DropDatapathReset", "EnableGating",
            "FactorCommon", "FoldConstants", "FsmEncoding", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator",
            "SharePartialSum", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves"]
