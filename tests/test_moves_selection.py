@@ -36,3 +36,65 @@ def test_non_improving_move_loses_its_share() -> None:
     p = sel.probabilities()
     assert p["improver"] > 0.85 and p["noop_knob"] >= sel.p_min  # floor keeps it explorable
     assert picks["improver"] > picks["noop_knob"]
+
+
+# ---- knobs that do not change the netlist are learnt per RTL and no longer proposed ----------------
+
+from collections import Counter  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+from hyperheurist.candidate import Candidate  # noqa: E402
+from hyperheurist.config import Anneal  # noqa: E402
+from hyperheurist.recipe import Recipe  # noqa: E402
+from hyperheurist.search.annealer import Annealer  # noqa: E402
+from hyperheurist.search.state import Evaluation, MoveContext, State  # noqa: E402
+
+
+def _st(v: int, recipe: Recipe) -> State:
+    return State(Candidate.from_text(f"v={v}\n", top="t"), recipe)
+
+
+def _v(s: State) -> int:
+    return int(s.candidate.files[0][1].split("=")[1])
+
+
+@dataclass(frozen=True)
+class _Inc:
+    name: str = "inc"
+    kind: str = "rtl"
+
+    def propose(self, state, ctx, rng):
+        return _st(_v(state) + rng.choice((-1, 1)), state.recipe)
+
+
+@dataclass(frozen=True)
+class _Share:
+    name: str = "share_knob"
+    kind: str = "recipe"
+
+    def propose(self, state, ctx, rng):
+        return State(state.candidate, state.recipe.with_(share=not state.recipe.share))
+
+
+def _evaluate(batch):
+    out = []
+    for s, _ in batch:  # the netlist depends on the RTL only: the share knob is inert for every design
+        v = _v(s)
+        out.append(Evaluation(key=s.key, valid=True, cost=1.0 + abs(v - 7) * 0.01 + (0.0 if s.recipe.share else 0.001),
+                              metrics={"details": {"netlist_digest": f"n{v}"}}))
+    return out
+
+
+def test_inert_knob_is_not_proposed_again_for_the_same_rtl() -> None:
+    start = _st(0, Recipe())
+    ann = Annealer([(start, _evaluate([(start, None)])[0])], [_Inc(), _Share()],
+                   lambda s, e: MoveContext(design=None, flow=None),  # type: ignore[arg-type]
+                   _evaluate, Anneal(seed=3, chains=2, iterations=40), lambda rec: None)
+    records = []
+    ann.record = records.append
+    ann.run()
+    share_evals = Counter(r["parent_digest"] for r in {r["proposal"]: r for r in records
+                          if r["move"] == "share_knob" and r["proposal"]}.values())
+    assert share_evals, "the knob was tried"
+    assert max(share_evals.values()) == 1  # once per RTL: then it is known not to change that netlist
+    assert ann.counters["inert_skips"] > 0

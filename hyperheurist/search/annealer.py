@@ -53,6 +53,11 @@ def initial_temperature(uphill: Sequence[float]) -> float | None:
     return median / math.log(2.0)
 
 
+def _netlist(ev: Evaluation) -> str | None:
+    """The structural digest of the mapped netlist an evaluation measured (ppa/nethash.py), if known."""
+    return ((ev.metrics or {}).get("details") or {}).get("netlist_digest")
+
+
 def usable(ev: Evaluation) -> bool:
     """Only valid, scored evaluations may become current or best."""
     return ev.valid and ev.cost is not None and math.isfinite(ev.cost)
@@ -152,6 +157,9 @@ class Annealer:
         self.selector = AdaptiveSelector([m.name for m in moves])
         self.stats = {m.name: MoveStats() for m in moves}
         self.memo: dict[str, Evaluation] = {}
+        # (RTL digest, recipe move) pairs whose proposal left the mapped netlist unchanged: that knob does
+        # not matter for that RTL, so proposing it again would only re-synthesise a netlist already seen
+        self.inert: set[tuple[str, str]] = set()
         self._memo_before: set[str] = set()
         self.pareto = ParetoArchive()
         for s, e in starts:
@@ -166,7 +174,7 @@ class Annealer:
             c.temperature = self.t0
         self.counters: dict = {"iterations": 0, "proposals": 0, "evaluations": 0, "memo_hits": 0,
                                "accepted": 0, "improvements": 0, "not_applicable": 0, "reheats": 0,
-                               "invalid": {}}
+                               "inert_skips": 0, "invalid": {}}
         self.history: list[dict] = []
         self.iteration = 0
         self.stopped = False
@@ -182,6 +190,9 @@ class Annealer:
                 break
             tried.append(name)
             new = self.moves[name].propose(state, ctx, chain.rng)
+            if new is not None and (state.candidate.digest, name) in self.inert:
+                self.counters["inert_skips"] += 1
+                new = None
             if new is None or new.key == state.key:
                 self.stats[name].not_applicable += 1
                 self.selector.update(name, 0.0)
@@ -261,6 +272,8 @@ class Annealer:
             else:
                 st.valid += 1
                 delta = ev.cost - parent_ev.cost
+                if self.moves[p.move].kind == "recipe" and _netlist(ev) is not None and _netlist(ev) == _netlist(parent_ev):
+                    self.inert.add((parent.candidate.digest, p.move))
                 prob = acceptance_probability(delta, temperature)
                 accept = delta <= 0 or chain.rng.random() < prob
                 improved = ev.cost < chain.best[1].cost

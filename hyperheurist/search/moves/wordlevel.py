@@ -125,8 +125,8 @@ class FoldConstants(RtlMove):
             others = [(sg, t) for (sg, t), (_, lit) in zip(terms, consts) if lit is None]
             if not others or not lits or others[0][0] < 0:
                 continue
-            if len(lits) == 1 and consts[-1][1] is not None:
-                continue  # one constant, already last: nothing to fold
+            if len(lits) == 1 and (consts[-1][1] is not None or lits[0][1][0] == 0):
+                continue  # one constant, already last, or a lone zero that sizes the sum: nothing to fold
             texts = [node_text(t, text) for _, t in others]
             if any(t is None for t in texts):
                 continue
