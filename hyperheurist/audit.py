@@ -1,31 +1,42 @@
-"""``hh audit RUN_DIR``: re-gate every design a run accepted, against the golden reference.
+"""``hh audit RUN_DIR``: check that a run's record can be trusted.
 
-Phase 2 gates each proposal against its parent; this closes the loop by checking every accepted
-design (and the initial and best ones) from scratch, exactly as ``hh gate`` would, with parameter
-overrides baked into the sources.
+1. The journal's hash chain, run id and resolved.yaml binding (``journal.verify``): a tampered,
+   foreign, duplicated, deleted or reordered record is refused with one line (exit 2), as is a
+   journal whose tail no longer matches what summary.json was written with.
+2. The summary's best is the best the journal holds (every valid record rescored).
+3. The best design's PPA is computed again from its sources and recipe, without the cache, and
+   must reproduce the numbers recorded in best/ppa.json, summary.json and the journal.
+4. Every design the run accepted (initial, best, each accepted proposal) is re-gated from scratch
+   against the reference, exactly as ``hh gate`` would, with parameter overrides baked in.
 """
 
 from __future__ import annotations
 
+import math
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 import click
 
+from .sandbox import enforce as enforce_sandbox
 from .candidate import Candidate
 from .config import load_design
 from .errors import EXIT_INVALID, EXIT_OK, InputError
-from .jsonio import dumps, read_json, read_jsonl
+from .journal import records_of
+from .jsonio import dumps, read_json
 from .rundir import RunDir
 
-from .sandbox import enforce as enforce_sandbox
+METRIC_KEYS = ("area_um2", "cells", "delay_ns", "power_mw")
+REL_TOL = 1e-6
+
 
 def load_candidate(folder: Path) -> Candidate:
     """A candidate from its ``candidates/<digest12>/`` folder (sources + candidate.json)."""
     meta = read_json(folder / "candidate.json")
     cand = replace(Candidate.from_paths([folder / "src" / Path(n).name for n in meta["files"]], meta["top"],
-                                        origin=meta.get("origin", "seed"), label=meta.get("label", "")),
+                                        origin=meta.get("origin", "seed"), label=meta.get("label", ""),
+                                        **({"defines": meta["defines"]} if meta.get("defines") else {})),
                    params=tuple(sorted(meta.get("params", {}).items())), parent=meta.get("parent"), move=meta.get("move"),
                    defines=tuple(sorted(meta.get("defines", {}).items())))
     if cand.digest != meta["digest"]:
@@ -33,44 +44,120 @@ def load_candidate(folder: Path) -> Candidate:
     return cand
 
 
-def accepted_digests(rd: RunDir) -> list[str]:
+def verified_records(rd: RunDir) -> list[dict]:
+    """The journal's records, checked (chain, run id, resolved.yaml) and matched against summary.json."""
+    records = records_of(rd.journal, rd.run_id, rd.resolved)
+    summary = read_json(rd.summary) if rd.summary.is_file() else {}
+    head = summary.get("journal") if isinstance(summary, dict) else None
+    if isinstance(head, dict):
+        n = head.get("records")
+        if n != len(records) or records[n - 1]["hash"] != head.get("head"):
+            raise InputError(f"{rd.journal}: {len(records)} records, but summary.json was written after record {n} "
+                             f"(hash {str(head.get('head'))[:12]}): records were deleted or added; cannot resume or audit from it")
+    return records
+
+
+def accepted_digests(rd: RunDir, records: list[dict]) -> list[str]:
     """Digests of the initial/best designs and of every accepted Phase-2 proposal, in first-seen order."""
     seen: dict[str, None] = {}
     for name in ("initial", "best"):
         ppa = rd.path / name / "ppa.json"
         if ppa.is_file():
             seen.setdefault(read_json(ppa)["candidate"]["digest"], None)
-    for rec in read_jsonl(rd.journal):
+    for rec in records:
         if rec.get("type") == "step" and rec.get("accepted"):
             seen.setdefault(rec["proposal_digest"], None)
     return list(seen)
 
 
-def audit_run(run_dir: Path, workdir: Path) -> list[tuple[str, Candidate, object]]:
-    """(recorded digest, design with parameters baked in, its GateReport) for every accepted design."""
+def _close(a: object, b: object) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-12)
+    return a == b
+
+
+def _recorded_best(rd: RunDir, records: list[dict], summary: dict) -> list[tuple[str, dict]]:
+    """Every place the best design's metrics are written down: (where, metrics)."""
+    key = summary["best"]["key"]
+    out = [("summary.json best", summary["best"]), ("best/ppa.json", read_json(rd.path / "best" / "ppa.json")["metrics"])]
+    for i, rec in enumerate(records, 1):
+        if rec.get("key") == key and rec.get("type") == "eval" and rec.get("valid"):
+            out.append((f"journal record {i}", rec.get("metrics") or {}))
+        elif rec.get("key") == key and rec.get("type") == "phase1" and rec.get("verdict") == "valid":
+            out.append((f"journal record {i}", rec["evaluation"].get("metrics") or {}))
+    return out
+
+
+def check_best(rd: RunDir, design, records: list[dict], workdir: Path) -> list[str]:
+    """Problems found with the recorded best: its numbers do not reproduce, or the journal holds a better one."""
+    from .flow import Scorer
+    from .ppa import estimate
+    from .recipe import Recipe, load_flow
+
+    if not rd.summary.is_file():
+        raise InputError(f"{rd.path}: no summary.json (the run never finished); resume it first: "
+                         f"hh run --resume {rd.path}")
+    summary = read_json(rd.summary)
+    if not summary.get("best"):
+        return []
+    problems: list[str] = []
+    best = summary["best"]
+    flow = load_flow(design.ppa.flow)
+    valid = [(i, r.get("metrics")) for i, r in enumerate(records, 1) if r.get("type") == "eval" and r.get("valid")]
+    valid += [(i, r["evaluation"].get("metrics")) for i, r in enumerate(records, 1)
+              if r.get("type") == "phase1" and r.get("verdict") == "valid"]
+    baseline = next((r["evaluation"]["metrics"] for r in records if r.get("type") == "phase1" and r.get("verdict") == "valid"),
+                    None)
+    if baseline is not None:
+        scorer = Scorer(design, flow)
+        scorer.baseline = baseline
+        for i, m in sorted(valid, key=lambda im: im[0]):
+            c = scorer(m)
+            if c < best["cost"] - 1e-9 * max(1.0, abs(best["cost"])):
+                problems.append(f"journal record {i} scores {c:.6g}, better than the recorded best {best['cost']:.6g}")
+                break
+    cand = load_candidate(rd.path / "candidates" / best["digest"][:12])
+    recipe = Recipe.from_dict(best["recipe"])
+    again = estimate(cand, design, recipe, workdir / "ppa-best", power=best.get("power_fidelity") or design.ppa.power,
+                     cache=None).to_dict()
+    for where, rec in _recorded_best(rd, records, summary):
+        bad = [k for k in METRIC_KEYS if k in rec and not _close(rec[k], again[k])]
+        if bad:
+            k = bad[0]
+            problems.append(f"{where}: {k} {rec[k]} does not reproduce (recomputed {again[k]})")
+    return problems
+
+
+def audit_run(run_dir: Path, workdir: Path) -> tuple[list[tuple[str, Candidate, object]], list[str]]:
+    """(recorded digest, design with parameters baked in, its GateReport) for every accepted design, and
+    the problems with the recorded best (its metrics do not reproduce, a better one is in the journal)."""
     from .gates import run_gates
     from .search.moves.params import bake_parameters
 
     rd = RunDir.open(run_dir)
+    records = verified_records(rd)
     design = load_design(rd.resolved)
+    notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
+    if notice:
+        click.echo(notice, err=True)
     out = []
-    for digest in accepted_digests(rd):
+    for digest in accepted_digests(rd, records):
         folder = rd.path / "candidates" / digest[:12]
         if not (folder / "candidate.json").is_file():
             raise InputError(f"{folder}: candidate folder missing")
         cand = load_candidate(folder)
         baked = bake_parameters(cand)
         out.append((digest, cand, run_gates(baked, design, workdir / digest[:12])))
-    return out
+    return out, check_best(rd, design, records, workdir)
 
 
 @click.command("audit")
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one verdict per design as JSON.")
 def audit(run_dir: Path, as_json: bool) -> int:
-    """Re-gate every design RUN_DIR accepted (initial, best, each accepted proposal) against the reference."""
+    """Verify RUN_DIR's journal, recompute its best design's PPA, and re-gate every design it accepted."""
     with tempfile.TemporaryDirectory(prefix="hh-audit-") as tmp:
-        results = audit_run(run_dir, Path(tmp))
+        results, problems = audit_run(run_dir, Path(tmp))
     rows = [{"digest": d[:12], "label": c.label or f"{c.move} of {(c.parent or '')[:12]}",
              "params": dict(c.params), "passed": r.passed,
              "gate": r.failed.gate if r.failed else None, "message": r.failed.message if r.failed else ""}
@@ -81,9 +168,9 @@ def audit(run_dir: Path, as_json: bool) -> int:
         for row in rows:
             click.echo(f"{'PASS' if row['passed'] else 'FAIL'}  {row['digest']}  "
                        f"{row['message'] or row['label']}{' ' + str(row['params']) if row['params'] else ''}")
+    for p in problems:
+        click.echo(f"hh audit: FAIL: {p}", err=True)
     bad = sum(not r["passed"] for r in rows)
-    click.echo(f"hh audit: {len(rows) - bad} of {len(rows)} accepted designs pass every gate", err=True)
-    return EXIT_INVALID if bad else EXIT_OK
-    notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
-    if notice:
-        click.echo(notice, err=True)
+    click.echo(f"hh audit: {len(rows) - bad} of {len(rows)} accepted designs pass every gate; best design's PPA "
+               f"{'does not reproduce or is not the best recorded' if problems else 'reproduces'}", err=True)
+    return EXIT_INVALID if bad or problems else EXIT_OK

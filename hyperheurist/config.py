@@ -24,9 +24,11 @@ BUNDLED_LIBERTIES = {
     "osu050": "/usr/share/qflow/tech/osu050/osu050_stdcells.lib",
 }
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
-# a tunable value ends up in command lines and generated Verilog: literals and identifiers only
-# (the same rule as gates.context.PARAM_VALUE, checked here so a bad value is a config error up front)
-PARAM_LITERAL = re.compile(r"^(-?[0-9_]+|[0-9]*'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+|[A-Za-z_][A-Za-z0-9_]*|\"[^\"\\\n]*\")$")
+# a tunable value ends up in Yosys' -chparam and generated Verilog: the constants synthesis accepts
+# (ppa.synth's rule: a decimal integer, a based literal or a string; no `1_000`, no bare identifier),
+# checked here so a value that cannot work is a config error at load, never a fault in every synthesis
+PARAM_LITERAL = re.compile(r"^(-?\d+|\d*'[sS]?[bBoOdDhH][0-9a-fA-F_xXzZ?]+|\"[^\"\\\n]*\")$")
+MAX_YAML_DEPTH = 32  # design.yaml nests four levels; anything this deep is a mistake (or an attack on the parser)
 MAX_TIMEOUT_S = 7 * 86400.0
 FLOWS_DIR = Path(__file__).resolve().parent / "flows"  # package data: works from a wheel too
 
@@ -400,7 +402,7 @@ class Tunable(Model):
     def _literals(cls, v: list[int | str]) -> list[int | str]:
         for x in v:
             if isinstance(x, str) and not PARAM_LITERAL.match(x.strip()):
-                raise ValueError(f"not a Verilog literal or identifier: {x!r}")
+                raise ValueError(f"not a Verilog constant synthesis accepts (decimal, based literal or string): {x!r}")
         return v
 
 
@@ -584,6 +586,8 @@ def read_yaml_mapping(path: Path) -> dict:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     try:
         data = yaml.safe_load(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply (more than {MAX_YAML_DEPTH} levels)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -593,6 +597,8 @@ def read_yaml_mapping(path: Path) -> dict:
         raise ConfigError(f"{path}: file is empty")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: top level must be a mapping, got {type(data).__name__}")
+    if _nesting(data) > MAX_YAML_DEPTH:
+        raise ConfigError(f"{path}: nested too deeply (more than {MAX_YAML_DEPTH} levels)")
     return data
 
 
@@ -608,7 +614,35 @@ def load_design(path: str | Path, overrides: dict[str, Any] | None = None) -> De
         cfg = DesignConfig.model_validate(data, context={"base_dir": path.parent})
     except ValidationError as exc:
         raise ConfigError(format_validation_error(path, exc)) from None
+    _check_seed_glob(path, cfg.generation.seeds)
     return cfg.model_copy(update={"source": path, "base_dir": path.parent})
+
+
+def _nesting(data: Any) -> int:
+    """Depth of nested mappings/lists (iterative: a deep document must not exhaust the stack)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, depth)
+            if depth <= MAX_YAML_DEPTH:
+                stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def _check_seed_glob(path: Path, seeds: str | None) -> None:
+    """A wildcard in a folder part of ``generation.seeds`` walks a tree: only inside the design folder
+    (``seeds: /**/*.v`` would read the whole file system as candidates)."""
+    if not seeds:
+        return
+    parts = Path(seeds).parts
+    wild = next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), len(parts))
+    if wild >= len(parts) - 1:
+        return  # a plain folder, or wildcards in the file name only
+    root = Path(*parts[:wild]).resolve()
+    if not root.is_relative_to(path.parent):
+        raise ConfigError(f"{path}: generation.seeds: {seeds}: a folder wildcard outside the design folder "
+                          f"({root} is not inside {path.parent})")
 
 
 def parse_override(text: str) -> tuple[str, Any]:

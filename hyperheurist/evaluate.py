@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import DesignConfig
-from .errors import HHError
+from .errors import EXIT_INVALID, HHError
 from .rundir import RunDir
 from .runner import set_run_commands_file
 from .search.state import Evaluation, State
@@ -87,6 +87,12 @@ def evaluate(task: EvalTask) -> Outcome:
                 settled = report
             if not settled.passed:
                 return rejected(settled)  # the structure gate's synthesis fails too: a structure verdict
+        if exc.exit_code == EXIT_INVALID:
+            # a tool stopped by our limits on this candidate, or Yosys refusing its RTL: the design's fault,
+            # as in hh ppa (exit 1), never an infrastructure fault that would stop the search
+            ev = Evaluation(key=state.key, valid=False, failed_gate="synthesis", message=first_line(exc),
+                            wall_s=time.monotonic() - t0)
+            return Outcome(ev, report_dict)
         # an infrastructure fault on this proposal: recorded, never accepted, the run goes on
         ev = Evaluation(key=state.key, valid=False, failed_gate="infrastructure", message=first_line(exc),
                         wall_s=time.monotonic() - t0)

@@ -23,7 +23,7 @@ from .errors import ConfigError, HHError, InputError, NoValidCandidate, StorageE
 from .evaluate import EvalTask, Outcome, evaluate, first_line, worker_init
 from .executors import Executor, make_executor
 from .jsonio import write_json, write_text_atomic
-from .journal import INFRA, Journal
+from .journal import INFRA, Journal, file_digest
 from .recipe import FlowPreset, load_flow
 from .rundir import RunDir, default_jobs
 from .runner import set_run_commands_file
@@ -112,7 +112,9 @@ class Flow:
         self.opts = opts
         self.flow = load_flow(design.ppa.flow)
         self.scorer = Scorer(design, self.flow)
-        self.journal = Journal(rd.journal, resume=resume)
+        self.journal = Journal(rd.journal, rd.run_id, resume=resume, resolved=rd.resolved,
+                               header={"design": design.name, "seed": design.anneal.seed,
+                                       "resolved_sha256": file_digest(rd.resolved)})
         self.power = opts.power or design.ppa.power
         self.jobs = opts.jobs or design.anneal.jobs or default_jobs()
         self.stop = StopFlag()
@@ -284,18 +286,23 @@ class Flow:
     def _evaluate_batch(self, batch: list[tuple[State, State | None]]) -> list[Evaluation]:
         out: list[Evaluation | None] = [None] * len(batch)
         todo: list[tuple[int, EvalTask]] = []
+        fresh: dict[int, Evaluation] = {}
         for i, (st, parent) in enumerate(batch):
-            known = self.journal.evals.get(st.key)
-            if known is not None:  # evaluated before the run was killed: replayed, not re-run
-                self._count(known)
-                out[i] = self.scorer.score(known)
+            known = self.journal.lookup(st.key, parent.key if parent is not None else None)
+            if known is not None:  # evaluated (against the same parent) before the run was killed: not re-run
+                out[i] = known
             else:
                 todo.append((i, EvalTask(self.design, self.rd.path, st, parent, self.power)))
-        for (i, task), res in zip(todo, self._run_tasks([t for _, t in todo])):
-            ev = res.evaluation
+        for (i, _task), res in zip(todo, self._run_tasks([t for _, t in todo])):
+            fresh[i] = out[i] = res.evaluation
+        for i, (st, parent) in enumerate(batch):  # journaled in batch order, whatever order workers finished in
+            ev = out[i]
+            assert ev is not None
             self._count(ev)
-            self._note_fault(ev)
-            self.journal.record_eval(task.state.candidate.digest, task.state.recipe.to_dict(), ev)
+            if i in fresh:
+                self._note_fault(ev)
+            self.journal.record_eval(st.candidate.digest, st.recipe.to_dict(), ev,
+                                     parent.key if parent is not None else None)
             out[i] = self.scorer.score(ev)
         return [e for e in out if e is not None]
 
@@ -332,10 +339,13 @@ class Flow:
             valid, entries = self.phase1()
             if not valid:
                 summary = self._summary_no_valid(entries)
+                self.journal.record({"type": "end", "status": summary["status"], "best_cost": None})
+                summary["journal"] = self.journal.head()
                 write_json(self.rd.summary, summary)
-                if entries and all(e["gate"] == INFRA for e in entries):
-                    raise ToolError(f"every candidate hit a tool fault: {self.infra_first}; fix the tool, then "
-                                    f"hh run --resume {self.rd.path}")
+                faults = sum(e["gate"] == INFRA for e in entries)
+                if faults:  # a tool fault may have hidden a valid candidate: not a verdict on the design
+                    raise ToolError(f"no valid candidate, and {faults} of {len(entries)} hit a tool fault: "
+                                    f"{self.infra_first}; fix the tool, then hh run --resume {self.rd.path}")
                 counts = ", ".join(f"{g}: {n}" for g, n in summary["rejected_by_gate"].items()) or "none"
                 raise NoValidCandidate(f"no candidate passed every gate ({len(entries)} tried; rejected by {counts}); "
                                        f"see {self.rd.path}")
@@ -346,8 +356,9 @@ class Flow:
                       f"area {baseline_ev.metrics['area_um2']:.0f} um2, delay {baseline_ev.metrics['delay_ns']:.3f} ns")
             result = self.phase2(starts) if self.design.anneal.iterations > 0 else None
             summary = self._summary(starts, entries, result)
-            self._write_outputs(starts[0], summary, result)
             self.journal.record({"type": "end", "status": summary["status"], "best_cost": summary["best"]["cost"]})
+            summary["journal"] = self.journal.head()
+            self._write_outputs(starts[0], self._best(starts, result), summary)
             return summary
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
@@ -439,7 +450,7 @@ class Flow:
                      "chain_best": [self._point(st, ev) for st, ev in result.chain_best],
                      "t0": result.t0, "counters": result.counters, "history": result.history}
         else:
-            best_st, best_ev = min(starts, key=lambda se: se[1].cost if se[1].cost is not None else float("inf"))
+            best_st, best_ev = self._best(starts, None)
             pareto, moves, rejected2, status, extra = [self._point(best_st, best_ev)], {}, {}, "complete", {}
         for g, n in rejected2.items():
             s["rejected_by_gate"][g] = s["rejected_by_gate"].get(g, 0) + n
@@ -462,11 +473,15 @@ class Flow:
         write_text_atomic(folder / "recipe.yaml", yaml.safe_dump(st.recipe.to_dict(), sort_keys=False))
         write_json(folder / "ppa.json", {"metrics": ev.metrics, "cost": ev.cost, "candidate": st.candidate.to_dict()})
 
-    def _write_outputs(self, initial: tuple[State, Evaluation], summary: dict, result: Any) -> None:
+    @staticmethod
+    def _best(starts: list[tuple[State, Evaluation]], result: Any) -> tuple[State, Evaluation]:
+        """The summary's best: the annealer's, or without annealing the best Phase-1 start (first of equals)."""
         if result is not None:
-            best = result.best
-        else:
-            best = next((se for se in [initial] if se[0].key == summary["best"]["key"]), initial)
+            return result.best
+        return min(starts, key=lambda se: se[1].cost if se[1].cost is not None else float("inf"))
+
+    def _write_outputs(self, initial: tuple[State, Evaluation], best: tuple[State, Evaluation], summary: dict) -> None:
+        assert best[0].key == summary["best"]["key"], "best/ must hold the summary's best"
         self._write_design(self.rd.path / "initial", *initial)
         self._write_design(self.rd.path / "best", *best)
         write_json(self.rd.path / "pareto.json", summary["pareto"])
@@ -562,6 +577,12 @@ def preflight(design: DesignConfig, opts: RunOptions | None = None) -> None:
     """Configuration errors found before a run directory exists (exit 2, nothing written)."""
     if opts is not None and opts.replay is not None and not (Path(opts.replay) / "llm").is_dir():
         raise InputError(f"--replay {opts.replay}: no recorded LLM responses (no {Path(opts.replay) / 'llm'})")
+    from .ppa.liberty import read_liberty
+
+    try:  # a liberty that cannot be read would fail every synthesis: a configuration error, not a tool fault
+        read_liberty(design.ppa.liberty_path).inverter()
+    except (HHError, OSError) as exc:
+        raise ConfigError(f"{design.source}: ppa.liberty: {first_line(exc)}") from None
     gen = design.generation
     if gen.seeds and not gen.seed_files():
         raise ConfigError(f"{design.source}: generation.seeds: no file matches {gen.seeds}")

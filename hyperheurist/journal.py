@@ -1,110 +1,218 @@
-"""The run journal: an append-only JSONL record that also drives ``--resume``.
+"""The run journal: an append-only, hash-chained JSONL record that also drives ``--resume``.
 
-On resume the journal is read back into memos (Phase-1 verdicts by candidate digest, evaluations by
-state key, the number of steps already written). The flow then replays from the start with the same
-seed: memoised results are reused instead of re-evaluated, and records already present are not
-written twice, so the file stays one clean trajectory.
+Every line carries the run id (``run``), its position (``seq``), the hash of the line before it
+(``prev``) and its own hash (``hash``, over the record without that field), and line 0 names the
+``resolved.yaml`` the run started with. ``verify`` therefore refuses a journal with an edited,
+foreign, duplicated, deleted or reordered line, or a run directory whose resolved.yaml was swapped,
+naming the first bad record. (Without a secret key the chain cannot stop someone who recomputes
+every hash; ``hh audit`` re-computes the best design's numbers for that.)
+
+Resume replays the run from the start with the same seed. The verified records up to the first
+tool fault are the *prefix*: the replay must emit the same records in the same order, and writes
+nothing until it goes past them. Every result the journal holds (also after that point) is a memo,
+so no tool runs twice, but the records after the prefix are written again by the replay, in the
+order an uninterrupted run writes them. A replay that diverges from the prefix (a Phase-1 candidate
+that a tool fault had hidden is valid now, so the chains start elsewhere) cuts the file there.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .errors import InputError
-from .jsonio import append_jsonl, dumps, read_jsonl, repair_jsonl, write_text_atomic
+from .jsonio import append_jsonl, repair_jsonl
 from .search.state import Evaluation
 
 INFRA = "infrastructure"  # failed_gate of an evaluation a tool fault cut short
+CHAIN = ("run", "seq", "prev", "hash")
+
+
+def record_hash(rec: dict) -> str:
+    body = {k: v for k, v in rec.items() if k != "hash"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def genesis(run_id: str) -> str:
+    return hashlib.sha256(f"hh-journal:{run_id}".encode()).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def is_fault(rec: dict) -> bool:
+    return (rec.get("type") == "eval" and rec.get("failed_gate") == INFRA) or \
+        (rec.get("type") == "phase1" and rec.get("gate") == INFRA)
+
+
+def _identity(rec: dict) -> tuple:
+    """What a replayed record must share with the recorded one at the same position."""
+    kind = rec.get("type")
+    if kind == "step":
+        return (kind, rec.get("chain"), rec.get("iteration"), rec.get("move"), rec.get("proposal"),
+                rec.get("verdict"), rec.get("accepted"))
+    if kind == "end":
+        return (kind, rec.get("status"), rec.get("best_cost"))
+    return (kind, rec.get("key"), rec.get("parent"))
+
+
+def _check_entry(rec: dict) -> bool:
+    kind = rec.get("type")
+    if kind in ("phase1", "eval") and not isinstance(rec.get("key"), str):
+        return False
+    if kind == "eval":
+        try:
+            Evaluation.from_dict(rec)
+        except (TypeError, ValueError, KeyError):
+            return False
+    return kind in ("start", "phase1", "eval", "step", "end")
+
+
+def verify(path: Path, run_id: str, resolved: Path | None = None) -> tuple[list[dict], list[int]]:
+    """The journal's records and each line's byte offset, or InputError naming the first bad record.
+
+    A torn final line (a kill mid-write) is not a record and is ignored here (resume cuts it)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    records: list[dict] = []
+    offsets: list[int] = []
+    prev = genesis(run_id)
+    pos = 0
+    lines = data.split(b"\n")
+    for i, raw in enumerate(lines):
+        start, pos = pos, pos + len(raw) + 1
+        if i == len(lines) - 1:  # after the last newline: empty, or a torn line
+            break
+        where = f"{path}: record {i + 1}"
+        try:
+            rec = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise InputError(f"{where}: not a JSON record (damaged); cannot resume or audit from it") from None
+        if not isinstance(rec, dict) or not all(k in rec for k in CHAIN):
+            raise InputError(f"{where}: no run id / sequence / hash (not written by this hh run); cannot resume or audit from it")
+        if rec["run"] != run_id:
+            raise InputError(f"{where}: belongs to run {str(rec['run'])[:40]}, not {run_id} (foreign record); "
+                             "cannot resume or audit from it")
+        if rec["seq"] != i:
+            what = "duplicated or reordered" if isinstance(rec["seq"], int) and rec["seq"] < i else "records before it are missing"
+            raise InputError(f"{where}: sequence number {rec['seq']}, expected {i} ({what}); cannot resume or audit from it")
+        if rec["hash"] != record_hash(rec):
+            raise InputError(f"{where}: content does not match its hash (edited); cannot resume or audit from it")
+        if rec["prev"] != prev:
+            raise InputError(f"{where}: does not chain to record {i} (a record was deleted, reordered or edited); "
+                             "cannot resume or audit from it")
+        if not _check_entry(rec) or (i == 0) != (rec.get("type") == "start"):
+            raise InputError(f"{where}: not a journal entry; cannot resume or audit from it")
+        prev = rec["hash"]
+        records.append(rec)
+        offsets.append(start)
+    if not records:
+        raise InputError(f"{path}: empty journal (no start record); cannot resume or audit from it")
+    if resolved is not None:
+        want = records[0].get("resolved_sha256")
+        try:
+            have = file_digest(resolved)
+        except OSError as exc:
+            raise InputError(f"{resolved}: cannot read: {exc.strerror}") from None
+        if have != want:
+            raise InputError(f"{resolved}: not the configuration this run started with (journal record 1 names "
+                             f"sha256 {str(want)[:12]}, the file has {have[:12]}); cannot resume or audit from it")
+    return records, offsets
 
 
 class Journal:
-    def __init__(self, path: Path, resume: bool = False) -> None:
+    def __init__(self, path: Path, run_id: str, resume: bool = False, header: dict | None = None,
+                 resolved: Path | None = None) -> None:
         self.path = Path(path)
+        self.run_id = run_id
         self.phase1: dict[str, dict] = {}
-        self.evals: dict[str, Evaluation] = {}
+        self.evals: dict[tuple[str, str | None], Evaluation] = {}
+        self.prefix: list[dict] = []
+        self.offsets: list[int] = []
+        self.cursor = 0
         self.torn_bytes = 0
-        self._steps_on_disk = 0
-        self._steps_seen = 0
-        self.dropped = 0
+        self.cut_at: int | None = None  # first record the replay rewrote (None: the record was followed to its end)
         if resume:
             self.torn_bytes = repair_jsonl(self.path)
-            records = self._forget_faults(self._read_checked())
+        if resume and self.path.exists() and self.path.stat().st_size > 0:
+            records, offsets = verify(self.path, run_id, resolved)
             for rec in records:
-                kind = rec.get("type")
-                if kind == "phase1":
-                    self.phase1[rec["key"]] = rec
-                elif kind == "eval":
-                    self.evals[rec["key"]] = Evaluation.from_dict(rec)
-                elif kind == "step":
-                    self._steps_on_disk += 1
+                if is_fault(rec):  # a tool fault says nothing about the design: evaluated again
+                    continue
+                if rec["type"] == "phase1":
+                    self.phase1.setdefault(rec["key"], rec)
+                elif rec["type"] == "eval":
+                    self.evals.setdefault((rec["key"], rec.get("parent")), Evaluation.from_dict(rec))
+            first_fault = next((i for i, r in enumerate(records) if is_fault(r)), len(records))
+            self.prefix, self.offsets = records, offsets
+            self._cut(first_fault)
+            self.cursor = 1
+        else:  # a new run (or one killed before its journal's first line was written)
+            self._append({"type": "start", **(header or {})})
+            self.cursor = 1
 
-    def _read_checked(self) -> list[dict]:
-        """Every record, or InputError naming the first line that is not one (damaged by hand or by disk)."""
-        try:
-            records = list(read_jsonl(self.path))
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{self.path}: not UTF-8 text (byte {exc.start}); cannot resume from it") from None
-        except ValueError as exc:
-            raise InputError(f"{self.path}: corrupt record ({exc}); cannot resume from it") from None
-        except OSError as exc:
-            raise InputError(f"{self.path}: cannot read: {exc.strerror}") from None
-        for i, rec in enumerate(records, 1):
-            ok = isinstance(rec, dict)
-            if ok and rec.get("type") in ("phase1", "eval"):
-                ok = isinstance(rec.get("key"), str) and (rec["type"] != "eval" or "valid" in rec)
-                if ok and rec["type"] == "eval":
-                    try:
-                        Evaluation.from_dict(rec)
-                    except (TypeError, ValueError, KeyError):
-                        ok = False
-            if not ok:
-                raise InputError(f"{self.path}: record {i} is not a journal entry; cannot resume from it")
-        return records
+    # ---- writing ------------------------------------------------------------------------------
+    def _cut(self, index: int) -> None:
+        """Drop records ``index..`` from the file (a prefix of a valid chain is a valid chain)."""
+        if index >= len(self.prefix):
+            return
+        with open(self.path, "r+b") as fh:
+            fh.truncate(self.offsets[index])
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.prefix, self.offsets = self.prefix[:index], self.offsets[:index]
+        self.cut_at = index if self.cut_at is None else min(self.cut_at, index)
 
-    def _forget_faults(self, records: list[dict]) -> list[dict]:
-        """Infrastructure faults (a tool crashed or was missing) say nothing about the design: on resume
-        they are evaluated again. Their records go, and so does every step from the first one that
-        depended on such an evaluation (the replay decides those steps afresh); the file is rewritten
-        atomically so it stays one clean trajectory."""
-        faulty = {r["key"] for r in records if r.get("type") == "eval" and r.get("failed_gate") == INFRA}
-        faulty |= {r["key"] for r in records if r.get("type") == "phase1" and r.get("gate") == INFRA}
-        if not faulty:
-            return records
-        kept: list[dict] = []
-        cut = False
-        for rec in records:
-            kind = rec.get("type")
-            if kind in ("eval", "phase1") and rec.get("key") in faulty:
-                continue
-            if kind == "step" and (cut or rec.get("proposal") in faulty):
-                cut = True
-                continue
-            if kind == "end":
-                continue
-            kept.append(rec)
-        self.dropped = len(records) - len(kept)
-        write_text_atomic(self.path, "".join(dumps(r, indent=None) + "\n" for r in kept))
-        return kept
+    def _append(self, rec: dict) -> None:
+        seq = len(self.prefix)
+        line = {**rec, "run": self.run_id, "seq": seq, "prev": self.prefix[-1]["hash"] if self.prefix else genesis(self.run_id)}
+        line["hash"] = record_hash(line)
+        offset = self.path.stat().st_size if self.path.exists() else 0
+        append_jsonl(self.path, line)
+        self.prefix.append(line)
+        self.offsets.append(offset)
+        self.cursor = len(self.prefix)
 
-    @property
-    def resumed_steps(self) -> int:
-        return self._steps_on_disk
+    def _emit(self, rec: dict) -> None:
+        """Append ``rec``, unless the replay is still inside the recorded prefix and ``rec`` is its next record."""
+        if self.cursor < len(self.prefix):
+            if _identity(self.prefix[self.cursor]) == _identity(rec):
+                self.cursor += 1
+                return
+            self._cut(self.cursor)  # the replay went elsewhere: what was recorded from here on is not this run
+        self._append(rec)
 
     def record_phase1(self, rec: dict[str, Any]) -> None:
-        if rec["key"] not in self.phase1:
-            self.phase1[rec["key"]] = rec
-            append_jsonl(self.path, {"type": "phase1", **rec})
+        self.phase1.setdefault(rec["key"], rec)
+        self._emit({"type": "phase1", **rec})
 
-    def record_eval(self, state_digest: str, recipe: dict, ev: Evaluation) -> None:
-        if ev.key not in self.evals:
-            self.evals[ev.key] = ev
-            append_jsonl(self.path, {"type": "eval", "digest": state_digest, "recipe": recipe, **ev.to_dict()})
+    def record_eval(self, state_digest: str, recipe: dict, ev: Evaluation, parent: str | None = None) -> None:
+        self.evals.setdefault((ev.key, parent), ev)
+        self._emit({"type": "eval", "digest": state_digest, "recipe": recipe, "parent": parent, **ev.to_dict()})
 
     def record_step(self, rec: dict[str, Any]) -> None:
-        self._steps_seen += 1
-        if self._steps_seen > self._steps_on_disk:
-            append_jsonl(self.path, {"type": "step", **rec})
+        self._emit({"type": "step", **rec})
 
     def record(self, rec: dict[str, Any]) -> None:
-        append_jsonl(self.path, rec)
+        self._emit(rec)
+
+    def head(self) -> dict:
+        """What summary.json says about the journal it was written with (audit checks the tail is intact)."""
+        return {"records": len(self.prefix), "head": self.prefix[-1]["hash"] if self.prefix else None}
+
+    def lookup(self, key: str, parent: str | None) -> Evaluation | None:
+        return self.evals.get((key, parent))
+
+
+def records_of(path: Path, run_id: str, resolved: Path | None = None,
+               keep: Callable[[dict], bool] | None = None) -> list[dict]:
+    """Verified records (see ``verify``), optionally filtered."""
+    records, _ = verify(path, run_id, resolved)
+    return [r for r in records if keep is None or keep(r)]

@@ -18,6 +18,7 @@ import os
 import platform
 import subprocess
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,8 +57,8 @@ def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> 
         "argv": list(argv if argv is not None else sys.argv),
         "tools": tool_versions(),
         "liberty": str(design.ppa.liberty_path),
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "sandbox": describe_sandbox(design.limits.sandbox),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
 
 
@@ -85,7 +86,8 @@ class RunDir:
             path.mkdir(parents=True, exist_ok=False)
         rd = cls(path.resolve())
         (rd.path / "candidates").mkdir()
-        write_json(rd.path / "manifest.json", manifest(design, seed, argv))
+        # the run id binds journal lines to this run (a line copied from another run is refused)
+        write_json(rd.path / "manifest.json", {"run_id": uuid.uuid4().hex, **manifest(design, seed, argv)})
         write_text_atomic(rd.path / "resolved.yaml", design.resolved_yaml())
         return rd
 
@@ -133,6 +135,19 @@ class RunDir:
             except OSError:
                 pass
         return n
+
+    @property
+    def run_id(self) -> str:
+        from .errors import InputError
+
+        try:
+            run_id = read_json(self.path / "manifest.json").get("run_id")
+        except (OSError, ValueError, AttributeError):
+            run_id = None
+        if not isinstance(run_id, str) or not run_id:
+            raise InputError(f"{self.path / 'manifest.json'}: no run_id (unreadable, or written by an older hh); "
+                             "cannot verify this run's journal")
+        return run_id
 
     @property
     def journal(self) -> Path:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,23 +28,28 @@ STEP_KEYS = ("chain", "iteration", "move", "not_applicable", "parent", "proposal
              "improved", "reheated", "temperature")
 
 
-def small_design(root: Path, iterations: int = 8) -> Path:
+def small_design(root: Path, iterations: int = 8, both_valid: bool = False) -> Path:
     """traffic_fsm with one valid seed (plus rejected ones): the set-up that gave three results in four runs."""
     d = root / "traffic_fsm"
-    shutil.copytree(BENCH, d, ignore=shutil.ignore_patterns("__pycache__", "ok_2_*"))
+    shutil.copytree(BENCH, d, ignore=shutil.ignore_patterns("__pycache__", *(() if both_valid else ("ok_2_*",))))
     cfg = yaml.safe_load((d / "design.yaml").read_text())
     cfg["anneal"].update(iterations=iterations, chains=2, seed=1)
     (d / "design.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     return d / "design.yaml"
 
 
-def run_once(design: Path, out: Path, cache: Path, *extra: str) -> Path:
-    env = {**os.environ, "HH_CACHE_DIR": str(cache)}
+def run_once(design: Path, out: Path, cache: Path, *extra: str, env: dict | None = None) -> Path:
+    env = {**os.environ, "HH_CACHE_DIR": str(cache), **(env or {})}
     res = subprocess.run([*HH, "run", str(design), "--out", str(out), "--quiet", "--no-report", *extra],
                          capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL, env=env)
     assert res.returncode == 0, res.stderr
     (run,) = [p for p in out.glob("*/*") if p.is_dir()]
     return run
+
+
+def resume(run: Path, cache: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*HH, "run", "--resume", str(run), "--quiet", "--no-report", *extra], capture_output=True,
+                          text=True, timeout=1800, stdin=subprocess.DEVNULL, env={**os.environ, "HH_CACHE_DIR": str(cache)})
 
 
 def stable_metrics(metrics: dict | None) -> dict | None:
@@ -60,7 +67,13 @@ def fingerprint(run: Path) -> dict:
     evals = sorted((r["key"], r["valid"], r["failed_gate"], json.dumps(stable_metrics(r["metrics"]), sort_keys=True))
                    for r in recs if r["type"] == "eval")
     phase1 = [(r["key"], r["verdict"], r["gate"]) for r in recs if r["type"] == "phase1"]
-    return {"summary": {k: summary.get(k) for k in STABLE}, "steps": steps, "evals": evals, "phase1": phase1}
+    sequence = [(r["type"], r.get("key") or r.get("proposal"), r.get("parent"), r.get("verdict")) for r in recs[1:]]
+    assert recs[0]["type"] == "start" and [r["seq"] for r in recs] == list(range(len(recs)))
+    return {"summary": {k: summary.get(k) for k in STABLE}, "steps": steps, "evals": evals, "phase1": phase1,
+            "sequence": sequence}
+
+
+PARTS = ("phase1", "evals", "steps", "sequence", "summary")
 
 
 def test_five_cold_runs_at_two_jobs_agree(tmp_path: Path) -> None:
@@ -68,7 +81,7 @@ def test_five_cold_runs_at_two_jobs_agree(tmp_path: Path) -> None:
     prints = [fingerprint(run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", "2"))
               for i in range(5)]
     for i, fp in enumerate(prints[1:], 2):
-        for part in ("phase1", "evals", "steps", "summary"):
+        for part in PARTS:
             assert fp[part] == prints[0][part], f"run {i} differs from run 1 in its {part}"
     assert prints[0]["summary"]["best"]["cost"] < prints[0]["summary"]["initial"]["cost"], "the search must do something"
 
@@ -80,5 +93,76 @@ def test_jobs_1_jobs_2_and_ray_agree(tmp_path: Path) -> None:
     prints = {name: fingerprint(run_once(design, tmp_path / name, tmp_path / f"cache-{name}", *args))
               for name, args in runs.items()}
     for name in ("jobs2", "ray"):
-        for part in ("phase1", "evals", "steps", "summary"):
+        for part in PARTS:
             assert prints[name][part] == prints["jobs1"][part], f"{name} differs from --jobs 1 in its {part}"
+
+
+# ---- resume after tool faults in Phase 1 and kills: equal to the uninterrupted run ----------------------
+
+def yosys_crashing_in(tmp: Path, marker: str) -> Path:
+    """A yosys that crashes (SIGSEGV) when it runs in a folder whose path holds ``marker`` (one candidate's
+    digest): a tool fault on that candidate only, whatever order the workers run in."""
+    from hyperheurist.tools import tool_path
+
+    script = tmp / "yosys"
+    script.write_text(f"""#!/bin/sh
+case "$(pwd)" in *{marker}*) kill -SEGV $$ ;; esac
+exec {tool_path("yosys")} "$@"
+""")
+    script.chmod(0o755)
+    return script
+
+
+def seed_digest(design: Path, name: str) -> str:
+    from hyperheurist.candidate import Candidate
+
+    return Candidate.from_paths([design.parent / "seeds" / name], "traffic_fsm").short
+
+
+@pytest.fixture(scope="module")
+def two_valid(tmp_path_factory) -> tuple[Path, dict]:
+    """traffic_fsm with both valid seeds, and the fingerprint of its uninterrupted run."""
+    root = tmp_path_factory.mktemp("twovalid")
+    design = small_design(root, iterations=6, both_valid=True)
+    return design, fingerprint(run_once(design, root / "ref", root / "ref-cache", "--jobs", "2"))
+
+
+def assert_same(fp: dict, ref: dict, what: str) -> None:
+    for part in PARTS:
+        assert fp[part] == ref[part], f"{what}: differs from the uninterrupted run in its {part}"
+
+
+@pytest.mark.parametrize("seed", ["ok_1_naive.v", "ok_2_countdown.v"])
+def test_tool_fault_in_phase1_then_resume_equals_uninterrupted(two_valid, tmp_path: Path, seed: str) -> None:
+    """A tool fault hides one valid seed in Phase 1 (the baseline, or the second start): the run anneals from
+    what is left; resume with the tool fixed re-evaluates it, and the Phase-2 steps that depended on it are
+    decided again: the journal and summary end equal to a run that never saw the fault."""
+    design, ref = two_valid
+    fake = yosys_crashing_in(tmp_path, seed_digest(design, seed))
+    run = run_once(design, tmp_path / "out", tmp_path / "cache", "--jobs", "2", env={"HH_YOSYS": str(fake)})
+    faulty = json.loads((run / "summary.json").read_text())
+    assert faulty["infrastructure_faults"]["count"] >= 1 and faulty["phase1"]["valid"] == 1
+    res = resume(run, tmp_path / "cache")
+    assert res.returncode == 0, res.stderr
+    assert_same(fingerprint(run), ref, f"fault on {seed}, resumed")
+
+
+@pytest.mark.parametrize("lines", [1, 3, 6, 12])
+def test_kill_in_phase1_or_phase2_then_resume_equals_uninterrupted(two_valid, tmp_path: Path, lines: int) -> None:
+    design, ref = two_valid
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*HH, "run", str(design), "--out", str(out), "--quiet", "--no-report", "--jobs", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                            env={**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")})
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        js = list(out.glob("*/*/journal.jsonl"))
+        if js and js[0].read_bytes().count(b"\n") >= lines:
+            break
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    (run,) = [p for p in out.glob("*/*") if p.is_dir()]
+    res = resume(run, tmp_path / "cache", "--jobs", "2")
+    assert res.returncode == 0, res.stderr
+    assert_same(fingerprint(run), ref, f"killed at journal line {lines}, resumed")

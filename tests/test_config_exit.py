@@ -1,0 +1,95 @@
+"""One exit-code contract: configuration that cannot work is exit 2 at load (one line naming file and field,
+no run directory, never an infrastructure fault); a tool stopped by hh's limits on a candidate is an invalid
+design (exit 1) in `hh ppa` and `hh run` alike."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+DATA = Path(__file__).parent / "data" / "flow"
+OSU018 = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
+HH = [sys.executable, "-m", "hyperheurist"]
+
+
+def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def design_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "design"
+    shutil.copytree(DATA, d)
+    return d
+
+
+def with_change(d: Path, change) -> Path:
+    data = yaml.safe_load((d / "design.yaml").read_text())
+    change(data, d)
+    p = d / "bad.yaml"
+    p.write_text(yaml.safe_dump(data, sort_keys=False))
+    return p
+
+
+def _liberty(text: str):
+    def change(data: dict, d: Path) -> None:
+        (d / "cells.lib").write_text(text)
+        data["ppa"]["liberty"] = "cells.lib"
+    return change
+
+
+CASES = {
+    "tunable 1_000": (lambda data, d: data.update(tunables=[{"name": "W", "values": [8, "1_000"]}]), "tunables[0].values"),
+    "tunable FAST": (lambda data, d: data.update(tunables=[{"name": "MODE", "values": ["FAST"]}]), "tunables[0].values"),
+    "seeds /**/*.v": (lambda data, d: data["generation"].update(seeds="/**/*.v"), "generation.seeds"),
+    "seeds ../**/*.v": (lambda data, d: data["generation"].update(seeds="../**/*.v"), "generation.seeds"),
+    "truncated liberty": (_liberty(OSU018.read_text()[:5000]), "ppa.liberty"),
+    "not a liberty": (_liberty("hello\n"), "ppa.liberty"),
+    "liberty without cells": (_liberty("library (x) {\n}\n"), "ppa.liberty"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_config_that_cannot_work_is_exit_2_at_load(design_dir: Path, tmp_path: Path, case: str) -> None:
+    change, field = CASES[case]
+    p = with_change(design_dir, change)
+    out = tmp_path / "runs"
+    res = hh("run", str(p), "--out", str(out), "--quiet", "--no-report")
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2, (case, res.stderr)
+    assert len(lines) == 1 and str(p) in lines[0] and field in lines[0] and "Traceback" not in res.stderr, lines
+    assert not out.exists(), "a configuration error must not leave a run directory"
+
+
+def test_deep_yaml_is_exit_2(design_dir: Path, tmp_path: Path) -> None:
+    for depth in (40, 5000):  # past our limit; past Python's recursion limit
+        p = design_dir / f"deep{depth}.yaml"
+        p.write_text((design_dir / "design.yaml").read_text() + "notes: " + "[" * depth + "]" * depth + "\n")
+        for args in (("run", str(p), "--out", str(tmp_path / "runs"), "--quiet"), ("gate", str(p), str(design_dir / "seeds" / "ok_1_naive.v"))):
+            res = hh(*args)
+            lines = res.stderr.strip().splitlines()
+            assert res.returncode == 2 and len(lines) == 1 and "nested too deeply" in lines[0], (depth, res.stderr)
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.tools
+def test_yosys_stopped_by_our_time_limit_is_exit_1_in_ppa_and_run(design_dir: Path, tmp_path: Path) -> None:
+    """Synthesis that outlives limits.tool_timeout_s is the candidate's fault (exit 1), not "fix the tool"."""
+    from hyperheurist.tools import tool_path
+
+    slow = tmp_path / "yosys"
+    slow.write_text(f"#!/bin/sh\ncase \"$*\" in *synth.ys*) sleep 60 ;; esac\nexec {tool_path('yosys')} \"$@\"\n")
+    slow.chmod(0o755)
+    p = with_change(design_dir, lambda data, d: data.update(limits={"tool_timeout_s": 3}))
+    env = {"HH_YOSYS": str(slow), "HH_CACHE_DIR": str(tmp_path / "cache")}
+    res = hh("ppa", str(p), str(design_dir / "seeds" / "ok_1_naive.v"), env=env)
+    assert res.returncode == 1, res.stderr
+    res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", env=env)
+    assert res.returncode == 1 and "no candidate passed every gate" in res.stderr and "synthesis" in res.stderr, res.stderr
