@@ -149,6 +149,9 @@ def server_message(exc: Any) -> str:
         inner = body.get("error")
         msg = inner.get("message") if isinstance(inner, dict) else (inner if isinstance(inner, str) else None)
         msg = msg or body.get("message") or body.get("detail")
+        code = (inner if isinstance(inner, dict) else body).get("code")
+        if isinstance(code, str) and msg and code not in str(msg):  # e.g. context_length_exceeded
+            msg = f"{msg} (code {code})"
     elif isinstance(body, str):
         msg = body
     if not msg:
