@@ -39,6 +39,7 @@ sys.path.insert(0, str(REPO))
 from hyperheurist.candidate import Candidate  # noqa: E402
 from hyperheurist.config import DesignConfig, load_design  # noqa: E402
 from hyperheurist.evaluate import EvalTask, Outcome, evaluate  # noqa: E402
+from hyperheurist.hdl.canonical import _CACHE as canonical_cache  # noqa: E402
 from hyperheurist.recipe import load_flow  # noqa: E402
 from hyperheurist.search.state import State  # noqa: E402
 
@@ -218,6 +219,29 @@ def measure_overhead(design: DesignConfig, cand: Candidate, root: Path, repeats:
     }
 
 
+# ---- sandbox cost ----------------------------------------------------------------------------------
+def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: int = 3) -> dict:
+    """One full evaluation (cold PPA cache) with every tool in the bubblewrap sandbox and with
+    ``limits.sandbox: off``, interleaved so load changes hit both; medians."""
+    off = design.model_copy(update={"limits": design.limits.model_copy(update={"sandbox": "off"})})
+    walls: dict[str, list[float]] = {"required": [], "off": []}
+    tools = 0
+    for i in range(repeats):
+        for mode, d in (("required", design), ("off", off)):
+            fresh_cache(root)
+            canonical_cache.clear()  # each evaluation preprocesses its candidate and reference afresh
+            run_dir = Path(tempfile.mkdtemp(prefix=f"sb-{mode}{i}-", dir=root))
+            out, wall = run_eval(d, cand, run_dir)
+            if not out.evaluation.valid:
+                raise RuntimeError(f"{design.name} ({mode}): {out.evaluation.failed_gate}: {out.evaluation.message}")
+            walls[mode].append(wall)
+            tools = len(parse_commands(run_dir))
+    on, unboxed = statistics.median(walls["required"]), statistics.median(walls["off"])
+    return {"design": design.name, "on_s": round(on, 4), "off_s": round(unboxed, 4), "tool_calls": tools,
+            "overhead_ratio": round((on - unboxed) / on, 4), "per_call_ms": round(1000 * (on - unboxed) / max(1, tools), 2),
+            "walls": {k: [round(w, 4) for w in v] for k, v in walls.items()}}
+
+
 # ---- pool speed-up --------------------------------------------------------------------------------
 def _pool_task(args: tuple) -> tuple[bool, float]:
     task = args
@@ -341,6 +365,16 @@ def render(res: dict) -> str:
                   f"In situ (tool wall as run_tool measured it during the evaluation, same moment, less noise, "
                   f"but run_tool's own start/wait latency counts as tool time): median "
                   f"{100 * statistics.median(situ):.1f}%, max {100 * max(situ):.1f}%.", ""]
+    if res.get("sandbox"):
+        lines += ["## Sandbox cost (one full evaluation, cold PPA cache, every tool in bubblewrap vs limits.sandbox: off)", "",
+                  "| benchmark | tool calls | sandboxed s | unsandboxed s | sandbox share | per call ms |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for r in res["sandbox"]:
+            lines.append(f"| {r['design']} | {r['tool_calls']} | {_f(r['on_s'])} | {_f(r['off_s'])} | "
+                         f"{100 * r['overhead_ratio']:.1f}% | {r['per_call_ms']:.1f} |")
+        shares = [r["overhead_ratio"] for r in res["sandbox"]]
+        lines += ["", f"sandbox share = (sandboxed - unsandboxed) / sandboxed wall: median "
+                  f"{100 * statistics.median(shares):.1f}%, max {100 * max(shares):.1f}% (target: under 5%).", ""]
     if res.get("pool"):
         p = res["pool"]
         lines += [f"## Local process pool (distinct candidates, cold cache, pool start-up included; median of "
@@ -374,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="adder:8,16,32,64;mult:8,16,32",
                     help="size study: kind:bits,...;kind:bits,... (kinds: adder, mult; '' to skip). A 64-bit "
                          "multiplier exceeds the default 120 s synthesis timeout")
-    ap.add_argument("--skip", default="", help="parts to skip: overhead,pool,sizes")
+    ap.add_argument("--skip", default="", help="parts to skip: overhead,sandbox,pool,sizes")
     ap.add_argument("--out", type=Path, default=REPO / "results")
     args = ap.parse_args(argv)
 
@@ -399,6 +433,15 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"bench: {n}: hh {r['hh_s']:.2f} s, tools {r['tool_s']:.2f} s, "
                           f"share {100 * r['overhead_ratio']:.1f}% (in situ {100 * r['insitu_ratio']:.1f}%), 2nd eval {r['second_eval_s']:.2f} s, "
                           f"cache hit {r['cache_hit_s']:.3f} s", flush=True)
+            if "sandbox" not in skip:
+                res["sandbox"] = []
+                for n in names:
+                    d = load_design(REPO / "benchmarks" / n / "design.yaml")
+                    c = Candidate.from_paths([d.verification.reference], d.top, label="reference")
+                    r = measure_sandbox(d, c, root, args.repeats)
+                    res["sandbox"].append(r)
+                    print(f"bench: {n}: sandboxed {r['on_s']:.2f} s, off {r['off_s']:.2f} s, "
+                          f"share {100 * r['overhead_ratio']:.1f}% ({r['tool_calls']} tool calls)", flush=True)
             if "pool" not in skip:
                 cands = pool_candidates([b for b in args.pool_benchmarks.split(",") if b], args.pool_candidates)
                 jobs = [int(x) for x in args.jobs.split(",") if x]

@@ -71,6 +71,27 @@ def tool_conditionals(cand: Candidate) -> list[str]:
     return out
 
 
+# canonical texts made in this process, by candidate digest (sources and defines) and preprocessor:
+# a pure function of them, so the PPA synthesis and the next candidate's golden side reuse it instead
+# of starting the preprocessor (a sandboxed call) again
+_CACHE: dict[str, str] = {}
+_CACHE_ENTRIES, _CACHE_TEXT = 64, 1 << 20
+
+
+def _cache_key(cand: Candidate) -> str:
+    from ..tools import tool_version
+
+    return f"{cand.digest}:{tool_version('ivlpp')}"
+
+
+def _remember(key: str, text: str) -> None:
+    if len(text) > _CACHE_TEXT:
+        return
+    if len(_CACHE) >= _CACHE_ENTRIES:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = text
+
+
 def _limit(cand: Candidate, cap: int) -> int:
     raw = sum(len(t.encode("utf-8", errors="surrogateescape")) for _, t in cand.files)
     return max(1, min(cap, 8 * raw + (1 << 20)))  # macro bombs stop here, at the kernel's file-size cap
@@ -86,6 +107,12 @@ def preprocess(cand: Candidate, folder: Path, *, timeout_s: float, mem_mb: int, 
     folder = Path(folder).resolve()
     out_dir = folder / "canonical"
     out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / CANONICAL
+    key = _cache_key(cand)
+    if key in _CACHE:  # the gates made it in this process (the PPA, the reference of the next candidate)
+        text = _CACHE[key]
+        write_text_atomic(path, text, errors="surrogateescape")
+        return Canonical(path=path, text=text, warnings=tuple(tool_conditionals(cand)))
     sources = [f"../src/{Path(n).name}" for n, _ in cand.files if n.lower().endswith(SOURCE_EXT)]
     if not sources:
         raise PreprocessError("no Verilog source (.v/.sv) in the candidate")
@@ -107,8 +134,8 @@ def preprocess(cand: Candidate, folder: Path, *, timeout_s: float, mem_mb: int, 
         raise PreprocessError(errors[0] if errors else f"preprocessing failed: {res.describe()}")
     text = part.read_text(encoding="utf-8", errors="surrogateescape")
     part.unlink()
-    path = out_dir / CANONICAL
     write_text_atomic(path, text, errors="surrogateescape")  # two evaluations of one candidate write the same bytes
+    _remember(key, text)
     return Canonical(path=path, text=text, warnings=tuple(tool_conditionals(cand)))
 
 
