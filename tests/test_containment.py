@@ -272,3 +272,40 @@ def test_tools_get_a_private_home(tmp_path: Path) -> None:
     res = hh("ppa", str(UNTRUSTED), str(honest), "--no-cache", "--workdir", str(tmp_path / "wd"), home=home)
     assert res.returncode == 0, res.stderr
     assert not list(home.iterdir()), f"a tool wrote into HOME: {list(home.iterdir())}"
+
+
+PROBE = r"""
+import os, socket, json
+out = {"caps": [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0],
+       "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+       "home": os.environ.get("HOME"), "env": sorted(os.environ)}
+try:
+    socket.create_connection(("127.0.0.1", 9), timeout=2); out["net"] = "connected"
+except OSError as exc:
+    out["net"] = type(exc).__name__
+for where in ("TMPFILE", os.path.expanduser("~/x"), "OUTSIDE/x", "STAGE/x"):
+    try:
+        open(where, "w").write("x"); out[where] = "written"
+    except OSError as exc:
+        out[where] = type(exc).__name__
+print(json.dumps(out))
+"""
+
+
+def test_inside_the_sandbox(tmp_path: Path) -> None:
+    """No capabilities, no network, no other processes, a private HOME and /tmp, one writable folder."""
+    from hyperheurist.runner import run_tool
+
+    stage, outside = tmp_path / "stage", tmp_path / "outside"
+    stage.mkdir()
+    outside.mkdir()
+    code = PROBE.replace("OUTSIDE", str(outside)).replace("STAGE", str(stage)).replace("TMPFILE", f"{CANARY_FILE}_tmp")
+    res = run_tool([sys.executable, "-c", code], name="probe", log_dir=stage, timeout_s=60)
+    got = json.loads(res.stdout)
+    assert int(got["caps"], 16) == 0
+    assert got["net"] != "connected"
+    assert max(got["pids"]) < 10, got["pids"]  # bwrap's init and this process: nothing of the host
+    assert got["home"] == "/tmp/home" and "OPENAI_API_KEY" not in got["env"]
+    assert got[f"{stage}/x"] == "written" and (stage / "x").is_file()
+    assert got[f"{outside}/x"] != "written" and not (outside / "x").exists()
+    assert got[f"{CANARY_FILE}_tmp"] == "written" and not Path(f"{CANARY_FILE}_tmp").exists()  # private tmpfs
