@@ -80,7 +80,7 @@ def _evaluate(batch):
     out = []
     for s, _ in batch:  # the netlist depends on the RTL only: the share knob is inert for every design
         v = _v(s)
-        out.append(Evaluation(key=s.key, valid=True, cost=1.0 + abs(v - 7) * 0.01 + (0.0 if s.recipe.share else 0.001),
+        out.append(Evaluation(key=s.key, valid=True, cost=1.0 + abs(v - 7) * 0.01,
                               metrics={"details": {"netlist_digest": f"n{v}"}}))
     return out
 
@@ -98,3 +98,6 @@ def test_inert_knob_is_not_proposed_again_for_the_same_rtl() -> None:
     assert share_evals, "the knob was tried"
     assert max(share_evals.values()) == 1  # once per RTL: then it is known not to change that netlist
     assert ann.counters["inert_skips"] > 0
+    # and the chain never moves to a state whose netlist it has already seen for that RTL
+    share_steps = [r for r in records if r["move"] == "share_knob" and r["proposal"]]
+    assert share_steps and all(r["verdict"] == "rejected:known-netlist" and not r["accepted"] for r in share_steps)

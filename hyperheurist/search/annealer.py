@@ -160,9 +160,12 @@ class Annealer:
         # (RTL digest, recipe move) pairs whose proposal left the mapped netlist unchanged: that knob does
         # not matter for that RTL, so proposing it again would only re-synthesise a netlist already seen
         self.inert: set[tuple[str, str]] = set()
+        self.netlists: dict[str, set[str]] = {}  # RTL digest -> mapped netlists seen for it
         self._memo_before: set[str] = set()
         self.pareto = ParetoArchive()
         for s, e in starts:
+            if _netlist(e) is not None:
+                self.netlists.setdefault(s.candidate.digest, set()).add(_netlist(e))
             self.memo.setdefault(s.key, e)
             self.pareto.add(s, e)
         self.chains = [Chain(i, random.Random(master.getrandbits(64)), valid[i % len(valid)],
@@ -272,14 +275,21 @@ class Annealer:
             else:
                 st.valid += 1
                 delta = ev.cost - parent_ev.cost
-                if self.moves[p.move].kind == "recipe" and _netlist(ev) is not None and _netlist(ev) == _netlist(parent_ev):
-                    self.inert.add((parent.candidate.digest, p.move))
+                net, rtl = _netlist(ev), parent.candidate.digest
+                # a recipe change that maps this RTL to a netlist already seen adds nothing: moving there
+                # (at equal or higher cost) would only make later proposals re-synthesise known netlists
+                repeat = self.moves[p.move].kind == "recipe" and net is not None and net in self.netlists.get(rtl, ())
+                if repeat and net == _netlist(parent_ev):
+                    self.inert.add((rtl, p.move))
                 prob = acceptance_probability(delta, temperature)
-                accept = delta <= 0 or chain.rng.random() < prob
+                accept = (delta < 0 or not repeat) and (delta <= 0 or chain.rng.random() < prob)
+                if net is not None:
+                    self.netlists.setdefault(p.state.candidate.digest, set()).add(net)
                 improved = ev.cost < chain.best[1].cost
                 r = reward(True, parent_ev.cost, ev.cost, improved)
-                rec.update(verdict="accepted" if accept else "rejected", accepted=accept, delta=delta,
-                           probability=prob)
+                rec.update(verdict="accepted" if accept else ("rejected:known-netlist" if repeat and delta >= 0
+                                                                       else "rejected"),
+                           accepted=accept, delta=delta, probability=prob)
                 if accept:
                     chain.current = (p.state, ev)
                     st.accepted += 1
