@@ -175,3 +175,9 @@ def test_a_failing_request_is_quoted_in_the_warning_and_the_summary(tmp_path: Pa
     assert len(warning) == 1 and msg in warning[0]
     s = summary(tmp_path)
     assert s["llm"]["failures"][0] == {"phase": "repair", "error": f"HTTP 400: {msg}"}
+    from html import escape
+
+    from hyperheurist.report import render_run
+
+    page = render_run(only_run(tmp_path)).read_text()
+    assert "LLM failures (server messages)" in page and escape(msg) in page and "LLM model profile" in page
