@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from .errors import ToolError
+from .errors import ConfigError, ToolError
 
 MODES = ("required", "off")
 INSTALL_HINT = ("install bubblewrap (apt-get install bubblewrap) and allow user namespaces "
@@ -65,6 +65,10 @@ class Sandbox:
             if p.exists():
                 out += ["--ro-bind", str(p), str(p)]
         bound: list[str] = list(SYSTEM_DIRS)
+        for p in self.readable:
+            if _hides_private(p):
+                raise ConfigError(f"{p} cannot be given to a sandboxed tool as an input: it would replace the "
+                                  "tool's private /tmp; keep designs and runs in a folder of their own")
         for p in _unique(list(_runtime_dirs()) + list(self.readable)):
             if p.exists() and not _covered(p, bound):  # a folder inside one bound already is visible
                 out += ["--ro-bind", str(p), str(p)]
@@ -105,11 +109,22 @@ def _covered(p: Path, roots: Sequence[str]) -> bool:
 @functools.lru_cache(maxsize=1)
 def _runtime_dirs() -> tuple[Path, ...]:
     """The interpreter, its venv and import path: cocotb runs Python inside the simulator."""
-    dirs = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.executable).resolve().parent}
-    for entry in sys.path:
-        if entry and os.path.isabs(entry) and os.path.exists(entry):
+    prefixes = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.executable).resolve().parent}
+    dirs = set(prefixes)
+    for entry in sys.path:  # installed packages only: not the caller's working folder (`python -m` from /tmp)
+        if entry and os.path.isabs(entry) and os.path.isdir(entry) and (
+                "site-packages" in entry or "dist-packages" in entry or any(_inside(Path(entry), p) for p in prefixes)):
             dirs.add(Path(entry))
-    return tuple(sorted(dirs))
+    return tuple(sorted(d for d in dirs if not _hides_private(d)))
+
+
+def _inside(p: Path, root: Path) -> bool:
+    return p == root or root in p.parents
+
+
+def _hides_private(p: Path) -> bool:
+    """Binding ``p`` would cover the sandbox's private /tmp (``/``, ``/tmp``)."""
+    return _inside(Path("/tmp"), Path(os.path.abspath(p)))
 
 
 def bwrap_path() -> Path:

@@ -309,3 +309,21 @@ def test_inside_the_sandbox(tmp_path: Path) -> None:
     assert got[f"{stage}/x"] == "written" and (stage / "x").is_file()
     assert got[f"{outside}/x"] != "written" and not (outside / "x").exists()
     assert got[f"{CANARY_FILE}_tmp"] == "written" and not Path(f"{CANARY_FILE}_tmp").exists()  # private tmpfs
+
+
+def test_run_from_tmp_keeps_the_private_tmp(tmp_path: Path) -> None:
+    """`python -m hyperheurist` from /tmp puts /tmp on sys.path; binding it would hide the tools' own /tmp
+    (iverilog: "Error opening temporary file") and show them the host's."""
+    honest = tmp_path / "honest.v"
+    honest.write_text(MAC + MAC_BODY + "endmodule\n")
+    res = subprocess.run([sys.executable, "-m", "hyperheurist", "gate", str(UNTRUSTED), str(honest), "--only",
+                          "compile"], capture_output=True, text=True, timeout=120, cwd="/tmp", stdin=subprocess.DEVNULL)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_an_input_covering_tmp_is_a_config_error(tmp_path: Path) -> None:
+    from hyperheurist.errors import ConfigError
+    from hyperheurist.sandbox import Sandbox, tool_env
+
+    with pytest.raises(ConfigError, match="private /tmp"):
+        Sandbox(writable=(tmp_path,), readable=(Path("/tmp"),)).wrap(["true"], tool_env(), tmp_path)
