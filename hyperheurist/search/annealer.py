@@ -28,6 +28,7 @@ MAX_ATTEMPTS = 12  # moves tried per chain and iteration before the chain sits t
 # automatic T0: uphill deltas gathered until this many are seen, or this many iterations passed with one
 CALIBRATION_SAMPLES = 6
 CALIBRATION_ITERATIONS = 4
+INERT_GLOBAL = 2  # a recipe knob that left the netlist unchanged this often, and never changed it, is skipped
 
 
 def acceptance_probability(delta: float, temperature: float | None) -> float:
@@ -161,6 +162,10 @@ class Annealer:
         # not matter for that RTL, so proposing it again would only re-synthesise a netlist already seen
         self.inert: set[tuple[str, str]] = set()
         self.netlists: dict[str, set[str]] = {}  # RTL digest -> mapped netlists seen for it
+        # per recipe move, how often it left the netlist unchanged / changed it (over all RTL): a knob that
+        # never changed anything on INERT_GLOBAL designs is taken to be inert for this design
+        self.knob_inert: dict[str, int] = {}
+        self.knob_live: dict[str, int] = {}
         self._memo_before: set[str] = set()
         self.pareto = ParetoArchive()
         for s, e in starts:
@@ -193,7 +198,7 @@ class Annealer:
                 break
             tried.append(name)
             new = self.moves[name].propose(state, ctx, chain.rng)
-            if new is not None and (state.candidate.digest, name) in self.inert:
+            if new is not None and self._inert(state.candidate.digest, name):
                 self.counters["inert_skips"] += 1
                 new = None
             if new is None or new.key == state.key:
@@ -243,6 +248,12 @@ class Annealer:
             for c in self.chains:
                 c.temperature = self.t0
 
+    def _inert(self, rtl: str, move: str) -> bool:
+        """This recipe move left this RTL's netlist unchanged, or never changed any netlist so far."""
+        if (rtl, move) in self.inert:
+            return True
+        return self.knob_inert.get(move, 0) >= INERT_GLOBAL and not self.knob_live.get(move, 0)
+
     # -- accepting ---------------------------------------------------------------------------
     def _step(self, p: _Proposal) -> dict:
         chain = p.chain
@@ -281,6 +292,9 @@ class Annealer:
                 repeat = self.moves[p.move].kind == "recipe" and net is not None and net in self.netlists.get(rtl, ())
                 if repeat and net == _netlist(parent_ev):
                     self.inert.add((rtl, p.move))
+                if self.moves[p.move].kind == "recipe" and net is not None:
+                    counts = self.knob_inert if net == _netlist(parent_ev) else self.knob_live
+                    counts[p.move] = counts.get(p.move, 0) + 1
                 prob = acceptance_probability(delta, temperature)
                 accept = (delta < 0 or not repeat) and (delta <= 0 or chain.rng.random() < prob)
                 if net is not None:
