@@ -91,6 +91,8 @@ def test_prover_refutes_a_plausible_wrong_rewrite(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", [
     "module t(input s, input signed [3:0] a, b, c, d, output signed [4:0] y); assign y = s ? a + b : c + d; endmodule",
     "module t(input m, input signed [3:0] a, b, output signed [4:0] y); assign y = m ? a - b : a + b; endmodule",
+    "module t(input s, input [3:0] a, output [4:0] y); integer b, c; always @* begin b = -3; c = 2; end\n"
+    "  assign y = s ? a + b : a + c; endmodule",
 ])
 def test_signed_modules_are_left_alone(text: str) -> None:
     assert all(_apply(m, text) is None for m in (ShareMuxOperator(), ShareAddSub(), FactorCommon(), FoldConstants()))
@@ -105,3 +107,47 @@ def test_rules_are_in_the_default_rtl_moves() -> None:
     names = {m.name for m in rtl_moves()}
     assert {"share_mux_operator", "share_add_sub", "factor_common", "decoder_compare", "fold_constants",
             "cancel_compare", "share_partial_sum"} <= names
+
+
+# ---- loops: conditional increments and 32-bit integer accumulators ----------------------------------
+
+from hyperheurist.search.moves.accumulators import CondIncrementToAdd, NarrowAccumulator  # noqa: E402
+
+POP = """module t(input [4:0] x, output [2:0] n);
+  integer i, cnt;
+  always @* begin
+    cnt = 0;
+    for (i = 0; i < 5; i = i + 1)
+      if (x[i]) cnt = cnt + 1;
+  end
+  assign n = cnt;
+endmodule
+"""
+
+
+def test_cond_increment_and_narrowing_are_proven(tmp_path: Path) -> None:
+    a = _apply(CondIncrementToAdd(), POP)
+    assert a is not None and "cnt = cnt + x[i];" in a and "if (x[i])" not in a
+    assert prove_equivalent(POP, "t", a, "t", tmp_path / "a").equivalent
+    b = _apply(NarrowAccumulator(), a)
+    assert b is not None and "integer i;" in b and "reg [2:0] cnt;" in b
+    assert prove_equivalent(POP, "t", b, "t", tmp_path / "b").equivalent
+    # the proof can fail: narrowing below the widest reader loses the carry into n[2]
+    wrong = b.replace("reg [2:0] cnt;", "reg [1:0] cnt;")
+    p = prove_equivalent(POP, "t", wrong, "t", tmp_path / "c")
+    assert p.conclusive and not p.equivalent
+
+
+@pytest.mark.parametrize("change", [
+    ("assign n = cnt;", "assign n = cnt > 2;"),              # read by a comparison: high bits matter
+    ("assign n = cnt;", "assign n = cnt[2:0];"),             # a part select
+    ("if (x[i]) cnt = cnt + 1;", "if (x[i]) cnt = cnt * 3 + 1;"),  # not a plain sum
+])
+def test_narrowing_refuses_width_sensitive_uses(change: tuple[str, str]) -> None:
+    text = POP.replace(*change)
+    assert text != POP and _apply(NarrowAccumulator(), text) is None
+
+
+def test_cond_increment_needs_a_single_bit_condition() -> None:
+    assert _apply(CondIncrementToAdd(), POP.replace("if (x[i])", "if (x[i] & x[0])")) is None
+    assert _apply(CondIncrementToAdd(), POP.replace("if (x[i]) cnt = cnt + 1;", "if (x[i]) cnt = cnt + 2;")) is None

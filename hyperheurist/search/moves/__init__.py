@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...config import DesignConfig
 from ...recipe import FlowPreset
 from ..state import Move
+from .accumulators import CondIncrementToAdd, NarrowAccumulator
 from .arith import BalanceChain, ConstMultShiftAdd
 from .counters import CounterDeadCompare, CounterWidth
 from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
@@ -19,7 +20,8 @@ def rtl_moves() -> list[Move]:
     """The deterministic, offline RTL transforms."""
     return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating(),
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
-            SharePartialSum(), CounterWidth(), CounterDeadCompare()]
+            SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
+            CondIncrementToAdd()]
 
 
 def llm_moves(design: DesignConfig, flow: FlowPreset) -> list[Move]:
@@ -45,6 +47,6 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
     return moves
 
 
-__all__ = ["BalanceChain", "CancelCompare", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth", "DecoderCompare", "DropDatapathReset", "EnableGating",
-           "FactorCommon", "FoldConstants", "FsmEncoding", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator",
+__all__ = ["BalanceChain", "CancelCompare", "CondIncrementToAdd", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth", "DecoderCompare", "DropDatapathReset", "EnableGating",
+           "FactorCommon", "FoldConstants", "FsmEncoding", "NarrowAccumulator", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator",
            "SharePartialSum", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves"]

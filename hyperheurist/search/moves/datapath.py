@@ -2,7 +2,7 @@
 
 Each rule states the Verilog width condition that makes it exact; every rule is proven on small
 widths by tests/test_rewrite_rules.py (Yosys SAT with undef modelling). All rules apply only to
-unsigned arithmetic (a module that mentions ``signed`` is left alone): zero extension commutes with
+unsigned arithmetic (a file with ``signed`` or a signed type such as ``integer`` is left alone): zero extension commutes with
 every regrouping below, sign extension does not always. Width-dependent rules (decoder, comparison,
 CSE) read declared widths from a pyslang elaboration and skip modules with overridable parameters
 (a parameter override could change the widths they checked).
@@ -20,6 +20,7 @@ CSE) read declared widths from a pyslang elaboration and skip modules with overr
 from __future__ import annotations
 
 import random
+import re
 
 from ..state import MoveContext
 from .arith import in_logic
@@ -46,8 +47,12 @@ def paren(t: str) -> str:
     return t if t.replace("_", "a").isalnum() else f"({t})"
 
 
+SIGNED_TYPES = re.compile(r"\b(signed|integer|int|shortint|longint|byte|real|shortreal)\b")
+
+
 def unsigned_only(text: str) -> bool:
-    return "signed" not in text
+    """No signed declaration, cast or signed type anywhere (``integer`` loop variables included)."""
+    return SIGNED_TYPES.search(text) is None
 
 
 def _mux(cond: str, a: str, b: str) -> str:
