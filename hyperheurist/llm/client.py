@@ -83,7 +83,8 @@ class LLMClient:
         gen = design.generation
         start = Profile.start(gen, self.base_url, model, wants_stream(gen.stream, base_url))
         run_dir = recorder.dir.parent
-        self.profile = ProfileKeeper.open(start, profile_from or run_dir, run_dir / PROFILE_FILE)
+        self.profile = ProfileKeeper.open(start, profile_from or run_dir, run_dir / PROFILE_FILE,
+                                          replay=profile_from is not None)
         self.exchange = Exchange(transport, self.profile, gen.retries, gen.extra_body) if transport else None
         self.failures: list[dict] = []  # the first few failed requests, with the server's words
         self.budget = Budget.from_config(design.generation)

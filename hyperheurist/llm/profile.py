@@ -100,15 +100,15 @@ class ProfileKeeper:
         self.probe_lock = threading.Lock()
 
     @classmethod
-    def open(cls, start: Profile, folder: Path | None, path: Path | None) -> "ProfileKeeper":
-        """Starts from ``folder/llm_profile.json`` when it is there (a resumed run's own, or the replayed
-        run's), for the same model; saved to ``path``."""
+    def open(cls, start: Profile, folder: Path | None, path: Path | None, replay: bool = False) -> "ProfileKeeper":
+        """Starts from ``folder/llm_profile.json`` when it is there: a resumed run's own (same endpoint
+        and model, else it is learned again) or, ``replay``, the replayed run's; saved to ``path``."""
         recorded = folder / PROFILE_FILE if folder is not None else None
         keeper = cls(start, path)
         if recorded is not None and recorded.is_file():
             try:
                 rec = read_json(recorded)
-                if rec.get("model") == start.model:
+                if rec.get("model") == start.model and (replay or rec.get("endpoint") == start.endpoint):
                     keeper.profile = Profile.from_dict(rec, start)
                     if recorded != path:
                         keeper.save()  # a replay keeps the profile it replays
