@@ -610,11 +610,14 @@ def load_design(path: str | Path, overrides: dict[str, Any] | None = None) -> De
         _set_dotted(data, k, v)
     data.pop("source", None)
     data.pop("base_dir", None)
+    gen = data.get("generation")
+    if isinstance(gen, dict) and isinstance(gen.get("seeds"), str):  # before validation: it globs the pattern
+        seeds = Path(gen["seeds"]).expanduser()
+        _check_seed_glob(path, str(seeds if seeds.is_absolute() else path.parent / seeds))
     try:
         cfg = DesignConfig.model_validate(data, context={"base_dir": path.parent})
     except ValidationError as exc:
         raise ConfigError(format_validation_error(path, exc)) from None
-    _check_seed_glob(path, cfg.generation.seeds)
     return cfg.model_copy(update={"source": path, "base_dir": path.parent})
 
 

@@ -580,7 +580,14 @@ def preflight(design: DesignConfig, opts: RunOptions | None = None) -> None:
     from .ppa.liberty import read_liberty
 
     try:  # a liberty that cannot be read would fail every synthesis: a configuration error, not a tool fault
-        read_liberty(design.ppa.liberty_path).inverter()
+        lib = read_liberty(design.ppa.liberty_path)
+        lib.inverter()
+        if ((opts.power if opts is not None else None) or design.ppa.power) == "activity":
+            from .ppa.activity import cell_models
+
+            cell_models(lib)
+    except ConfigError as exc:
+        raise ConfigError(f"{design.source}: {first_line(exc)}") from None
     except (HHError, OSError) as exc:
         raise ConfigError(f"{design.source}: ppa.liberty: {first_line(exc)}") from None
     gen = design.generation

@@ -53,6 +53,8 @@ CASES = {
     "truncated liberty": (_liberty(OSU018.read_text()[:5000]), "ppa.liberty"),
     "not a liberty": (_liberty("hello\n"), "ppa.liberty"),
     "liberty without cells": (_liberty("library (x) {\n}\n"), "ppa.liberty"),
+    "activity power, no cell models": (lambda data, d: (_liberty(OSU018.read_text())(data, d),
+                                                        data["ppa"].update(power="activity")), "ppa.power"),
 }
 
 

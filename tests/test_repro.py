@@ -166,3 +166,15 @@ def test_kill_in_phase1_or_phase2_then_resume_equals_uninterrupted(two_valid, tm
     res = resume(run, tmp_path / "cache", "--jobs", "2")
     assert res.returncode == 0, res.stderr
     assert_same(fingerprint(run), ref, f"killed at journal line {lines}, resumed")
+
+
+def test_iterations_0_best_folder_is_the_summarys_best(tmp_path: Path) -> None:
+    """Without annealing the best is the best Phase-1 seed (here not the first valid one): best/ holds it."""
+    design = small_design(tmp_path, both_valid=True)
+    run = run_once(design, tmp_path / "out", tmp_path / "cache", "--iterations", "0")
+    summary = json.loads((run / "summary.json").read_text())
+    best = json.loads((run / "best" / "ppa.json").read_text())
+    initial = json.loads((run / "initial" / "ppa.json").read_text())
+    assert summary["best"]["cost"] < summary["initial"]["cost"], "the second seed must be the better one"
+    assert best["candidate"]["digest"] == summary["best"]["digest"] != initial["candidate"]["digest"]
+    assert best["cost"] == summary["best"]["cost"] and best["metrics"]["area_um2"] == summary["best"]["area_um2"]
