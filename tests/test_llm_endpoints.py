@@ -264,3 +264,10 @@ def test_a_resumed_run_keeps_its_profile_for_the_same_endpoint_only(tmp_path: Pa
     with Stub() as other:  # another server under the same model name: learned afresh
         other.default = MacResponder()
         assert client(other, tmp_path).usage()["profile"]["token_param"] == "max_tokens"
+
+
+def test_doctor_llm_without_an_endpoint_is_a_usage_error() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    res = subprocess.run([sys.executable, "-m", "hyperheurist", "doctor", "--llm"], capture_output=True, text=True,
+                         timeout=120, stdin=subprocess.DEVNULL, env=env)
+    assert res.returncode == 2 and res.stderr.startswith("hh: error: doctor --llm: no endpoint") and not res.stdout

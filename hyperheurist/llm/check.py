@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from ..config import Generation, load_design
+from ..errors import ConfigError
 from .errors import LLMUnavailable, RequestFailed
 from .exchange import Exchange
 from .profile import Profile, ProfileKeeper
@@ -20,7 +21,7 @@ PROMPT = [{"role": "system", "content": "You are a terse assistant."},
 
 def llm_check(design: Path | None, base_url: str | None, model: str | None, api_key: str | None
               ) -> tuple[list[str], bool]:
-    """Lines to print and whether the endpoint answered."""
+    """Lines to print and whether the endpoint answered; ConfigError when no endpoint is configured."""
     from .client import wants_stream
     from .providers import endpoint
 
@@ -33,7 +34,8 @@ def llm_check(design: Path | None, base_url: str | None, model: str | None, api_
     name = model or gen.model
     secrets = [key] if key else []
     if not url and not key:
-        return ["llm: no endpoint: set OPENAI_BASE_URL or --base-url (and OPENAI_API_KEY for a hosted one)"], False
+        raise ConfigError("doctor --llm: no endpoint: set OPENAI_BASE_URL or --base-url (and OPENAI_API_KEY for a "
+                          "hosted one), or give --design with generation.base_url")
     stream = wants_stream(gen.stream, url)
     keeper = ProfileKeeper(Profile.start(gen, public_url(url), name, stream), None)
     ex = Exchange(Transport(url, key, gen.request_timeout_s, gen.idle_timeout_s), keeper, min(gen.retries, 1),
