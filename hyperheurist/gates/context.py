@@ -8,15 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..candidate import Candidate
-from ..config import DesignConfig
+from ..config import PARAM_LITERAL, DesignConfig
 from ..errors import ConfigError
 from ..hdl.canonical import Canonical
 
 VERILOG_EXT = (".v", ".sv", ".vh", ".svh")
 DATA_EXT = (".hex", ".mem", ".txt", ".bin", ".dat")
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
-# parameter values end up in command lines and generated Verilog: allow literals only
-PARAM_VALUE = re.compile(r"^(-?[0-9_]+|[0-9]*'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+|[A-Za-z_][A-Za-z0-9_]*|\"[^\"\\\n]*\")$")
+# parameter values end up in command lines and generated Verilog: the one rule config and synthesis use
+PARAM_VALUE = PARAM_LITERAL
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..candidate import Candidate
+from ..config import PARAM_LITERAL
 from ..errors import EXIT_INVALID, ConfigError, ToolError
 from ..recipe import Recipe
 from ..runner import run_tool
@@ -30,7 +31,7 @@ ABC_SCRIPTS: dict[str, str | None] = {
     "resyn2": "+strash;balance;rewrite;refactor;balance;rewrite;rewrite,-z;balance;refactor,-z;"
               "rewrite,-z;balance;map,{D};topo",
 }
-_PARAM_VALUE = re.compile(r"""^(-?\d+|\d*'[sS]?[bBoOdDhH][0-9a-fA-F_xXzZ?]+|"[^"\\\n]*")$""")
+_PARAM_VALUE = PARAM_LITERAL  # one rule: config.py refuses at load what synthesis would refuse here
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 _DEFINE_VALUE = re.compile(r"^[A-Za-z0-9_.'+-]*$")
