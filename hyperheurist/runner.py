@@ -275,7 +275,9 @@ def run_tool(
     cwd = Path(cwd) if cwd else log_dir
     popen_argv = argv
     if sandbox == "off":
-        full_env = safe_env({**extra_env, **(dict(env) if env else {})})
+        home = log_dir / ".home"  # a private HOME even unsandboxed (Yosys writes ~/.yosys_history)
+        home.mkdir(exist_ok=True)
+        full_env = safe_env({"HOME": str(home.resolve()), **extra_env, **(dict(env) if env else {})})
     else:
         probe()  # SandboxUnavailable (exit 3) with what to install or enable, once per process
         inner_env = sandbox_env({**extra_env, **(dict(env) if env else {})})

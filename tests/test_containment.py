@@ -264,12 +264,14 @@ def test_inputs_outside_the_design_are_refused(tmp_path: Path, attack: str) -> N
     assert CANARY_KEY not in res.stdout + res.stderr
 
 
-def test_tools_get_a_private_home(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["required", "off"])
+def test_tools_get_a_private_home(tmp_path: Path, mode: str) -> None:
     home = tmp_path / "home"
     home.mkdir()
     honest = tmp_path / "honest.v"
     honest.write_text(MAC + MAC_BODY + "endmodule\n")
-    res = hh("ppa", str(UNTRUSTED), str(honest), "--no-cache", "--workdir", str(tmp_path / "wd"), home=home)
+    res = hh("ppa", str(UNTRUSTED), str(honest), "--no-cache", "--workdir", str(tmp_path / "wd"),
+             "--set", f"limits.sandbox={mode}", home=home)
     assert res.returncode == 0, res.stderr
     assert not list(home.iterdir()), f"a tool wrote into HOME: {list(home.iterdir())}"
 
