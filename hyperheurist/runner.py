@@ -257,23 +257,23 @@ def run_tool(
     if timeout_s is None or timeout_s <= 0:
         raise ValueError("run_tool needs a positive timeout")
     check_mode(sandbox)
-    argv = [str(a) for a in argv]
+    args = [str(a) for a in argv]
     if mem_mb is None:
         mem_mb = DEFAULT_MEM_MB
     if cpu_s is None:
         cpu_s = int(timeout_s * 2) + 30
     extra_env: dict[str, str] = {}
-    if resolve and "/" not in argv[0]:
+    if resolve and "/" not in args[0]:
         from .tools import TOOLS
 
-        if argv[0] in TOOLS:
-            tool = argv[0]
-            argv[0] = str(tool_path(tool))
+        if args[0] in TOOLS:
+            tool = args[0]
+            args[0] = str(tool_path(tool))
             extra_env.update(tool_env(tool))
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     cwd = Path(cwd) if cwd else log_dir
-    popen_argv = argv
+    popen_argv = args
     if sandbox == "off":
         home = log_dir / ".home"  # a private HOME even unsandboxed (Yosys writes ~/.yosys_history)
         home.mkdir(exist_ok=True)
@@ -281,10 +281,10 @@ def run_tool(
     else:
         probe()  # SandboxUnavailable (exit 3) with what to install or enable, once per process
         inner_env = sandbox_env({**extra_env, **(dict(env) if env else {})})
-        exe = Path(argv[0])
+        exe = Path(args[0])
         box = Sandbox(writable=(log_dir.resolve(), cwd.resolve()),
                       readable=(*(Path(r).resolve() for r in readable), *([exe.parent] if exe.is_absolute() else [])))
-        popen_argv = box.wrap(argv, inner_env, cwd.resolve())
+        popen_argv = box.wrap(args, inner_env, cwd.resolve())
         full_env = {"PATH": BASE_PATH}
         (log_dir / f"{name}.sandbox").write_text(shlex.join(popen_argv) + "\n", encoding="utf-8")
     out_path = log_dir / f"{name}.stdout"
@@ -298,13 +298,13 @@ def run_tool(
                 start_new_session=True, preexec_fn=_limits(mem_mb or None, cpu_s or None, max_file_bytes),
             )
         except FileNotFoundError as exc:
-            raise ToolError(f"cannot start {argv[0]}: {exc.strerror}") from exc
+            raise ToolError(f"cannot start {args[0]}: {exc.strerror}") from exc
         except PermissionError as exc:
-            raise ToolError(f"cannot start {argv[0]}: permission denied") from exc
+            raise ToolError(f"cannot start {args[0]}: permission denied") from exc
         except OSError as exc:  # ENOEXEC (a script without #!), E2BIG, ...: the tool's fault, not the run's
-            raise ToolError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
+            raise ToolError(f"cannot start {args[0]}: {exc.strerror or exc}") from exc
         except subprocess.SubprocessError as exc:  # the resource limits could not be applied in the child
-            raise ToolError(f"cannot start {argv[0]}: {exc}") from exc
+            raise ToolError(f"cannot start {args[0]}: {exc}") from exc
         deadline = t0 + timeout_s
         exited = _ExitWaiter(proc)
         try:
@@ -331,8 +331,8 @@ def run_tool(
     stdout, stderr = _read_back(out_path), _read_back(err_path)
     rc = proc.returncode
     if sandbox != "off" and rc != 0 and not stdout and BWRAP_FAILED.match(stderr):
-        _log_command(log_dir, name, argv, cwd, None)
-        raise ToolError(f"cannot start {argv[0]} in the sandbox: {stderr.strip().splitlines()[0][:300]}")
+        _log_command(log_dir, name, args, cwd, None)
+        raise ToolError(f"cannot start {args[0]} in the sandbox: {stderr.strip().splitlines()[0][:300]}")
     if sandbox != "off" and rc > 128 and _is_signal(rc - 128):
         rc = -(rc - 128)  # bwrap reports a tool killed by signal N as 128+N
         if rc == -signal.SIGXFSZ:
@@ -343,10 +343,10 @@ def run_tool(
         if mem_mb and MEMORY_ERRORS.search(stderr[-4096:] + "\n" + stdout[-4096:]):
             mem_hit = True
     res = ToolResult(
-        name=name, argv=argv, cwd=str(cwd), returncode=rc,
+        name=name, argv=args, cwd=str(cwd), returncode=rc,
         wall_s=time.monotonic() - t0, timed_out=timed_out, output_limited=limited,
         memory_limited=mem_hit, cpu_limited=cpu_hit, mem_mb=mem_mb or None, sandbox=sandbox,
         stdout_path=out_path, stderr_path=err_path, stdout=stdout, stderr=stderr,
     )
-    _log_command(log_dir, name, argv, cwd, res)
+    _log_command(log_dir, name, args, cwd, res)
     return res
