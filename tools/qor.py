@@ -30,7 +30,7 @@ from hyperheurist.jsonio import read_json, read_jsonl, write_json  # noqa: E402
 
 SUITE = REPO / "benchmarks" / "qor"
 REACH_TOL = 0.01  # hh "reaches" the hand version when its best cost is within 1% of the hand cost
-SEQ_DEPTH = 24
+SEQ_DEPTH = 24  # cycles of the bounded proof from reset; a pair asks for more in verification.equivalence.depth
 
 
 def prove(design: DesignConfig, gold: str, gate: str, workdir: Path) -> dict:
@@ -39,7 +39,8 @@ def prove(design: DesignConfig, gold: str, gate: str, workdir: Path) -> dict:
     it = design.interface
     if it.sequential:
         reset = (it.reset.name, 1 if it.reset.active == "high" else 0) if it.reset else None
-        p = prove_equivalent(gold, design.top, gate, design.top, workdir, depth=SEQ_DEPTH, reset=reset)
+        p = prove_equivalent(gold, design.top, gate, design.top, workdir, reset=reset, timeout_s=600,
+                             depth=max(SEQ_DEPTH, design.verification.equivalence.depth))
     else:
         p = prove_equivalent(gold, design.top, gate, design.top, workdir, engine="cec", timeout_s=300)
     return {"equivalent": p.equivalent, "conclusive": p.conclusive, "method": p.method, "message": p.message}
