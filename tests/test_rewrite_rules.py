@@ -151,3 +151,29 @@ def test_narrowing_refuses_width_sensitive_uses(change: tuple[str, str]) -> None
 def test_cond_increment_needs_a_single_bit_condition() -> None:
     assert _apply(CondIncrementToAdd(), POP.replace("if (x[i])", "if (x[i] & x[0])")) is None
     assert _apply(CondIncrementToAdd(), POP.replace("if (x[i]) cnt = cnt + 1;", "if (x[i]) cnt = cnt + 2;")) is None
+
+
+# ---- |a - b| with one subtractor ---------------------------------------------------------------------
+
+from hyperheurist.search.moves.absdiff import SharedAbsDiff  # noqa: E402
+
+ABS = "module t(input [3:0] a, input [2:0] b, output [3:0] y);\n  assign y = (a > b) ? a - b : b - a;\nendmodule\n"
+
+
+@pytest.mark.parametrize("text", [ABS, ABS.replace("(a > b) ? a - b : b - a", "(b < a) ? a - b : b - a"),
+                                  ABS.replace("(a > b)", "(a >= b)")])
+def test_shared_abs_diff_is_proven(tmp_path: Path, text: str) -> None:
+    new = _apply(SharedAbsDiff(), text)
+    assert new is not None and "wire [4:0] hh_diff_a_b = a - b;" in new, new
+    p = prove_equivalent(text, "t", new, "t", tmp_path)
+    assert p.conclusive and p.equivalent, (p.message, new)
+
+
+def test_shared_abs_diff_refuses_a_wider_target_and_mismatched_arms(tmp_path: Path) -> None:
+    wide = ABS.replace("output [3:0] y", "output [4:0] y")   # -d[3:0] is only right modulo 2^4
+    assert _apply(SharedAbsDiff(), wide) is None
+    wrong = wide.replace("assign y = (a > b) ? a - b : b - a;",
+                         "wire [4:0] d = a - b;\n  assign y = d[4] ? -d[3:0] : d[3:0];")
+    p = prove_equivalent(wide, "t", wrong, "t", tmp_path)   # and the proof shows why
+    assert p.conclusive and not p.equivalent
+    assert _apply(SharedAbsDiff(), ABS.replace("b - a;", "a - b;")) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...config import DesignConfig
 from ...recipe import FlowPreset
 from ..state import Move
+from .absdiff import SharedAbsDiff
 from .accumulators import CondIncrementToAdd, NarrowAccumulator
 from .arith import BalanceChain, ConstMultShiftAdd
 from .counters import CounterDeadCompare, CounterWidth
@@ -21,7 +22,7 @@ def rtl_moves() -> list[Move]:
     return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating(),
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
             SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
-            CondIncrementToAdd()]
+            CondIncrementToAdd(), SharedAbsDiff()]
 
 
 def llm_moves(design: DesignConfig, flow: FlowPreset) -> list[Move]:
@@ -49,4 +50,4 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
 
 __all__ = ["BalanceChain", "CancelCompare", "CondIncrementToAdd", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth", "DecoderCompare", "DropDatapathReset", "EnableGating",
            "FactorCommon", "FoldConstants", "FsmEncoding", "NarrowAccumulator", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator",
-           "SharePartialSum", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves"]
+           "SharePartialSum", "SharedAbsDiff", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves"]
