@@ -177,7 +177,7 @@ def test_ollama_think_blocks_no_usage_and_server_options(tmp_path: Path) -> None
 
 # ---- llama.cpp on a CPU: streaming ----------------------------------------------------------------------
 def test_slow_streaming_server_outlasts_the_request_timeout(tmp_path: Path) -> None:
-    d = design(request_timeout_s=1, idle_timeout_s=1)
+    d = design(request_timeout_s=1, idle_timeout_s=2)
     with Stub() as stub:
         stub.default = LlamaCppSlow(MacResponder(), chunks=8, chunk_delay=0.3)
         t0 = time.monotonic()

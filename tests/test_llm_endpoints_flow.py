@@ -127,8 +127,8 @@ def test_ollama_completes_with_server_options(tmp_path: Path) -> None:
 
 def test_slow_llama_cpp_stream_completes(tmp_path: Path) -> None:
     with Stub() as stub:
-        stub.default = LlamaCppSlow(MacResponder(), chunks=6, chunk_delay=0.3)
-        res = live(stub, tmp_path, "--set", "generation.request_timeout_s=1", "--set", "generation.idle_timeout_s=1",
+        stub.default = LlamaCppSlow(MacResponder(), chunks=8, chunk_delay=0.3)  # 2.1 s a reply, silences of 0.3 s
+        res = live(stub, tmp_path, "--set", "generation.request_timeout_s=1", "--set", "generation.idle_timeout_s=2",
                    "--set", "anneal.iterations=0")
     assert res.returncode == 0, res.stderr
     s = summary(tmp_path)
