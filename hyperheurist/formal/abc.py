@@ -80,7 +80,7 @@ def prove(run: Run, stage: Path, limit_s: float) -> AbcOutcome:
     merges what parent and child share) and then PDR on what is left. A difference found here is only
     located (its frame); ``bmc`` then gives the counterexample on the unreduced miter."""
     t = max(1, int(limit_s))
-    res, text = _abc(run, stage, f"scorr; pdr -T {t}", "abc-pdr", limit_s)
+    res, text = _abc(run, stage, f"scorr -C 30000; pdr -T {t}", "abc-pdr", limit_s)
     if "Property proved" in text and not res.timed_out:
         return AbcOutcome("proved", "abc scorr+pdr")
     m = ASSERTED.search(text)

@@ -24,6 +24,7 @@ from ..config import Interface
 from ..errors import ConfigError
 
 AIG, AIG_MAP, FLAT_IL, HIER_IL, WRAPPER = "hh_miter.aig", "hh_miter.aim", "hh_miter.il", "hh_hier.il", "hh_miter.v"
+TIED_IL = "hh_miter_tied.il"  # FLAT_IL with shared start values (formal.inits), the AIGER path's input
 X_CELLS = ("$div", "$mod", "$divfloor", "$modfloor")  # techmap gives x/0 a value; Icarus gives X
 
 
@@ -128,9 +129,11 @@ def aiger_script() -> str:
     (``setundef -anyseq``), so a proof holds for any value an X could take (sound for both sides: for
     the candidate it proves the X unobservable; for the golden it is stricter than a don't-care).
     ``write_aiger -zinit`` makes registers without an init value free at the start."""
-    # setundef before any opt (which may fold X) and again after techmap (out-of-range shifts give X)
-    return "\n".join([f"read_rtlil {FLAT_IL}", "setundef -undriven -anyseq", "setundef -anyseq", "techmap",
-                      "setundef -anyseq", "opt -fast", "dffunmap", "aigmap", "opt_clean",
+    # setundef before any opt (which may fold X), after techmap (out-of-range shifts give X) and at the
+    # end (opt marks bits it proved unused as X): an X is always a free input, never a folded value
+    return "\n".join([f"read_rtlil {TIED_IL}", "setundef -undriven -anyseq", "setundef -anyseq", "techmap",
+                      "setundef -anyseq", "opt -fast", "dffunmap", "aigmap",
+                      "setundef -anyseq", "opt_clean",
                       f"write_aiger -zinit -map {AIG_MAP} {AIG}"]) + "\n"
 
 

@@ -18,8 +18,9 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..formal import abc
 from ..formal.cex import Frames, abc_frames, aiger_inputs, hexv, sat_frames
-from ..formal.miter import (AIG_MAP, HIER_IL, WRAPPER, MiterSpec, aiger_script, check_spec, wrapper, x_sources,
-                             yosys_script)
+from ..formal.inits import tie_inits
+from ..formal.miter import (AIG_MAP, FLAT_IL, HIER_IL, TIED_IL, WRAPPER, MiterSpec, aiger_script, check_spec,
+                             wrapper, x_sources, yosys_script)
 from ..formal.replay import replay, stimulus
 from ..formal.verdict import Verdict
 from ..formal.yosat import ENGINE as SAT_ENGINE, sat
@@ -200,6 +201,8 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
     elif xs:
         v = check.with_sat("candidate X sources: " + ", ".join(xs[:3]))
     else:
+        tied, _pairs = tie_inits((stage / FLAT_IL).read_text(encoding="utf-8", errors="replace"))
+        (stage / TIED_IL).write_text(tied, encoding="utf-8")
         (stage / "hh_aiger.ys").write_text(aiger_script(), encoding="utf-8")
         aig = run(ctx, ["yosys", "-q", "-s", "hh_aiger.ys"], name="yosys-aiger", stage=stage)
         if not aig.ok:
