@@ -271,3 +271,14 @@ def test_doctor_llm_without_an_endpoint_is_a_usage_error() -> None:
     res = subprocess.run([sys.executable, "-m", "hyperheurist", "doctor", "--llm"], capture_output=True, text=True,
                          timeout=120, stdin=subprocess.DEVNULL, env=env)
     assert res.returncode == 2 and res.stderr.startswith("hh: error: doctor --llm: no endpoint") and not res.stdout
+
+
+def test_a_key_echoed_in_a_refusal_stays_out_of_the_profile(tmp_path: Path) -> None:
+    key = "sk-echo-SECRET-abcdef012345"
+    with Stub() as stub:
+        stub.default = MacResponder()
+        stub.script = [{"status": 400, "message": f"Unsupported parameter: 'seed' is not supported (key {key})"}]
+        made, _ = make_client(design(), tmp_path, base_url=stub.url, api_key=key)
+        assert len(made.generate(design(), 1, None)) == 1 and "seed" not in stub.requests[1]
+    text = (tmp_path / "llm_profile.json").read_text()
+    assert "seed omitted" in text and key not in text and key not in json.dumps(made.usage())

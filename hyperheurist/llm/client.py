@@ -85,6 +85,7 @@ class LLMClient:
         run_dir = recorder.dir.parent
         self.profile = ProfileKeeper.open(start, profile_from or run_dir, run_dir / PROFILE_FILE,
                                           replay=profile_from is not None)
+        self.profile.secrets = recorder.secrets
         self.exchange = Exchange(transport, self.profile, gen.retries, gen.extra_body) if transport else None
         self.failures: list[dict] = []  # the first few failed requests, with the server's words
         self.budget = Budget.from_config(design.generation)

@@ -98,6 +98,7 @@ class ProfileKeeper:
         self.path = path
         self.lock = threading.Lock()
         self.probe_lock = threading.Lock()
+        self.secrets: list[str] = []  # scrubbed from the file (a server's message may echo the key)
 
     @classmethod
     def open(cls, start: Profile, folder: Path | None, path: Path | None, replay: bool = False) -> "ProfileKeeper":
@@ -213,8 +214,10 @@ class ProfileKeeper:
     def save(self) -> None:
         if self.path is None:
             return
+        from .record import scrub
+
         with self.lock:
-            data = self.to_dict()
+            data = scrub(self.to_dict(), self.secrets)
         try:
             write_json(self.path, data)
         except OSError:
