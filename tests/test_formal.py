@@ -156,5 +156,5 @@ def test_qualifier_must_name_a_one_bit_output(tmp_path: Path) -> None:
 
 
 def test_unreadable_reference_is_a_configuration_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="verification.reference: Yosys cannot read the reference"):
+    with pytest.raises(ConfigError, match="Yosys cannot read the reference design: broken_ref.v:4: syntax error"):
         equiv(tmp_path, "adder8.yaml", "adder8.v", {"verification.reference": str(DATA / "broken_ref.v")})

@@ -29,7 +29,7 @@ from .golden import write_golden
 from .result import GateResult, failed, passed, skipped
 from .tooling import rel, run, strip_paths
 
-ERROR = re.compile(r"^ERROR: (.*)$", re.M)
+ERROR = re.compile(r"^(?:(\S+:\d+): )?ERROR: (.*)$", re.M)  # Yosys: "[file:line: ]ERROR: what"
 CEX_JSON = "counterexample.json"
 
 
@@ -43,6 +43,13 @@ def _spec(ctx: GateContext, gold_top: str) -> MiterSpec:
     return spec
 
 
+def _yosys_error(res) -> str:
+    m = ERROR.search(res.stdout + "\n" + res.stderr)
+    if not m:
+        return res.describe()
+    return strip_paths(f"{m.group(1)}: {m.group(2)}" if m.group(1) else m.group(2))
+
+
 def _reference_unreadable(ctx: GateContext, stage: Path, gold_src: list[Path], gold_top: str) -> str | None:
     """Why Yosys cannot read the golden side on its own (None: it can; the candidate is at fault)."""
     script = stage / "hh_read_reference.ys"
@@ -51,8 +58,7 @@ def _reference_unreadable(ctx: GateContext, stage: Path, gold_src: list[Path], g
     res = run(ctx, ["yosys", "-q", "-s", script.name], name="yosys-read-reference", stage=stage)
     if res.ok:
         return None
-    err = ERROR.search(res.stdout + "\n" + res.stderr)
-    return strip_paths(err.group(1)) if err else res.describe()
+    return _yosys_error(res)
 
 
 class _Check:
@@ -191,9 +197,7 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
         why = _reference_unreadable(ctx, stage, gold_src, gold_top)
         if why is not None:
             raise ConfigError(f"verification.reference: Yosys cannot read the reference design: {why}")
-        err = ERROR.search(res.stdout + "\n" + res.stderr)
-        v = Verdict("inconclusive", "yosys", mode,
-                    f"cannot build the miter: {strip_paths(err.group(1)) if err else res.describe()}")
+        v = Verdict("inconclusive", "yosys", mode, f"cannot build the miter: {_yosys_error(res)}")
         return _result(v, eq.policy, time.monotonic() - t0)
     xs = x_sources((stage / HIER_IL).read_text(encoding="utf-8", errors="replace"))
     if eq.engine == "yosys-sat":
@@ -206,8 +210,7 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
         (stage / "hh_aiger.ys").write_text(aiger_script(), encoding="utf-8")
         aig = run(ctx, ["yosys", "-q", "-s", "hh_aiger.ys"], name="yosys-aiger", stage=stage)
         if not aig.ok:
-            err = ERROR.search(aig.stdout + "\n" + aig.stderr)
-            v = check.with_sat(f"no AIGER: {strip_paths(err.group(1)) if err else aig.describe()}")
+            v = check.with_sat(f"no AIGER: {_yosys_error(aig)}")
         else:
             v = check.with_abc()
             if v.kind == "inconclusive" and "disagree" in v.reason and check.left() > 2:
