@@ -186,7 +186,7 @@ class Verification(Model):
         given = Path(_path_text(v)).expanduser()
         given = given if given.is_absolute() else _base(info) / given
         p = given.resolve()
-        problem = input_problem(given, _base(info)) if not p.is_dir() else None
+        problem = input_problem(given, _base(info)) if p.exists() and not p.is_dir() else None
         if problem:  # /proc/self/environ, a device, a link out of the design folder
             raise ValueError(problem)
         _check_sources([str(p)], p.parent)
