@@ -29,11 +29,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from hyperheurist.candidate import Candidate  # noqa: E402
-from hyperheurist.config import DesignConfig, load_design  # noqa: E402
-from hyperheurist.errors import HHError  # noqa: E402
-from hyperheurist.gates import run_gates  # noqa: E402
-from hyperheurist.gates.lexer import lex  # noqa: E402
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import DesignConfig, load_design
+from hyperheurist.errors import HHError
+from hyperheurist.gates import run_gates
+from hyperheurist.gates.lexer import lex
 
 SWAPS = {"+": "-", "-": "+", "&": "|", "|": "&", "^": "|", "==": "!=", "!=": "==", "<": "<=", ">": ">="}
 # a binary operator with operands around it (not <=/>= of assignments or comparisons, not && || << >>)
@@ -233,10 +233,10 @@ def main() -> int:
         for b in benches:
             seeds[b.name] = _self_and_seeds(b / "design.yaml", args.work / "seeds", args.timeout)
     lines = ["# Equivalence mutation battery (`make formal`)", "",
-             f"{sum(map(len, rows.values()))} mutants in {time.monotonic() - t0:.0f} s (jobs {args.jobs}, "
-             f"formal time cap {args.timeout:g} s); "
-             f"simulation: differential bench, {args.cycles} cycles x 2 seeds. An escape is a mutant the formal "
-             "check calls equivalent (proven or bounded) that simulation shows different.", "", *_table(rows), ""]
+             (f"{sum(map(len, rows.values()))} mutants in {time.monotonic() - t0:.0f} s (jobs {args.jobs}, "
+              f"formal time cap {args.timeout:g} s); "
+              f"simulation: differential bench, {args.cycles} cycles x 2 seeds. An escape is a mutant the formal "
+              "check calls equivalent (proven or bounded) that simulation shows different."), "", *_table(rows), ""]
     for name, rs in rows.items():
         for r in rs:
             if r.get("escape") or r["verdict"] in ("infrastructure", "inconclusive"):

@@ -10,9 +10,9 @@ wall-clock backstop; a limit reached is "undecided", never a pass.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..runner import ToolResult
 from .miter import AIG

@@ -18,7 +18,6 @@ candidate cells whose X AIGER cannot model (division by zero).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..config import Interface
 from ..errors import ConfigError

@@ -27,6 +27,7 @@ class Verdict:
     counterexample: list[dict] = field(default_factory=list)
     wall_s: float = 0.0
     files: dict[str, str] = field(default_factory=dict)  # name -> path relative to the stage folder
+    golden: str = "the reference"  # what the candidate was compared with (Phase 2: its parent)
 
     def accepted(self, policy: str) -> bool:
         return self.kind in POLICIES[policy]
@@ -45,7 +46,7 @@ class Verdict:
         how = f"{self.engine}, {self.mode}"
         if self.kind == "proven":
             scope = "full proof" if self.mode == "combinational" else "unbounded proof from reset"
-            return f"proven equivalent to the reference ({scope}; {how})"
+            return f"proven equivalent to {self.golden} ({scope}; {how})"
         if self.kind == "bounded":
             return f"bounded: no difference within {self.depth} cycles after reset, no unbounded proof ({how}){': ' + self.reason if self.reason else ''}"
         if self.kind == "refuted":

@@ -19,17 +19,29 @@ from ..errors import ConfigError
 from ..formal import abc
 from ..formal.cex import Frames, abc_frames, aiger_inputs, hexv, sat_frames
 from ..formal.inits import tie_inits
-from ..formal.miter import (AIG_MAP, FLAT_IL, HIER_IL, TIED_IL, WRAPPER, MiterSpec, aiger_script, check_spec,
-                             wrapper, x_sources, yosys_script)
+from ..formal.miter import (
+    AIG_MAP,
+    FLAT_IL,
+    HIER_IL,
+    TIED_IL,
+    WRAPPER,
+    MiterSpec,
+    aiger_script,
+    check_spec,
+    wrapper,
+    x_sources,
+    yosys_script,
+)
 from ..formal.replay import replay, stimulus
 from ..formal.verdict import Verdict
-from ..formal.yosat import ENGINE as SAT_ENGINE, sat
+from ..formal.yosat import ENGINE as SAT_ENGINE
+from ..formal.yosat import sat
 from .context import GateContext, checked_params
 from .golden import write_golden
 from .result import GateResult, failed, passed, skipped
 from .tooling import rel, run, strip_paths
 
-ERROR = re.compile(r"^(?:(\S+:\d+): )?ERROR: (.*)$", re.M)  # Yosys: "[file:line: ]ERROR: what"
+ERROR = re.compile(r"^(?:(\S+:\d+): )?ERROR: (.*)$", re.MULTILINE)  # Yosys: "[file:line: ]ERROR: what"
 CEX_JSON = "counterexample.json"
 
 
@@ -163,8 +175,9 @@ class _Check:
         return self.verdict("inconclusive", engine, out.detail)
 
 
-def _result(v: Verdict, policy: str, wall_s: float) -> GateResult:
+def _result(v: Verdict, policy: str, wall_s: float, golden: str = "the reference") -> GateResult:
     v.wall_s = wall_s
+    v.golden = golden
     details = {**v.to_dict(), "policy": policy}
     if v.accepted(policy):
         return passed("equivalence", v.summary(), wall_s, **details)
@@ -216,4 +229,5 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
             if v.kind == "inconclusive" and "disagree" in v.reason and check.left() > 2:
                 # a free start value or X the solver chose that Icarus keeps X: ask the 4-state engine
                 v = check.with_sat(f"ABC: {v.reason}")
-    return _result(v, eq.policy, time.monotonic() - t0)
+    golden = "the reference" if ctx.golden.origin == "reference" else f"its parent {ctx.golden.short}"
+    return _result(v, eq.policy, time.monotonic() - t0, golden)
