@@ -106,7 +106,7 @@ def selection(design_yaml: Path, run_dir: Path) -> dict | None:
         return None
     scorer = Scorer(design, load_flow(design.ppa.flow))
     scorer.baseline = read_json(run_dir / "initial" / "ppa.json")["metrics"]
-    costed = [(scorer(r["evaluation"]["metrics"]), r) for r in valid]
+    costed = [(round(scorer(r["evaluation"]["metrics"]), 9), r) for r in valid]  # rounded as the flow rounds costs
     cost, best = min(costed, key=lambda cr: cr[0])  # min keeps the first of equals
     m = best["evaluation"]["metrics"]
     return {"label": best["label"], "area_um2": m["area_um2"], "delay_ns": m["delay_ns"], "power_mw": m["power_mw"],
@@ -133,8 +133,8 @@ def selection_vs_search(entries: list[dict]) -> list[dict]:
         rows.append({
             "benchmark": name, "seeds": len(es), "baseline": _mean_std(base), "selection": _mean_std(sel),
             "annealed": _mean_std(ann), "reference": ref,
-            "selection_gain_pct": _mean_std([100 * (b - s) / b for b, s in zip(base, sel) if b]),
-            "annealer_gain_pct": _mean_std([100 * (s - a) / s for s, a in zip(sel, ann) if s]),
+            "selection_gain_pct": _mean_std([round(100 * (b - s) / b, 6) for b, s in zip(base, sel) if b]),
+            "annealer_gain_pct": _mean_std([round(100 * (s - a) / s, 6) for s, a in zip(sel, ann) if s]),
             "annealer_improved_runs": sum(a < s - 1e-9 for s, a in zip(sel, ann)),
             "valid_phase1": [e["selection"]["candidates"] for e in es],
         })
@@ -144,6 +144,9 @@ def selection_vs_search(entries: list[dict]) -> list[dict]:
 def selection_markdown(rows: list[dict]) -> str:
     def ms(x: tuple[float, float] | None, digits: int = 4) -> str:
         return "n/a" if x is None else f"{x[0]:.{digits}g} ± {x[1]:.2g}"
+
+    def pct(x: tuple[float, float] | None) -> str:
+        return "n/a" if x is None else f"{x[0]:.1f} ± {x[1]:.1f}"
 
     out = ["", "## Selection vs search", "",
            "Costs on each run's baseline normalisation (lower is better). *baseline*: the first valid Phase-1 "
@@ -156,7 +159,7 @@ def selection_markdown(rows: list[dict]) -> str:
     for r in rows:
         ref = "n/a" if r["reference"] is None else f"{r['reference']:.4g}"
         out.append(f"| {r['benchmark']} | {r['seeds']} | {ms(r['baseline'])} | {ms(r['selection'])} | "
-                   f"{ms(r['annealed'])} | {ref} | {ms(r['selection_gain_pct'], 3)} | {ms(r['annealer_gain_pct'], 3)} | "
+                   f"{ms(r['annealed'])} | {ref} | {pct(r['selection_gain_pct'])} | {pct(r['annealer_gain_pct'])} | "
                    f"{r['annealer_improved_runs']}/{r['seeds']} |")
     ratios = [r["annealed"][0] / r["selection"][0] for r in rows if r["annealed"] and r["selection"] and r["selection"][0]]
     if ratios:
