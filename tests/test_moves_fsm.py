@@ -13,7 +13,7 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.recipe import Recipe
 from hyperheurist.rewrite.prove import prove_equivalent
 from hyperheurist.search.moves.fsm import FsmEncoding
-from hyperheurist.search.moves.verilog import node_text, parse, walk, K
+from hyperheurist.search.moves.verilog import K, node_text, parse, walk
 from hyperheurist.search.state import MoveContext, State
 
 CTX = MoveContext(design=None, flow=None)  # type: ignore[arg-type]

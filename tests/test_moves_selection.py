@@ -40,14 +40,14 @@ def test_non_improving_move_loses_its_share() -> None:
 
 # ---- knobs that do not change the netlist are learnt per RTL and no longer proposed ----------------
 
-from collections import Counter  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from collections import Counter
+from dataclasses import dataclass
 
-from hyperheurist.candidate import Candidate  # noqa: E402
-from hyperheurist.config import Anneal  # noqa: E402
-from hyperheurist.recipe import Recipe  # noqa: E402
-from hyperheurist.search.annealer import INERT_GLOBAL, Annealer  # noqa: E402
-from hyperheurist.search.state import Evaluation, MoveContext, State  # noqa: E402
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import Anneal
+from hyperheurist.recipe import Recipe
+from hyperheurist.search.annealer import INERT_GLOBAL, Annealer
+from hyperheurist.search.state import Evaluation, MoveContext, State
 
 
 def _st(v: int, recipe: Recipe) -> State:

@@ -13,8 +13,17 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.recipe import Recipe
 from hyperheurist.rewrite.prove import prove_equivalent
 from hyperheurist.search.moves import rtl_moves
-from hyperheurist.search.moves.datapath import FactorCommon, ShareAddSub, ShareMuxOperator
-from hyperheurist.search.moves.wordlevel import CancelCompare, DecoderCompare, FoldConstants, SharePartialSum
+from hyperheurist.search.moves.datapath import (
+    FactorCommon,
+    ShareAddSub,
+    ShareMuxOperator,
+)
+from hyperheurist.search.moves.wordlevel import (
+    CancelCompare,
+    DecoderCompare,
+    FoldConstants,
+    SharePartialSum,
+)
 from hyperheurist.search.state import MoveContext, State
 
 CTX = MoveContext(design=None, flow=None)  # type: ignore[arg-type]
@@ -58,8 +67,8 @@ CASES = [
      "(a >= b)"),
     (CancelCompare(), "module t(input [3:0] a, b, c, output y); assign y = (c + a) == (b + c); endmodule",
      None),  # 4-bit context: c + a can wrap, so the rule must refuse (checked below)
-    (SharePartialSum(), "module t(input [3:0] a, b, c, d, output [4:0] y1, output [5:0] y2);\n"
-                        "  assign y1 = a + c + b;\n  assign y2 = b + d + a;\nendmodule",
+    (SharePartialSum(), ("module t(input [3:0] a, b, c, d, output [4:0] y1, output [5:0] y2);\n"
+                         "  assign y1 = a + c + b;\n  assign y2 = b + d + a;\nendmodule"),
      "wire [5:0] hh_sum_a_b"),
 ]
 
@@ -91,8 +100,8 @@ def test_prover_refutes_a_plausible_wrong_rewrite(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", [
     "module t(input s, input signed [3:0] a, b, c, d, output signed [4:0] y); assign y = s ? a + b : c + d; endmodule",
     "module t(input m, input signed [3:0] a, b, output signed [4:0] y); assign y = m ? a - b : a + b; endmodule",
-    "module t(input s, input [3:0] a, output [4:0] y); integer b, c; always @* begin b = -3; c = 2; end\n"
-    "  assign y = s ? a + b : a + c; endmodule",
+    ("module t(input s, input [3:0] a, output [4:0] y); integer b, c; always @* begin b = -3; c = 2; end\n"
+     "  assign y = s ? a + b : a + c; endmodule"),
 ])
 def test_signed_modules_are_left_alone(text: str) -> None:
     assert all(_apply(m, text) is None for m in (ShareMuxOperator(), ShareAddSub(), FactorCommon(), FoldConstants()))
@@ -111,7 +120,7 @@ def test_rules_are_in_the_default_rtl_moves() -> None:
 
 # ---- loops: conditional increments and 32-bit integer accumulators ----------------------------------
 
-from hyperheurist.search.moves.accumulators import CondIncrementToAdd, NarrowAccumulator  # noqa: E402
+from hyperheurist.search.moves.accumulators import CondIncrementToAdd, NarrowAccumulator
 
 POP = """module t(input [4:0] x, output [2:0] n);
   integer i, cnt;
@@ -155,7 +164,7 @@ def test_cond_increment_needs_a_single_bit_condition() -> None:
 
 # ---- |a - b| with one subtractor ---------------------------------------------------------------------
 
-from hyperheurist.search.moves.absdiff import SharedAbsDiff  # noqa: E402
+from hyperheurist.search.moves.absdiff import SharedAbsDiff
 
 ABS = "module t(input [3:0] a, input [2:0] b, output [3:0] y);\n  assign y = (a > b) ? a - b : b - a;\nendmodule\n"
 

@@ -24,9 +24,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from hyperheurist.candidate import Candidate  # noqa: E402
-from hyperheurist.config import DesignConfig, load_design  # noqa: E402
-from hyperheurist.jsonio import read_json, read_jsonl, write_json  # noqa: E402
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import DesignConfig, load_design
+from hyperheurist.jsonio import read_json, read_jsonl, write_json
 
 SUITE = REPO / "benchmarks" / "qor"
 REACH_TOL = 0.01  # hh "reaches" the hand version when its best cost is within 1% of the hand cost
@@ -95,9 +95,9 @@ def accepted_rtl(run_dir: Path) -> list[str]:
     """Digests of the RTL the run accepted (steps whose proposal changed the RTL), in order."""
     out: list[str] = []
     for r in read_jsonl(run_dir / "journal.jsonl"):
-        if r.get("type") == "step" and r.get("accepted") and r.get("proposal_digest") != r.get("parent_digest"):
-            if r["proposal_digest"] not in out:
-                out.append(r["proposal_digest"])
+        if (r.get("type") == "step" and r.get("accepted") and r.get("proposal_digest") != r.get("parent_digest")
+                and r["proposal_digest"] not in out):
+            out.append(r["proposal_digest"])
     return out
 
 
@@ -115,7 +115,7 @@ def run_hh(design_yaml: Path, out: Path, iterations: int | None, timeout_s: floa
     if iterations is not None:
         argv += ["--iterations", str(iterations)]
     env = {**os.environ, "HH_CACHE_DIR": str(out / "cache")}
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL, env=env)
+    proc = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL, env=env)
     runs = sorted((out / "runs" / load_design(design_yaml).name).glob("*"), key=lambda p: p.stat().st_mtime)
     done = [r for r in runs if (r / "summary.json").is_file()]
     if proc.returncode != 0 or not done:
@@ -178,8 +178,8 @@ def via(row: dict) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| pair | class | start A/D/P/cost | hand | hh best | reached | hh best via | RTL changes accepted (proven) "
-             "| distinct netlists |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [("| pair | class | start A/D/P/cost | hand | hh best | reached | hh best via | RTL changes accepted (proven) "
+              "| distinct netlists |"), "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         acc = r.get("accepted_rtl") or []
         d = r.get("distinct") or {}

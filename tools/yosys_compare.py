@@ -26,16 +26,16 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from hyperheurist.candidate import Candidate  # noqa: E402
-from hyperheurist.config import DesignConfig, load_design  # noqa: E402
-from hyperheurist.errors import ToolError  # noqa: E402
-from hyperheurist.jsonio import write_json  # noqa: E402
-from hyperheurist.ppa.liberty import read_liberty  # noqa: E402
-from hyperheurist.ppa.netlist import histogram, read_netlist  # noqa: E402
-from hyperheurist.ppa.sta import run_sta  # noqa: E402
-from hyperheurist.ppa.synth import NETLIST, build_script, write_sources  # noqa: E402
-from hyperheurist.recipe import load_flow  # noqa: E402
-from hyperheurist.runner import run_tool  # noqa: E402
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import DesignConfig, load_design
+from hyperheurist.errors import ToolError
+from hyperheurist.jsonio import write_json
+from hyperheurist.ppa.liberty import read_liberty
+from hyperheurist.ppa.netlist import histogram, read_netlist
+from hyperheurist.ppa.sta import run_sta
+from hyperheurist.ppa.synth import NETLIST, build_script, write_sources
+from hyperheurist.recipe import load_flow
+from hyperheurist.runner import run_tool
 
 VENV = REPO / "runs" / ".pyosys"
 PYOSYS = "0.70"

@@ -14,7 +14,7 @@ import hashlib
 import re
 from pathlib import Path
 
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _AUTO = re.compile(r"(?<![\w$\\])_\d+_(?![\w$])")
 
 

@@ -169,8 +169,9 @@ class Annealer:
         self._memo_before: set[str] = set()
         self.pareto = ParetoArchive()
         for s, e in starts:
-            if _netlist(e) is not None:
-                self.netlists.setdefault(s.candidate.digest, set()).add(_netlist(e))
+            start_net = _netlist(e)
+            if start_net is not None:
+                self.netlists.setdefault(s.candidate.digest, set()).add(start_net)
             self.memo.setdefault(s.key, e)
             self.pareto.add(s, e)
         self.chains = [Chain(i, random.Random(master.getrandbits(64)), valid[i % len(valid)],

@@ -15,7 +15,7 @@ import re
 from ..state import MoveContext
 from .datapath import unparen
 from .rtl import RtlMove, line_span
-from .verilog import K, Edit, node_text, walk
+from .verilog import Edit, K, walk
 from .wordlevel import assignment_of, fixed_widths, widths
 
 GREATER = {K.GreaterThanExpression, K.GreaterThanEqualExpression}

@@ -18,7 +18,7 @@ from ..state import MoveContext
 from .arith import literal
 from .datapath import unparen
 from .rtl import RtlMove
-from .verilog import K, Edit, modules, node_text, nodes, walk
+from .verilog import Edit, K, modules, node_text, nodes, walk
 from .wordlevel import widths
 
 ASSIGN = (K.AssignmentExpression, K.NonblockingAssignmentExpression)

@@ -19,12 +19,13 @@ that is never reset is not matched (a constant assignment is required).
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from ..state import MoveContext
 from .arith import literal
 from .datapath import unparen, unsigned_only
 from .rtl import RtlMove
-from .verilog import K, Edit, modules, nodes, walk
+from .verilog import Edit, K, modules, nodes, walk
 
 ASSIGN = (K.NonblockingAssignmentExpression, K.AssignmentExpression)
 # uses in which a narrower register reads as the same value (context-determined or value-only)
@@ -40,9 +41,9 @@ def _value_uses_only(mod, name: str) -> bool:
     for n in walk(mod):
         if n.kind == K.IdentifierSelectName and n.identifier.valueText == name:
             return False
-        if n.kind == K.IdentifierName and n.identifier.valueText == name:
-            if n.parent is None or n.parent.kind not in VALUE_USES:
-                return False
+        if n.kind == K.IdentifierName and n.identifier.valueText == name and (
+                n.parent is None or n.parent.kind not in VALUE_USES):
+            return False
     return True
 
 
@@ -122,7 +123,7 @@ def counter_limit(mod, name: str) -> int | None:
     return limit
 
 
-def counters(mod, text: str) -> list[tuple[object, str, int, int]]:
+def counters(mod, text: str) -> list[tuple[Any, str, int, int]]:
     """(dimension, name, declared width, K) for the internal (non-port) counters of a module."""
     ports = {d.name.valueText for n in walk(mod.header) for d in walk(n) if d.kind == K.Declarator}
     ports |= {n.identifier.valueText for n in walk(mod.header) if n.kind == K.IdentifierName}

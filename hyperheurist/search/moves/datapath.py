@@ -25,7 +25,7 @@ import re
 from ..state import MoveContext
 from .arith import in_logic
 from .rtl import RtlMove
-from .verilog import K, Edit, node_text, walk
+from .verilog import Edit, K, node_text, walk
 
 SHAREABLE = {
     K.AddExpression: "+", K.SubtractExpression: "-", K.MultiplyExpression: "*",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from pyslang import ast
 
@@ -29,7 +29,7 @@ from ..state import MoveContext
 from .arith import in_logic, literal
 from .datapath import paren, unparen, unsigned_only
 from .rtl import RtlMove, line_span
-from .verilog import K, Edit, modules, node_text, overridable_parameters, walk
+from .verilog import Edit, K, modules, node_text, overridable_parameters, walk
 
 SIMPLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RELATIONS = {K.LessThanExpression, K.LessThanEqualExpression, K.GreaterThanExpression,
@@ -127,8 +127,9 @@ class FoldConstants(RtlMove):
                 continue
             if len(lits) == 1 and (consts[-1][1] is not None or lits[0][1][0] == 0):
                 continue  # one constant, already last, or a lone zero that sizes the sum: nothing to fold
-            texts = [node_text(t, text) for _, t in others]
-            if any(t is None for t in texts):
+            maybe = [node_text(t, text) for _, t in others]
+            texts = [t for t in maybe if t is not None]
+            if len(texts) != len(maybe):
                 continue
             total = sum(sg * lit[0] for sg, lit in lits)
             size = max(int(lit[1].split("'")[0] or 32) for _, lit in lits)
@@ -172,25 +173,27 @@ class CancelCompare(RtlMove):
             if l.kind != K.AddExpression or r.kind != K.AddExpression:
                 continue
             w = widths(tree) if w is None else w
-            lt = [(x, node_text(x, text)) for x in (l.left, l.right)]
-            rt = [(x, node_text(x, text)) for x in (r.left, r.right)]
-            if any(t is None for _, t in lt + rt):
+            lt = [(x, node_text(x, text) or "") for x in (l.left, l.right)]
+            rt = [(x, node_text(x, text) or "") for x in (r.left, r.right)]
+            if any(not t.strip() for _, t in lt + rt):
                 continue
             pick = next(((i, j) for i in (0, 1) for j in (0, 1) if lt[i][1].strip() == rt[j][1].strip()), None)
             if pick is None:
                 continue
             k, x, y = lt[pick[0]][0], lt[1 - pick[0]][0], rt[1 - pick[1]][0]
-            vals = [_max_value(v, w) for v in (k, x, y)]
-            if any(v is None for v in vals):
+            mk, mx, my = (_max_value(v, w) for v in (k, x, y))
+            if mk is None or mx is None or my is None:
                 continue
-            (kv, kw), (xv, xw), (yv, yw) = vals
+            (kv, kw), (xv, xw), (yv, yw) = mk, mx, my
             width = max(kw, xw, yw)
             if xv + kv >= 1 << width or yv + kv >= 1 << width:
                 continue  # a sum can wrap: the offset does not cancel
             op = text[n.operatorToken.location.offset:n.operatorToken.location.offset + len(n.operatorToken.rawText)]
             rg = n.sourceRange
-            out.append([Edit(rg.start.offset, rg.end.offset,
-                             f"({paren(node_text(x, text))} {op} {paren(node_text(y, text))})")])
+            xs, ys = node_text(x, text), node_text(y, text)
+            if xs is None or ys is None:
+                continue
+            out.append([Edit(rg.start.offset, rg.end.offset, f"({paren(xs)} {op} {paren(ys)})")])
         return out
 
 
@@ -212,11 +215,10 @@ class SharePartialSum(RtlMove):
                 if unparen(a.right).kind != K.AddExpression or unparen(a.left).kind != K.IdentifierName:
                     continue
                 terms = list(_terms(a.right))
-                names = [node_text(t, text) for _, t in terms]
-                if len(terms) < 3 or any(sg < 0 for sg, _ in terms) or any(
-                        t is None or not SIMPLE.match(t.strip()) for t in names):
+                names = [(node_text(t, text) or "").strip() for _, t in terms]
+                if len(terms) < 3 or any(sg < 0 for sg, _ in terms) or not all(SIMPLE.match(t) for t in names):
                     continue
-                sums.append((n, a, [t.strip() for t in names]))
+                sums.append((n, a, names))
         out = []
         w = None
         for i in range(len(sums)):
