@@ -19,13 +19,13 @@ from pathlib import Path
 
 import click
 
-from .sandbox import enforce as enforce_sandbox
 from .candidate import Candidate
 from .config import load_design
 from .errors import EXIT_INVALID, EXIT_OK, InputError
 from .journal import records_of
 from .jsonio import dumps, read_json
 from .rundir import RunDir
+from .sandbox import enforce as enforce_sandbox
 
 METRIC_KEYS = ("area_um2", "cells", "delay_ns", "power_mw")
 REL_TOL = 1e-6

@@ -19,7 +19,7 @@ HH = [sys.executable, "-m", "hyperheurist"]
 
 
 def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, check=False,
                           env={**os.environ, **(env or {})})
 
 

@@ -41,7 +41,7 @@ def small_design(root: Path, iterations: int = 8, both_valid: bool = False) -> P
 def run_once(design: Path, out: Path, cache: Path, *extra: str, env: dict | None = None) -> Path:
     env = {**os.environ, "HH_CACHE_DIR": str(cache), **(env or {})}
     res = subprocess.run([*HH, "run", str(design), "--out", str(out), "--quiet", "--no-report", *extra],
-                         capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL, env=env)
+                         capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL, env=env, check=False)
     assert res.returncode == 0, res.stderr
     (run,) = [p for p in out.glob("*/*") if p.is_dir()]
     return run
@@ -49,7 +49,8 @@ def run_once(design: Path, out: Path, cache: Path, *extra: str, env: dict | None
 
 def resume(run: Path, cache: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run([*HH, "run", "--resume", str(run), "--quiet", "--no-report", *extra], capture_output=True,
-                          text=True, timeout=1800, stdin=subprocess.DEVNULL, env={**os.environ, "HH_CACHE_DIR": str(cache)})
+                          text=True, timeout=1800, stdin=subprocess.DEVNULL, env={**os.environ, "HH_CACHE_DIR": str(cache)},
+                          check=False)
 
 
 def stable_metrics(metrics: dict | None) -> dict | None:

@@ -149,12 +149,12 @@ def selection_markdown(rows: list[dict]) -> str:
         return "n/a" if x is None else f"{x[0]:.1f} ± {x[1]:.1f}"
 
     out = ["", "## Selection vs search", "",
-           "Costs on each run's baseline normalisation (lower is better). *baseline*: the first valid Phase-1 "
-           "candidate; *selection*: the best valid Phase-1 candidate at the default recipe (choosing among "
-           "seeds, no search; the annealer starts from it); *annealed*: the search's best; *annealer gain*: "
-           "annealed vs selection, the annealer's own contribution.", "",
-           "| benchmark | seeds | baseline cost | selection cost | annealed cost | reference cost | selection gain % "
-           "| annealer gain % | runs the annealer improved |",
+           ("Costs on each run's baseline normalisation (lower is better). *baseline*: the first valid Phase-1 "
+            "candidate; *selection*: the best valid Phase-1 candidate at the default recipe (choosing among "
+            "seeds, no search; the annealer starts from it); *annealed*: the search's best; *annealer gain*: "
+            "annealed vs selection, the annealer's own contribution."), "",
+           ("| benchmark | seeds | baseline cost | selection cost | annealed cost | reference cost | selection gain % "
+            "| annealer gain % | runs the annealer improved |"),
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         ref = "n/a" if r["reference"] is None else f"{r['reference']:.4g}"
@@ -166,8 +166,8 @@ def selection_markdown(rows: list[dict]) -> str:
         g = 1.0
         for x in ratios:
             g *= x
-        out += ["", f"Geometric mean of annealed/selection cost: {g ** (1 / len(ratios)):.4f} over {len(ratios)} "
-                    "benchmark(s) (below 1: the search improves on the best Phase-1 seed)."]
+        out += ["", (f"Geometric mean of annealed/selection cost: {g ** (1 / len(ratios)):.4f} over {len(ratios)} "
+                     "benchmark(s) (below 1: the search improves on the best Phase-1 seed).")]
     return "\n".join(out) + "\n"
 
 
