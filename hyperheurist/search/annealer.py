@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -28,7 +29,7 @@ MAX_ATTEMPTS = 12  # moves tried per chain and iteration before the chain sits t
 # automatic T0: uphill deltas gathered until this many are seen, or this many iterations passed with one
 CALIBRATION_SAMPLES = 6
 CALIBRATION_ITERATIONS = 4
-INERT_GLOBAL = 2  # a recipe knob that left the netlist unchanged this often, and never changed it, is skipped
+INERT_GLOBAL = 2  # a knob=value change that left the netlist unchanged this often, never changing it, is skipped
 
 
 def acceptance_probability(delta: float, temperature: float | None) -> float:
@@ -43,20 +44,23 @@ def acceptance_probability(delta: float, temperature: float | None) -> float:
 
 
 def initial_temperature(uphill: Sequence[float]) -> float | None:
-    """T0 at which the median uphill delta is accepted with probability 0.5; None without samples.
-    The median, not the mean: one proposal that misses the clock (a huge delta under the constrained
-    objective) must not make the whole run a random walk."""
+    """T0 accepting the median uphill delta with probability 0.5 (None without samples); the median, so
+    one huge delta (a clock miss under the constrained objective) does not make the run a random walk."""
     ups = sorted(d for d in uphill if d > 0 and math.isfinite(d))
     if not ups:
         return None
-    mid = len(ups) // 2
-    median = ups[mid] if len(ups) % 2 else (ups[mid - 1] + ups[mid]) / 2
-    return median / math.log(2.0)
+    return statistics.median(ups) / math.log(2.0)
 
 
 def _netlist(ev: Evaluation) -> str | None:
     """The structural digest of the mapped netlist an evaluation measured (ppa/nethash.py), if known."""
     return ((ev.metrics or {}).get("details") or {}).get("netlist_digest")
+
+
+def _change(old: State, new: State) -> str:
+    """``knob=value`` for the recipe knobs ``new`` changes (one value may matter where another does not)."""
+    a, b = old.recipe.to_dict(), new.recipe.to_dict()
+    return ",".join(f"{k}={b[k]}" for k in sorted(b) if a.get(k) != b[k])
 
 
 def usable(ev: Evaluation) -> bool:
@@ -158,19 +162,16 @@ class Annealer:
         self.selector = AdaptiveSelector([m.name for m in moves])
         self.stats = {m.name: MoveStats() for m in moves}
         self.memo: dict[str, Evaluation] = {}
-        # (RTL digest, recipe move) pairs whose proposal left the mapped netlist unchanged: that knob does
-        # not matter for that RTL, so proposing it again would only re-synthesise a netlist already seen
+        # (RTL digest, knob=value) changes that left the mapped netlist unchanged (re-proposing = re-synthesis)
         self.inert: set[tuple[str, str]] = set()
         self.netlists: dict[str, set[str]] = {}  # RTL digest -> mapped netlists seen for it
-        # per recipe move, how often it left the netlist unchanged / changed it (over all RTL): a knob that
-        # never changed anything on INERT_GLOBAL designs is taken to be inert for this design
+        # per knob=value change, how often it left the netlist unchanged / changed it (over all RTL)
         self.knob_inert: dict[str, int] = {}
         self.knob_live: dict[str, int] = {}
         self._memo_before: set[str] = set()
         self.pareto = ParetoArchive()
         for s, e in starts:
-            start_net = _netlist(e)
-            if start_net is not None:
+            if (start_net := _netlist(e)) is not None:
                 self.netlists.setdefault(s.candidate.digest, set()).add(start_net)
             self.memo.setdefault(s.key, e)
             self.pareto.add(s, e)
@@ -199,7 +200,8 @@ class Annealer:
                 break
             tried.append(name)
             new = self.moves[name].propose(state, ctx, chain.rng)
-            if new is not None and self._inert(state.candidate.digest, name):
+            if new is not None and self.moves[name].kind == "recipe" and self._inert(state.candidate.digest,
+                                                                                      _change(state, new)):
                 self.counters["inert_skips"] += 1
                 new = None
             if new is None or new.key == state.key:
@@ -249,11 +251,10 @@ class Annealer:
             for c in self.chains:
                 c.temperature = self.t0
 
-    def _inert(self, rtl: str, move: str) -> bool:
-        """This recipe move left this RTL's netlist unchanged, or never changed any netlist so far."""
-        if (rtl, move) in self.inert:
-            return True
-        return self.knob_inert.get(move, 0) >= INERT_GLOBAL and not self.knob_live.get(move, 0)
+    def _inert(self, rtl: str, change: str) -> bool:
+        """This knob change left this RTL's netlist unchanged, or never changed any netlist so far."""
+        glob = self.knob_inert.get(change, 0) >= INERT_GLOBAL and not self.knob_live.get(change, 0)
+        return (rtl, change) in self.inert or glob
 
     # -- accepting ---------------------------------------------------------------------------
     def _step(self, p: _Proposal) -> dict:
@@ -288,14 +289,15 @@ class Annealer:
                 st.valid += 1
                 delta = ev.cost - parent_ev.cost
                 net, rtl = _netlist(ev), parent.candidate.digest
-                # a recipe change that maps this RTL to a netlist already seen adds nothing: moving there
-                # (at equal or higher cost) would only make later proposals re-synthesise known netlists
+                # a recipe change mapping this RTL to a netlist already seen: moving there at equal or higher
+                # cost would only make later proposals re-synthesise known netlists
                 repeat = self.moves[p.move].kind == "recipe" and net is not None and net in self.netlists.get(rtl, ())
+                change = _change(parent, p.state)
                 if repeat and net == _netlist(parent_ev):
-                    self.inert.add((rtl, p.move))
+                    self.inert.add((rtl, change))
                 if self.moves[p.move].kind == "recipe" and net is not None:
                     counts = self.knob_inert if net == _netlist(parent_ev) else self.knob_live
-                    counts[p.move] = counts.get(p.move, 0) + 1
+                    counts[change] = counts.get(change, 0) + 1
                 prob = acceptance_probability(delta, temperature)
                 accept = (delta < 0 or not repeat) and (delta <= 0 or chain.rng.random() < prob)
                 if net is not None:
