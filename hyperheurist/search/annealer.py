@@ -29,7 +29,7 @@ MAX_ATTEMPTS = 12  # moves tried per chain and iteration before the chain sits t
 # automatic T0: uphill deltas gathered until this many are seen, or this many iterations passed with one
 CALIBRATION_SAMPLES = 6
 CALIBRATION_ITERATIONS = 4
-INERT_GLOBAL = 2  # a knob=value change that left the netlist unchanged this often, never changing it, is skipped
+INERT_GLOBAL = 2  # a knob whose changes left the netlist unchanged this often, and never changed it, is skipped
 
 
 def acceptance_probability(delta: float, temperature: float | None) -> float:
@@ -52,8 +52,7 @@ def initial_temperature(uphill: Sequence[float]) -> float | None:
     return statistics.median(ups) / math.log(2.0)
 
 
-def _netlist(ev: Evaluation) -> str | None:
-    """The structural digest of the mapped netlist an evaluation measured (ppa/nethash.py), if known."""
+def _netlist(ev: Evaluation) -> str | None:  # the mapped netlist's structural digest (ppa/nethash.py)
     return ((ev.metrics or {}).get("details") or {}).get("netlist_digest")
 
 
@@ -61,6 +60,10 @@ def _change(old: State, new: State) -> str:
     """``knob=value`` for the recipe knobs ``new`` changes (one value may matter where another does not)."""
     a, b = old.recipe.to_dict(), new.recipe.to_dict()
     return ",".join(f"{k}={b[k]}" for k in sorted(b) if a.get(k) != b[k])
+
+
+def _knobs(change: str) -> str:  # "fsm_encoding=binary" -> "fsm_encoding"
+    return ",".join(kv.split("=", 1)[0] for kv in change.split(","))
 
 
 def usable(ev: Evaluation) -> bool:
@@ -165,7 +168,7 @@ class Annealer:
         # (RTL digest, knob=value) changes that left the mapped netlist unchanged (re-proposing = re-synthesis)
         self.inert: set[tuple[str, str]] = set()
         self.netlists: dict[str, set[str]] = {}  # RTL digest -> mapped netlists seen for it
-        # per knob=value change, how often it left the netlist unchanged / changed it (over all RTL)
+        # per knob, how often a change of it left the netlist unchanged / changed it (over all RTL)
         self.knob_inert: dict[str, int] = {}
         self.knob_live: dict[str, int] = {}
         self._memo_before: set[str] = set()
@@ -232,10 +235,8 @@ class Annealer:
         self.counters["evaluations"] += len(batch)
 
     def _calibrate(self, proposals: list[_Proposal]) -> None:
-        """Automatic T0 per design from the observed uphill deltas: CALIBRATION_SAMPLES of them, or
-        what CALIBRATION_ITERATIONS iterations showed (one iteration of two chains gives one or two
-        samples, too few: T0 then ranged 0.02-1.7 across designs). Until T0 is fixed the chains
-        descend greedily: downhill moves are always accepted, uphill and invalid ones never."""
+        """Automatic T0 from CALIBRATION_SAMPLES uphill deltas, or what CALIBRATION_ITERATIONS showed (one
+        iteration's 1-2 samples were too few). Until then chains descend greedily (uphill never accepted)."""
         if self.t0 is not None:
             return
         for p in proposals:
@@ -252,9 +253,10 @@ class Annealer:
                 c.temperature = self.t0
 
     def _inert(self, rtl: str, change: str) -> bool:
-        """This knob change left this RTL's netlist unchanged, or never changed any netlist so far."""
-        glob = self.knob_inert.get(change, 0) >= INERT_GLOBAL and not self.knob_live.get(change, 0)
-        return (rtl, change) in self.inert or glob
+        """This knob=value change left this RTL's netlist unchanged, or its knob never changed one so far."""
+        k = _knobs(change)
+        return (rtl, change) in self.inert or (
+            self.knob_inert.get(k, 0) >= INERT_GLOBAL and not self.knob_live.get(k, 0))
 
     # -- accepting ---------------------------------------------------------------------------
     def _step(self, p: _Proposal) -> dict:
@@ -289,24 +291,22 @@ class Annealer:
                 st.valid += 1
                 delta = ev.cost - parent_ev.cost
                 net, rtl = _netlist(ev), parent.candidate.digest
-                # a recipe change mapping this RTL to a netlist already seen: moving there at equal or higher
-                # cost would only make later proposals re-synthesise known netlists
+                # recipe change to a netlist seen for this RTL: moving there at no gain re-synthesises known ones
                 repeat = self.moves[p.move].kind == "recipe" and net is not None and net in self.netlists.get(rtl, ())
                 change = _change(parent, p.state)
                 if repeat and net == _netlist(parent_ev):
                     self.inert.add((rtl, change))
                 if self.moves[p.move].kind == "recipe" and net is not None:
                     counts = self.knob_inert if net == _netlist(parent_ev) else self.knob_live
-                    counts[change] = counts.get(change, 0) + 1
+                    counts[_knobs(change)] = counts.get(_knobs(change), 0) + 1
                 prob = acceptance_probability(delta, temperature)
                 accept = (delta < 0 or not repeat) and (delta <= 0 or chain.rng.random() < prob)
                 if net is not None:
                     self.netlists.setdefault(p.state.candidate.digest, set()).add(net)
                 improved = ev.cost < chain.best[1].cost
                 r = reward(True, parent_ev.cost, ev.cost, improved)
-                rec.update(verdict="accepted" if accept else ("rejected:known-netlist" if repeat and delta >= 0
-                                                                       else "rejected"),
-                           accepted=accept, delta=delta, probability=prob)
+                no = "rejected:known-netlist" if repeat and delta >= 0 else "rejected"
+                rec.update(verdict="accepted" if accept else no, accepted=accept, delta=delta, probability=prob)
                 if accept:
                     chain.current = (p.state, ev)
                     st.accepted += 1
