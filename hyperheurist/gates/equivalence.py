@@ -15,7 +15,7 @@ import re
 import time
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ToolError
 from ..formal import abc
 from ..formal.cex import Frames, abc_frames, aiger_inputs, hexv, sat_frames
 from ..formal.inits import tie_inits
@@ -221,8 +221,14 @@ def check_equivalence(ctx: GateContext, stage: Path) -> GateResult:
         tied, _pairs = tie_inits((stage / FLAT_IL).read_text(encoding="utf-8", errors="replace"))
         (stage / TIED_IL).write_text(tied, encoding="utf-8")
         (stage / "hh_aiger.ys").write_text(aiger_script(), encoding="utf-8")
-        aig = run(ctx, ["yosys", "-q", "-s", "hh_aiger.ys"], name="yosys-aiger", stage=stage)
-        if not aig.ok:
+        crash = ""
+        try:
+            aig = run(ctx, ["yosys", "-q", "-s", "hh_aiger.ys"], name="yosys-aiger", stage=stage)
+        except ToolError as exc:  # Yosys 0.23 can crash converting odd netlists: the SAT engine reads the RTLIL
+            aig, crash = None, str(exc).split(";")[0]
+        if aig is None:
+            v = check.with_sat(f"no AIGER: {crash}")
+        elif not aig.ok:
             v = check.with_sat(f"no AIGER: {_yosys_error(aig)}")
         else:
             v = check.with_abc()
