@@ -218,6 +218,7 @@ def main() -> int:
     if not benches:
         print("no benchmarks/*/reference.v found", file=sys.stderr)
         return 2
+    args.work = args.work.resolve()  # the gates need absolute work folders
     shutil.rmtree(args.work, ignore_errors=True)
     t0 = time.monotonic()
     rows: dict[str, list[dict]] = {}
