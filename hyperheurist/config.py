@@ -65,12 +65,12 @@ def _resolve_file(value: Any, info: ValidationInfo, must_exist: bool = True) -> 
     given, p = p, p.resolve()
     if must_exist and not _is_file(p):
         raise ValueError(f"file not found: {p}")
-    return p
-
     if _is_file(p):
         problem = input_problem(given, _base(info))  # no /proc, devices, or links out of the design folder
         if problem:
             raise ValueError(problem)
+    return p
+
 
 class Reset(Model):
     name: str
@@ -191,7 +191,6 @@ class Verification(Model):
             raise ValueError(problem)
         _check_sources([str(p)], p.parent)
         return p
-
 
     @field_validator("test_dir", mode="before")
     @classmethod
@@ -414,11 +413,11 @@ class Limits(Model):
     # every external tool in the bubblewrap sandbox (sandbox.py); "off" is an explicit, warned-about choice
     sandbox: Literal["required", "off"] = "required"
 
-
     @field_validator("sandbox", mode="before")
     @classmethod
     def _sandbox(cls, v: Any) -> Any:
         return {False: "off", True: "required"}.get(v, v) if isinstance(v, bool) else v  # YAML reads `off` as false
+
 
 def _absolute_entry(entry: str, base: Path) -> str:
     flag, rest = ("-f ", entry.strip()[3:].strip()) if entry.strip().startswith(("-f ", "-F ")) else ("", entry.strip())
@@ -509,10 +508,9 @@ class DesignConfig(Model):
     def _name(cls, v: str) -> str:
         if not re.match(r"^[A-Za-z0-9_.-]+$", v):
             raise ValueError(f"use letters, digits, _ . - only: {v!r}")
+        if v.startswith("."):  # "." and ".." would put the run outside --out; ".x" hides it
+            raise ValueError(f"must not start with a dot: {v!r}")
         return v
-
-    def spec_text(self) -> str:
-        return self.spec.read_text(encoding="utf-8", errors="replace")
 
     @model_validator(mode="after")
     def _seed_inputs(self, info: ValidationInfo) -> "DesignConfig":
@@ -527,6 +525,9 @@ class DesignConfig(Model):
             if problem:
                 raise ValueError(f"generation.seeds: {problem}")
         return self
+
+    def spec_text(self) -> str:
+        return self.spec.read_text(encoding="utf-8", errors="replace")
 
     def resolved_yaml(self) -> str:
         data = self.model_dump(mode="json", exclude={"source", "base_dir"})

@@ -56,7 +56,7 @@ class Recipe:
 
 @dataclass(frozen=True)
 class FlowPreset:
-    """A flow preset from ``flows/<name>.yaml``: the default recipe and the space moves explore."""
+    """A flow preset from ``hyperheurist/flows/<name>.yaml``: the default recipe and the space moves explore."""
 
     name: str
     description: str
