@@ -92,5 +92,5 @@ def test_every_source_compiles_with_icarus(name: str, tmp_path: Path) -> None:
     d = _design(name)
     for f in [d.verification.reference, *d.generation.seed_files()]:
         res = run_tool(["iverilog", "-g2012", "-s", d.top, "-o", str(tmp_path / f"{f.stem}.vvp"), str(f)],
-                       name=f"iverilog-{f.stem}", log_dir=tmp_path, timeout_s=30)
+                       name=f"iverilog-{f.stem}", log_dir=tmp_path, timeout_s=30, readable=[f.parent])
         assert res.ok, f"{f.name}: {res.describe()}: {res.tail(5)}"

@@ -35,6 +35,8 @@ class Proof:
     message: str
 
 
+PROVE_MEM_MB = 4096  # a rule's proof runs on small widths: this is a backstop, not a budget
+
 def _script(top_a: str, top_b: str, depth: int | None, reset: tuple[str, int] | None, timeout_s: float) -> str:
     lines = ["read_verilog -sv gold.v", f"rename {top_a} hh_gold",
              "read_verilog -sv gate.v", f"rename {top_b} hh_gate",
@@ -60,14 +62,14 @@ def _cec_script(top_a: str, top_b: str) -> str:
 def _prove_cec(workdir: Path, top_a: str, top_b: str, timeout_s: float) -> Proof:
     (workdir / "miter.ys").write_text(_cec_script(top_a, top_b), encoding="utf-8")
     res = run_tool(["yosys", "-q", "-l", "miter.log", "-s", "miter.ys"], name="yosys-miter", log_dir=workdir,
-                   timeout_s=timeout_s, cwd=workdir)
+                   timeout_s=timeout_s, cwd=workdir, mem_mb=PROVE_MEM_MB)
     log = workdir / "miter.log"
     if not res.ok or not (workdir / "miter.aig").is_file():
         text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else res.stderr
         err = next((ln.strip() for ln in text.splitlines() if "ERROR" in ln), res.describe())
         return Proof(False, False, "abc &cec", log, f"yosys failed: {err}")
     res = run_tool(["yosys-abc", "-c", "read_aiger miter.aig; &get; &cec -m"], name="abc-cec", log_dir=workdir,
-                   timeout_s=timeout_s, cwd=workdir)
+                   timeout_s=timeout_s, cwd=workdir, mem_mb=PROVE_MEM_MB)
     out = res.stdout + res.stderr
     (workdir / "cec.log").write_text(out, encoding="utf-8")
     if res.ok and "Networks are equivalent" in out:
@@ -100,7 +102,7 @@ def prove_equivalent(gold: str, top_a: str, gate: str, top_b: str, workdir: Path
         raise ValueError(f"unknown engine {engine!r}")
     (workdir / "prove.ys").write_text(_script(top_a, top_b, depth, reset, timeout_s), encoding="utf-8")
     res = run_tool(["yosys", "-q", "-l", "prove.log", "-s", "prove.ys"], name="yosys-prove", log_dir=workdir,
-                   timeout_s=timeout_s + 60, cwd=workdir)
+                   timeout_s=timeout_s + 60, cwd=workdir, mem_mb=PROVE_MEM_MB)
     log = workdir / "prove.log"
     text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else res.stdout + res.stderr
     method = "sat -enable_undef" + (f" -seq {depth}" if depth is not None else "")
