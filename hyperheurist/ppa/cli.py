@@ -66,6 +66,9 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...]
     notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
     if notice:
         click.echo(notice, err=True)
+    from ..flow import preflight
+
+    preflight(design)  # an unreadable or malformed liberty is a configuration error (exit 2), as in hh run
     cand = load_candidate(design, rtl_files, filelists, origin="ppa")
     vetted = check_safety(cand, design.limits)  # untrusted RTL: nothing reads what the gate refuses
     if not vetted.passed:

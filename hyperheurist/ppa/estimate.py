@@ -80,6 +80,11 @@ def canonical(cand: Candidate, design: DesignConfig, workdir: Path) -> Candidate
                            max_bytes=lim.max_file_bytes * lim.max_files)
     except PreprocessError as exc:
         raise SynthesisRejected(f"the design does not preprocess: {exc}") from None
+    from ..gates.preprocess import scan_canonical
+
+    problem = scan_canonical(cand, canon)  # what the safety gate refuses is never handed to a tool
+    if problem:
+        raise SynthesisRejected(f"safety gate, after preprocessing: {problem}")
     return canonical_candidate(cand, canon)
 
 

@@ -24,6 +24,7 @@ from ..config import DesignConfig
 from ..errors import ToolError
 from ..runner import run_tool
 from .liberty import Liberty
+from .synth import SynthesisRejected
 
 OUTPUT_LOAD_FANOUT = 4.0
 _MARK = "HH_SECTION"
@@ -43,6 +44,8 @@ class StaResult:
     wall_s: float
     details: dict = field(default_factory=dict)
 
+
+UNMAPPED = re.compile(r"module \$_(DLATCH|SR|DLATCHSR|ALDFF)\w* not found")
 
 def _tcl(text: str) -> str:
     """A Tcl word in braces; refuses characters that could escape them."""
@@ -149,7 +152,11 @@ def run_sta(netlist: Path, top: str, design: DesignConfig, lib: Liberty, folder:
     wall = time.monotonic() - t0
     # OpenSTA prints read_verilog/link errors on stderr and later command errors on stdout:
     # the earlier (root-cause) error is the one to report.
+    if res.limited:  # stopped by the design's limits: the design's fault, as in synthesis (exit 1)
+        raise SynthesisRejected(f"OpenSTA stopped on this design: {res.describe()}")
     err = first_error(res.stderr) or first_error(res.stdout)
+    if err is not None and UNMAPPED.search(err):  # a latch or other cell the library cannot map: the design's
+        raise SynthesisRejected(f"the netlist keeps cells the liberty cannot map (a latch?): {err}")
     if err is not None:
         raise ToolError(f"OpenSTA rejected the netlist: {err} (see {folder / 'sta.stdout'})")
     if not res.ok:
