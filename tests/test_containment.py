@@ -329,3 +329,11 @@ def test_an_input_covering_tmp_is_a_config_error(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="private /tmp"):
         Sandbox(writable=(tmp_path,), readable=(Path("/tmp"),)).wrap(["true"], tool_env(), tmp_path)
+
+
+def test_hh_ppa_refuses_what_the_canonical_scan_refuses(tmp_path: Path) -> None:
+    src = tmp_path / "cand.v"
+    src.write_text(MAC + MAC_BODY + FILE_IO["macro_arg"] + "endmodule\n")
+    res = hh("ppa", str(UNTRUSTED), str(src), "--no-cache", "--workdir", str(tmp_path / "wd"))
+    assert res.returncode == 1 and "after preprocessing" in res.stderr and "$fopen" in res.stderr, res.stderr
+    assert_contained(res, tmp_path / "wd")
