@@ -138,7 +138,9 @@ def _trial(i: int, root: Path, total_lines: int) -> dict:
     before = journal_facts(check_json(run, allow_torn_tail=True))
     if rng.random() < 0.5:  # kill the resumed run too, somewhere later
         proc = start("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", jobs)
-        kills.append(_kill_when(proc, out, rng.randrange(max(1, kills[0]), total_lines + 1), rng.choice([0, 0.05])))
+        # the journal also holds start/end records, so the first kill may have come at or past total_lines
+        later = rng.randrange(max(1, kills[0]), max(total_lines + 1, kills[0] + 1))
+        kills.append(_kill_when(proc, out, later, rng.choice([0, 0.05])))
         before2 = journal_facts(check_json(run, allow_torn_tail=True))
         assert all(before2.get(k) == v for k, v in before.items()), "a journaled evaluation was lost or changed"
         before = before2
