@@ -13,15 +13,13 @@ from pathlib import Path
 
 from ..candidate import Candidate
 from ..errors import ConfigError, ToolError
-from ..hdl.canonical import CANONICAL, Canonical, PreprocessError, canonical_candidate, origin_locator, preprocess
+from ..hdl.canonical import CANONICAL, Canonical, PreprocessError, canonical_candidate, origin_locator, preprocess_with
 from .context import GateContext, is_verilog
 from .safety import scan_text
 
 
 def canonicalize(cand: Candidate, folder: Path, ctx: GateContext) -> Canonical:
-    lim = ctx.design.limits
-    return preprocess(cand, folder, timeout_s=ctx.tool_timeout, mem_mb=ctx.mem_mb, sandbox=ctx.sandbox,
-                      max_bytes=lim.max_file_bytes * lim.max_files)
+    return preprocess_with(cand, folder, ctx.design.limits)
 
 
 def scan_canonical(cand: Candidate, canon: Canonical) -> str | None:

@@ -92,6 +92,12 @@ def _remember(key: str, text: str) -> None:
     _CACHE[key] = text
 
 
+def preprocess_with(cand: Candidate, folder: Path, limits) -> Canonical:
+    """``preprocess`` under a design's ``limits`` (one place for the gates and the PPA)."""
+    return preprocess(cand, folder, timeout_s=limits.tool_timeout_s, mem_mb=limits.tool_mem_mb,
+                      sandbox=limits.sandbox, max_bytes=limits.max_file_bytes * limits.max_files)
+
+
 def _limit(cand: Candidate, cap: int) -> int:
     raw = sum(len(t.encode("utf-8", errors="surrogateescape")) for _, t in cand.files)
     return max(1, min(cap, 8 * raw + (1 << 20)))  # macro bombs stop here, at the kernel's file-size cap

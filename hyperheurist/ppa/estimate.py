@@ -70,14 +70,12 @@ def _area(hist: dict[str, int], lib: Liberty) -> dict[str, float]:
 def canonical(cand: Candidate, design: DesignConfig, workdir: Path) -> Candidate:
     """The candidate as the gates simulated it: one preprocessed text (``hdl.canonical``), so a
     `` `ifdef SYNTHESIS `` branch can never give synthesis a design the simulators did not see."""
-    from ..hdl.canonical import PreprocessError, canonical_candidate, preprocess
+    from ..hdl.canonical import PreprocessError, canonical_candidate, preprocess_with
     from .synth import SynthesisRejected
 
-    lim = design.limits
     cand.write(workdir)
     try:
-        canon = preprocess(cand, workdir, timeout_s=lim.tool_timeout_s, mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox,
-                           max_bytes=lim.max_file_bytes * lim.max_files)
+        canon = preprocess_with(cand, workdir, design.limits)
     except PreprocessError as exc:
         raise SynthesisRejected(f"the design does not preprocess: {exc}") from None
     from ..gates.preprocess import scan_canonical
