@@ -28,6 +28,11 @@ sweep-quick: setup
 qor: setup   # the QoR suite: hand-optimised pairs vs hh, every accepted RTL change proven (results/qor.md)
 	$(PY) tools/qor.py $(if $(ITERATIONS),--iterations $(ITERATIONS)) --out results
 
+# ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) on everything; mypy --strict on the package
+lint: setup
+	$(VENV)/bin/ruff check hyperheurist tests tools
+	$(VENV)/bin/mypy
+
 bench: setup
 	$(PY) tools/bench.py
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
 
 
 @dataclass(frozen=True)
@@ -60,10 +60,10 @@ class Candidate:
             out.append(p)
         return out
 
-    def with_sources(self, files: Iterable[tuple[str, str]], *, move: str, origin: str = "mutation") -> "Candidate":
+    def with_sources(self, files: Iterable[tuple[str, str]], *, move: str, origin: str = "mutation") -> Candidate:
         return replace(self, files=tuple(files), parent=self.digest, move=move, origin=origin, label="")
 
-    def with_params(self, params: dict[str, str], *, move: str) -> "Candidate":
+    def with_params(self, params: dict[str, str], *, move: str) -> Candidate:
         return replace(self, params=tuple(sorted(params.items())), parent=self.digest, move=move,
                        origin="mutation", label="")
 
@@ -76,7 +76,7 @@ class Candidate:
 
     @classmethod
     def from_paths(cls, paths: Iterable[Path], top: str, *, origin: str = "seed", label: str = "",
-                   defines: dict[str, str] | None = None) -> "Candidate":
+                   defines: dict[str, str] | None = None) -> Candidate:
         files = []
         for p in paths:
             data = Path(p).read_bytes()
@@ -85,5 +85,5 @@ class Candidate:
                    defines=tuple(sorted((defines or {}).items())))
 
     @classmethod
-    def from_text(cls, text: str, top: str, *, name: str = "design.v", **kw) -> "Candidate":
+    def from_text(cls, text: str, top: str, *, name: str = "design.v", **kw) -> Candidate:
         return cls(files=((name, text),), top=top, **kw)

@@ -105,7 +105,7 @@ class Interface(Model):
     ports: list[Port] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Interface":
+    def _consistent(self) -> Interface:
         names = [p.name for p in self.ports]
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
@@ -199,7 +199,7 @@ class Verification(Model):
         return (p if p.is_absolute() else _base(info) / p).resolve()
 
     @model_validator(mode="after")
-    def _cocotb_module(self) -> "Verification":
+    def _cocotb_module(self) -> Verification:
         v = self.cocotb
         if v is None:
             return self
@@ -221,7 +221,7 @@ class Verification(Model):
         return v
 
     @model_validator(mode="after")
-    def _some_check(self) -> "Verification":
+    def _some_check(self) -> Verification:
         if not (self.cocotb or self.testbench or self.reference):
             raise ValueError("give at least one of cocotb, testbench or reference")
         return self
@@ -233,7 +233,7 @@ class Weights(Model):
     power: float = Field(default=1.0, ge=0)
 
     @model_validator(mode="after")
-    def _nonzero(self) -> "Weights":
+    def _nonzero(self) -> Weights:
         if self.area + self.delay + self.power <= 0:
             raise ValueError("at least one weight must be positive")
         return self
@@ -272,7 +272,7 @@ class PPA(Model):
         return data
 
     @model_validator(mode="after")
-    def _objective(self) -> "PPA":
+    def _objective(self) -> PPA:
         if self.objective == "constrained" and self.weights.area + self.weights.power <= 0:
             raise ValueError("objective constrained: weights.area or weights.power must be positive")
         return self
@@ -513,7 +513,7 @@ class DesignConfig(Model):
         return v
 
     @model_validator(mode="after")
-    def _seed_inputs(self, info: ValidationInfo) -> "DesignConfig":
+    def _seed_inputs(self, info: ValidationInfo) -> DesignConfig:
         """Seeds are copied into the run and shown to the LLM: Verilog files, filelists or folders only,
         never a kernel file or a link out of the design folder."""
         for p in self.generation.seed_files():

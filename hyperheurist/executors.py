@@ -14,8 +14,9 @@ shared filesystem, since workers write candidate folders into it. See README "Sc
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 from .errors import ConfigError, HHError, ToolError
 

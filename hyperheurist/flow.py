@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import errno
 import signal
-from concurrent.futures import BrokenExecutor
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
@@ -22,13 +23,12 @@ from .config import DesignConfig, Weights
 from .errors import ConfigError, HHError, InputError, NoValidCandidate, StorageError, ToolError
 from .evaluate import EvalTask, Outcome, evaluate, first_line, worker_init
 from .executors import Executor, make_executor
-from .jsonio import write_json, write_text_atomic
 from .journal import INFRA, Journal, file_digest
+from .jsonio import write_json, write_text_atomic
 from .recipe import FlowPreset, load_flow
 from .rundir import RunDir, default_jobs
 from .runner import set_run_commands_file
 from .search.state import Evaluation, State
-
 
 INFRA_STREAK = 3  # tool faults in a row that stop the search (resumable) instead of annealing on
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from .sandbox import enforce as enforce_sandbox
 from .config import load_design, parse_override
 from .errors import EXIT_INFRA, EXIT_INTERRUPTED, ConfigError, InputError
+from .sandbox import enforce as enforce_sandbox
 
 
 @click.command("run")

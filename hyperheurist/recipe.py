@@ -42,11 +42,11 @@ class Recipe:
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
 
-    def with_(self, **changes: Any) -> "Recipe":
+    def with_(self, **changes: Any) -> Recipe:
         return replace(self, **changes)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], where: str = "recipe") -> "Recipe":
+    def from_dict(cls, data: dict[str, Any], where: str = "recipe") -> Recipe:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:

@@ -58,7 +58,7 @@ def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> 
         "tools": tool_versions(),
         "liberty": str(design.ppa.liberty_path),
         "sandbox": describe_sandbox(design.limits.sandbox),
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
 
 
@@ -68,7 +68,7 @@ class RunDir:
 
     @classmethod
     def create(cls, design: DesignConfig, seed: int, root: Path | str = "runs",
-               argv: list[str] | None = None, path: Path | None = None) -> "RunDir":
+               argv: list[str] | None = None, path: Path | None = None) -> RunDir:
         if path is None:  # a fresh name; two runs started in the same second race for it: mkdir decides
             stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             base = Path(root) / design.name
@@ -92,7 +92,7 @@ class RunDir:
         return rd
 
     @classmethod
-    def open(cls, path: Path | str) -> "RunDir":
+    def open(cls, path: Path | str) -> RunDir:
         from .errors import InputError
 
         p = Path(path).resolve()

@@ -13,15 +13,15 @@ from __future__ import annotations
 import os
 import re
 import resource
-import shlex
 import select
+import shlex
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from .errors import ToolError
 from .sandbox import BASE_PATH, Sandbox, check_mode, probe
@@ -119,7 +119,7 @@ class ToolResult:
         text = (self.stdout + "\n" + self.stderr).strip()
         return "\n".join(text.splitlines()[-lines:])
 
-    def check(self) -> "ToolResult":
+    def check(self) -> ToolResult:
         """Raise ToolError unless the run succeeded."""
         if not self.ok:
             raise ToolError(f"{self.describe()}; see {self.stdout_path}\n{self.tail(8)}")

@@ -17,9 +17,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from .errors import ConfigError, ToolError
 

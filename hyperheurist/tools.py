@@ -102,7 +102,7 @@ def tool_env(name: str) -> dict[str, str]:
     return {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _version_of(path: str, name: str) -> str:
     from .runner import safe_env  # late: runner imports this module
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 Action = dict[str, Any]
 
@@ -63,7 +64,7 @@ class Stub:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def start(self) -> "Stub":
+    def start(self) -> Stub:
         self.thread.start()
         return self
 
@@ -71,7 +72,7 @@ class Stub:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> "Stub":
+    def __enter__(self) -> Stub:
         return self.start()
 
     def __exit__(self, *_a: Any) -> None:

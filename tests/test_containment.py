@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from test_runner import _processes_with
 
 DATA = Path(__file__).parent / "data"

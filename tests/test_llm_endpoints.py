@@ -21,8 +21,7 @@ from hyperheurist.llm.profile import context_error
 from hyperheurist.llm.providers import make_client
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llm_stub import (LATCHY, LlamaCppSlow, MacResponder, Ollama, ReasoningModel, Stub,  # noqa: E402
-                      VLLMContext, user_text)
+from llm_stub import LATCHY, LlamaCppSlow, MacResponder, Ollama, ReasoningModel, Stub, VLLMContext, user_text  # noqa: E402
 
 DESIGN = Path(__file__).parent / "data" / "flow" / "design.yaml"
 LONG_LOG = "\n".join(f"cycle {i}: y expected {i} got {i + 1} (a={i} b=0 c=0 d=0)" for i in range(400))

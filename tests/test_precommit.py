@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from projectlib import make_project
 
 REPO = Path(__file__).resolve().parent.parent

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from projectlib import make_project
 
 HH = [sys.executable, "-m", "hyperheurist"]

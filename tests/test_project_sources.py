@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from projectlib import make_project
 
 from hyperheurist.config import load_design
 from hyperheurist.errors import ConfigError, InputError
 from hyperheurist.project.filelist import expand, parse_filelist
 from hyperheurist.project.sources import candidate_from, package_order, path_candidate, reference_candidate
-
-from projectlib import make_project
 
 BASE = """name: acc
 top: acc_top

@@ -7,14 +7,21 @@ import random
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import Anneal
 from hyperheurist.errors import NoValidCandidate
 from hyperheurist.recipe import ABC_SCRIPTS, Recipe
-from hyperheurist.search.annealer import (CALIBRATION_ITERATIONS, CALIBRATION_SAMPLES, Annealer, acceptance_probability,
-                                          anneal, initial_temperature)
+from hyperheurist.search.annealer import (
+    CALIBRATION_ITERATIONS,
+    CALIBRATION_SAMPLES,
+    Annealer,
+    acceptance_probability,
+    anneal,
+    initial_temperature,
+)
 from hyperheurist.search.state import Evaluation, MoveContext, State
 
 HYP = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

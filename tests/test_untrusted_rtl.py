@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_bad_inputs import assert_clean, hh, hh_many
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import Limits, load_design
 from hyperheurist.gates.safety import check_safety
-from test_bad_inputs import assert_clean, hh, hh_many
 
 DATA = Path(__file__).parent / "data" / "untrusted"
 FLOW = Path(__file__).parent / "data" / "flow"

@@ -129,7 +129,7 @@ class InSitu:
         self.tool_s = 0.0
         self.count = 0
 
-    def __enter__(self) -> "InSitu":
+    def __enter__(self) -> InSitu:
         import hyperheurist.runner as runner
 
         self._runner, self._orig = runner, runner._log_command

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ..candidate import Candidate
 from ..config import DesignConfig

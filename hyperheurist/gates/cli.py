@@ -15,13 +15,13 @@ from pathlib import Path
 
 import click
 
-from ..sandbox import enforce as enforce_sandbox
 from ..candidate import Candidate
 from ..config import DesignConfig, load_design, parse_override
 from ..errors import EXIT_INFRA, EXIT_INVALID, EXIT_OK, ConfigError, HHError
 from ..jsonio import dumps
 from ..project.messages import scrub_temp
 from ..project.sources import load_candidate, path_candidate
+from ..sandbox import enforce as enforce_sandbox
 from .chain import run_gates
 from .junit import write_junit, write_junit_error
 from .result import GATES, GateReport

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..candidate import Candidate
 from ..config import Limits

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import ToolError
 from ..runner import ToolResult, run_tool

@@ -30,7 +30,7 @@ class Budget:
     pending: int = 0  # reserved by requests in flight, not yet charged
 
     @classmethod
-    def from_config(cls, gen: Generation) -> "Budget":
+    def from_config(cls, gen: Generation) -> Budget:
         b = gen.budget
         return cls(b.requests, b.tokens, b.cost, gen.price_per_mtok_in, gen.price_per_mtok_out)
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 import ipaddress
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlparse
 
 from ..candidate import Candidate
@@ -100,7 +101,7 @@ class LLMClient:
 
     @classmethod
     def create(cls, design: DesignConfig, run_dir: Path, *, base_url: str | None, api_key: str | None,
-               model: str | None = None, replay_dir: Path | None = None, records_only: bool = False) -> "LLMClient":
+               model: str | None = None, replay_dir: Path | None = None, records_only: bool = False) -> LLMClient:
         """``replay_dir``: answer from that run's recording; ``records_only``: from this run's own records
         (a resumed run without its endpoint). Either way nothing is sent."""
         gen = design.generation

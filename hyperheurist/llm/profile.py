@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from ..config import Generation
 from ..jsonio import read_json, write_json
@@ -74,7 +75,7 @@ class Profile:
     learned: list[dict] = field(default_factory=list)  # what changed and the server's words for it
 
     @classmethod
-    def start(cls, gen: Generation, endpoint: str | None, model: str, stream: bool) -> "Profile":
+    def start(cls, gen: Generation, endpoint: str | None, model: str, stream: bool) -> Profile:
         o = gen.profile
         return cls(endpoint, model, token_param=o.token_param or "max_tokens", temperature=o.temperature or "send",
                    seed=o.seed or "send", reasoning_effort=o.reasoning_effort,
@@ -85,7 +86,7 @@ class Profile:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict, fallback: "Profile") -> "Profile":
+    def from_dict(cls, d: dict, fallback: Profile) -> Profile:
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         return cls(**{**asdict(fallback), **known})
 
@@ -101,7 +102,7 @@ class ProfileKeeper:
         self.secrets: list[str] = []  # scrubbed from the file (a server's message may echo the key)
 
     @classmethod
-    def open(cls, start: Profile, folder: Path | None, path: Path | None, replay: bool = False) -> "ProfileKeeper":
+    def open(cls, start: Profile, folder: Path | None, path: Path | None, replay: bool = False) -> ProfileKeeper:
         """Starts from ``folder/llm_profile.json`` when it is there: a resumed run's own (same endpoint
         and model, else it is learned again) or, ``replay``, the replayed run's; saved to ``path``."""
         recorded = folder / PROFILE_FILE if folder is not None else None

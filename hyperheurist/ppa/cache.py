@@ -39,7 +39,7 @@ class PPACache:
         self.root = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()) / "ppa"
 
     @classmethod
-    def default(cls) -> "PPACache":
+    def default(cls) -> PPACache:
         return cls(None)
 
     def _path(self, key: str) -> Path:

@@ -13,7 +13,6 @@ from typing import Any
 import click
 import yaml
 
-from ..sandbox import enforce as enforce_sandbox
 from ..config import load_design, parse_override
 from ..errors import EXIT_INVALID, EXIT_OK, ConfigError, HHError
 from ..gates.safety import check_safety
@@ -21,6 +20,7 @@ from ..jsonio import dumps
 from ..project.messages import scrub_temp
 from ..project.sources import load_candidate
 from ..recipe import Recipe, load_flow
+from ..sandbox import enforce as enforce_sandbox
 from .cache import PPACache
 from .estimate import estimate
 from .metrics import FIDELITIES, METRIC_DIRECTIONS, librelane_metrics

@@ -29,9 +29,9 @@ class Group:
     args: list[str]
     attrs: dict[str, str] = field(default_factory=dict)
     complex: dict[str, list[str]] = field(default_factory=dict)
-    groups: list["Group"] = field(default_factory=list)
+    groups: list[Group] = field(default_factory=list)
 
-    def sub(self, kind: str) -> list["Group"]:
+    def sub(self, kind: str) -> list[Group]:
         return [g for g in self.groups if g.kind == kind]
 
 

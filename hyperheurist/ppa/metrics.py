@@ -41,7 +41,7 @@ class PPAMetrics:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "PPAMetrics":
+    def from_dict(cls, d: dict[str, Any]) -> PPAMetrics:
         known = {f.name for f in fields(cls)} - {"cached"}
         return cls(**{k: v for k, v in d.items() if k in known})
 
@@ -63,7 +63,7 @@ _LIBRELANE: dict[str, tuple[Any, str]] = {
 METRIC_DIRECTIONS: dict[str, str] = {name: direction for name, (_, direction) in _LIBRELANE.items()}
 
 
-def librelane_metrics(m: "PPAMetrics | dict[str, Any] | None") -> dict[str, float]:
+def librelane_metrics(m: PPAMetrics | dict[str, Any] | None) -> dict[str, float]:
     """The flat LibreLane-named view of one design's metrics (empty when there are none)."""
     if m is None:
         return {}

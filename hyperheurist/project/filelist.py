@@ -34,7 +34,7 @@ class SourceSet:
     include_dirs: list[Path] = field(default_factory=list)
     defines: dict[str, str] = field(default_factory=dict)
 
-    def merge(self, other: "SourceSet") -> None:
+    def merge(self, other: SourceSet) -> None:
         for p in other.files:
             if p not in self.files:
                 self.files.append(p)

@@ -111,7 +111,7 @@ def _flow(data: object) -> str:
 
 def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, reset: dict | None,
                 sources: list[str], reference: str, period_ns: float) -> str:
-    lines = [f"# written by hh init: check every line marked REVIEW, then run `hh gate {{this file}}`",
+    lines = ["# written by hh init: check every line marked REVIEW, then run `hh gate {this file}`",
              f"name: {name}", f"top: {top}", "spec: spec.md                # REVIEW: describe the behaviour",
              f"sources: {_flow(sources)}", "interface:"]
     if clock:

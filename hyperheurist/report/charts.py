@@ -6,8 +6,8 @@ The PPA scatter lives in ``scatter.py``, the per-move charts in ``move_charts.py
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from html import escape
-from typing import Sequence
 
 from .fmt import fnum
 from .svg import GREY, Plot, colour, span

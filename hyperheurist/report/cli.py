@@ -17,8 +17,8 @@ def report(path: Path) -> int:
 
     The page is one self-contained file: inline CSS and SVG, no scripts, nothing fetched.
     """
-    from .rundata import is_run_dir
     from .run_page import render_run
+    from .rundata import is_run_dir
     from .sweep_page import is_sweep_dir, render_sweep
 
     if not path.is_dir():

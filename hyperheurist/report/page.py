@@ -6,8 +6,8 @@ could not pull in a script or an image; the page opens from disk with no server.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from html import escape
-from typing import Iterable, Sequence
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 

@@ -9,7 +9,7 @@ from ..errors import HHError
 from ..jsonio import write_text_atomic
 from . import detail_sections as det
 from . import run_sections as sec
-from .fmt import MISSING, METRICS, change_pct, fcost, fnum, pct, power, reduction_pct, seconds, with_unit
+from .fmt import METRICS, MISSING, change_pct, fcost, fnum, pct, power, reduction_pct, seconds, with_unit
 from .page import card, kv_table, page, pre, section
 from .rundata import RunData, load_run, spec_excerpt
 from .values import as_dict, as_list, num, text

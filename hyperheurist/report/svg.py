@@ -7,9 +7,9 @@ No JavaScript and no external references; every text node is escaped. Output is 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import Iterable, Sequence
 
 # Okabe-Ito (yellow dropped: unreadable as a thin line on white), then Tol's muted colours for more series
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#332288", "#882255", "#44AA99",

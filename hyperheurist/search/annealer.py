@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from ..config import Anneal
 from ..errors import NoValidCandidate

@@ -13,8 +13,8 @@ mere validity let moves that never improved keep a large share of the evaluation
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 VALID_REWARD = 0.0  # a valid proposal that does not improve earns nothing (credit only improvements)
 BEST_REWARD = 0.5  # extra reward for a proposal that improves its chain's best

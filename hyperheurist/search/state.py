@@ -43,7 +43,7 @@ class Evaluation:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Evaluation":
+    def from_dict(cls, d: dict[str, Any]) -> Evaluation:
         return cls(key=d["key"], valid=bool(d["valid"]), failed_gate=d.get("failed_gate"),
                    message=d.get("message", ""), metrics=d.get("metrics"), cost=d.get("cost"),
                    cached=bool(d.get("cached", False)), wall_s=float(d.get("wall_s", 0.0)))

@@ -124,7 +124,7 @@ class _CommandFailed(RuntimeError):
     """A build or test command exited non-zero (what cocotb's own runner raises, as RuntimeError)."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _runner_class(simulator: str, vcd: bool) -> type:
     """cocotb's runner for ``simulator`` with its commands handed to ``run_tool`` (class built once)."""
     from cocotb_tools.runner import Icarus, Verilator

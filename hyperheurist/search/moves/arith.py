@@ -15,7 +15,7 @@ import re
 
 from ..state import MoveContext
 from .rtl import RtlMove
-from .verilog import K, Edit, node_text, walk
+from .verilog import Edit, K, node_text, walk
 
 MAX_CSD_DIGITS = 6  # more nonzero digits than this and a multiplier is the better structure
 CHAIN_KINDS = {

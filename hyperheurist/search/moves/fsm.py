@@ -15,7 +15,7 @@ import re
 from ..state import MoveContext
 from .arith import literal
 from .rtl import RtlMove
-from .verilog import K, Edit, modules, node_text, nodes, walk
+from .verilog import Edit, K, modules, node_text, nodes, walk
 
 WHOLE_USE = {
     K.CaseStatement, K.StandardCaseItem, K.EqualityExpression, K.InequalityExpression,

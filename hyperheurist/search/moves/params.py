@@ -7,8 +7,17 @@ from dataclasses import dataclass
 
 from ...candidate import Candidate
 from ..state import MoveContext, State
-from .verilog import (MAX_TEXT, Edit, apply_edits, module_name, modules, overridable_parameters,
-                      parameter_declarators, parse, span)
+from .verilog import (
+    MAX_TEXT,
+    Edit,
+    apply_edits,
+    module_name,
+    modules,
+    overridable_parameters,
+    parameter_declarators,
+    parse,
+    span,
+)
 
 
 def declared_parameters(files: tuple[tuple[str, str], ...], top: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..state import MoveContext
 from .rtl import RtlMove, line_span
-from .verilog import K, Edit, identifiers, modules, node_text, nodes, walk
+from .verilog import Edit, K, identifiers, modules, node_text, walk
 
 ALWAYS = {K.AlwaysBlock, K.AlwaysFFBlock}
 ENABLE_NAME = re.compile(r"(^|_)(valid|vld|en|enable|ce|load|ld|start|req|stb|strobe|go)(_|$)|valid", re.I)

@@ -8,8 +8,8 @@ errors than the original.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from pyslang import ast, syntax
 
