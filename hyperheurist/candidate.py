@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class Candidate:
         return replace(self, params=tuple(sorted(params.items())), parent=self.digest, move=move,
                        origin="mutation", label="")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "digest": self.digest, "top": self.top, "params": dict(self.params), "parent": self.parent,
             "move": self.move, "origin": self.origin, "label": self.label,
@@ -85,5 +86,6 @@ class Candidate:
                    defines=tuple(sorted((defines or {}).items())))
 
     @classmethod
-    def from_text(cls, text: str, top: str, *, name: str = "design.v", **kw) -> Candidate:
-        return cls(files=((name, text),), top=top, **kw)
+    def from_text(cls, text: str, top: str, *, name: str = "design.v", origin: str = "seed", label: str = "",
+                  move: str | None = None) -> Candidate:
+        return cls(files=((name, text),), top=top, origin=origin, label=label, move=move)

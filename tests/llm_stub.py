@@ -138,8 +138,8 @@ class Stub:
                 if action.get("stall_after") is not None and i == int(action["stall_after"]):
                     time.sleep(float(action.get("stall_s", 5)))
                 delta = {"role": "assistant", "content": piece} if i == 0 else {"content": piece}
-                h.wfile.write(b"data: " + json.dumps({**base, "choices": [{"index": 0, "delta": delta,
-                                                                            "finish_reason": None}]}).encode() + b"\n\n")
+                chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+                h.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
                 h.wfile.flush()
             last: dict[str, Any] = {**base, "choices": [{"index": 0, "delta": {},
                                                          "finish_reason": action.get("finish_reason", "stop")}]}
@@ -242,8 +242,9 @@ class ReasoningModel:
             return self._reject("max_tokens", "Unsupported parameter: 'max_tokens' is not supported with this model. "
                                               "Use 'max_completion_tokens' instead.", "unsupported_parameter")
         if "temperature" in body and body["temperature"] != 1:
-            return self._reject("temperature", f"Unsupported value: 'temperature' does not support {body['temperature']} "
-                                               "with this model. Only the default (1) value is supported.",
+            return self._reject("temperature", "Unsupported value: 'temperature' does not support "
+                                               f"{body['temperature']} with this model. Only the default (1) "
+                                               "value is supported.",
                                 "unsupported_value")
         cap = int(body.get("max_completion_tokens") or 10**9)
         if cap < self.reasoning_tokens:
@@ -289,7 +290,8 @@ class Ollama:
 
     def __call__(self, body: dict) -> Action:
         out = dict(self.answer(body))
-        out["text"] = "<think>\nThe user wants Verilog. Let me think about widths {a, b}.\n</think>\n" + str(out.get("text", ""))
+        thought = "<think>\nThe user wants Verilog. Let me think about widths {a, b}.\n</think>\n"
+        out["text"] = thought + str(out.get("text", ""))
         out["no_usage"] = True
         return out
 

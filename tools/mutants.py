@@ -37,7 +37,9 @@ from hyperheurist.gates.lexer import lex
 
 SWAPS = {"+": "-", "-": "+", "&": "|", "|": "&", "^": "|", "==": "!=", "!=": "==", "<": "<=", ">": ">="}
 # a binary operator with operands around it (not <=/>= of assignments or comparisons, not && || << >>)
-OPERATOR = re.compile(r"(?<=[\w\)\]\s])(==|!=|(?<![<>=!&|^~+\-])[+\-&|^](?![&|=+\-])|(?<![<>=])<(?![<=])|(?<![<>=-])>(?![>=]))(?=\s*[\w(~!{'])")
+OPERATOR = re.compile(r"(?<=[\w\)\]\s])"
+                      r"(==|!=|(?<![<>=!&|^~+\-])[+\-&|^](?![&|=+\-])|(?<![<>=])<(?![<=])|(?<![<>=-])>(?![>=]))"
+                      r"(?=\s*[\w(~!{'])")
 NUMBER = re.compile(r"(?<![\w$'.])(\d+)'([sS]?[dD])(\d+)|(?<![\w$'.])(\d+)(?![\w'.])")
 IF = re.compile(r"\bif\s*\(")
 ASSIGN = re.compile(r"[A-Za-z_][\w\[\]:+\- ]*\s*<=[^;]*;")
@@ -99,7 +101,8 @@ def _reset_drops(text: str, code: str, reset: str) -> list[tuple[str, str]]:
         if end <= start:
             continue
         for a in ASSIGN.finditer(code, start, end):
-            out.append((f"drop reset `{a.group(0)[:40]}` @{_line(code, a.start())}", text[: a.start()] + text[a.end():]))
+            label = f"drop reset `{a.group(0)[:40]}` @{_line(code, a.start())}"
+            out.append((label, text[: a.start()] + text[a.end():]))
     return out
 
 
@@ -161,7 +164,8 @@ def _evaluate(job: tuple[str, str, str, str, int, float]) -> dict:
         row.update(_verdict(cand, _formal_design(yaml_path, timeout_s), wd / "formal"))
         sim_diff = None
         for seed in (1, 2):
-            sim_design = load_design(yaml_path, {"verification.cocotb": None, "verification.differential.cycles": cycles,
+            sim_design = load_design(yaml_path, {"verification.cocotb": None,
+                                                 "verification.differential.cycles": cycles,
                                                  "verification.differential.seed": seed})
             sim = run_gates(cand, sim_design, wd / f"sim{seed}", only=["simulation"])
             if not sim.passed and sim.failed is not None:

@@ -113,7 +113,8 @@ def designs(work: Path) -> list[tuple[str, DesignConfig, Path]]:
 
 
 def table(rows: list[dict]) -> str:
-    head = ["| design | 0.23 area / delay / s | 0.70 area / delay / s | 0.70 booth area / delay / s | 0.70 vs 0.23 area | booth vs 0.23 area |",
+    head = ["| design | 0.23 area / delay / s | 0.70 area / delay / s | 0.70 booth area / delay / s "
+            "| 0.70 vs 0.23 area | booth vs 0.23 area |",
             "|---|---|---|---|---|---|"]
 
     def cell(r: dict) -> str:
@@ -150,12 +151,16 @@ def main() -> int:
         rows.append({"design": name, "variants": v})
         print(name, {k: (x.get("area_um2"), x.get("delay_ns"), x.get("synth_s")) for k, x in v.items()}, flush=True)
     ok = [r["variants"] for r in rows if all(x.get("ok") for x in r["variants"].values())]
-    gm = {k: statistics.geometric_mean([x[k]["area_um2"] / x["0.23"]["area_um2"] for x in ok]) for k in ("0.70", "0.70-booth")}
-    tm = {k: statistics.geometric_mean([x[k]["synth_s"] / x["0.23"]["synth_s"] for x in ok]) for k in ("0.70", "0.70-booth")}
+    def ratio(k: str, m: str) -> float:
+        return statistics.geometric_mean([x[k][m] / x["0.23"][m] for x in ok])
+
+    gm = {k: ratio(k, "area_um2") for k in ("0.70", "0.70-booth")}
+    tm = {k: ratio(k, "synth_s") for k in ("0.70", "0.70-booth")}
     a.out.mkdir(parents=True, exist_ok=True)
     write_json(a.out / "yosys.json", {"rows": rows, "area_geomean_vs_023": gm, "time_geomean_vs_023": tm})
     summary = (f"Geometric mean area vs 0.23 over {len(ok)} designs: 0.70 {gm['0.70']:.3f}, 0.70 with booth "
-               f"{gm['0.70-booth']:.3f}; synthesis time vs 0.23: 0.70 {tm['0.70']:.2f}x, booth {tm['0.70-booth']:.2f}x.")
+               f"{gm['0.70-booth']:.3f}; synthesis time vs 0.23: 0.70 {tm['0.70']:.2f}x, "
+               f"booth {tm['0.70-booth']:.2f}x.")
     print(summary)
     (a.out / "yosys.md").write_text("# Yosys 0.23 vs 0.70 (python tools/yosys_compare.py)\n\n" + summary + "\n\n"
                                     "Area um2 (OSU018) / OpenSTA delay ns / synthesis wall s; same script and default "
