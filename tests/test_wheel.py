@@ -1,7 +1,7 @@
 """The package installed from a wheel (not editable, as pip and pre-commit install it) works outside the repo.
 
 The wheel is built from this checkout and installed without dependencies into a fresh venv in a temp
-folder; the heavy dependencies (pyslang, cocotb, numpy, ...) come from the test venv's site-packages
+folder; the heavy dependencies (pyslang, cocotb, ...) come from the test venv's site-packages
 through a path-only ``.pth`` line, which adds the folder but runs none of its ``.pth`` files, so the
 editable install of this checkout stays invisible. A benchmark copied elsewhere then goes through
 ``hh gate``, ``hh ppa`` and ``hh run`` with the repository nowhere on the path.
