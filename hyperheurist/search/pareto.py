@@ -9,19 +9,18 @@ from .state import Evaluation, State
 OBJECTIVES = ("area_um2", "delay_ns", "power_mw")
 
 
-def objectives(ev: Evaluation) -> tuple[float, ...] | None:
+def objectives(ev: Evaluation) -> tuple[float, float, float] | None:
     """The objective vector of a valid evaluation, or None when metrics are missing."""
-    if not ev.valid or not ev.metrics:
+    m = ev.metrics
+    if not ev.valid or m is None:
         return None
-    try:
-        return tuple(float(ev.metrics[k]) for k in OBJECTIVES)
-    except (KeyError, TypeError, ValueError):
-        return None
+    return m.area_um2, m.delay_ns, m.power_mw
 
 
 def dominates(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     """a is no worse than b everywhere and strictly better somewhere."""
-    return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
+    pairs = list(zip(a, b, strict=True))
+    return all(x <= y for x, y in pairs) and any(x < y for x, y in pairs)
 
 
 @dataclass
@@ -43,9 +42,11 @@ class ParetoArchive:
         self.entries.append((state, ev))
         return True
 
-    def points(self) -> list[dict]:
-        return [
-            {"key": s.key, "digest": s.candidate.digest, "cost": e.cost,
-             **{k: (e.metrics or {}).get(k) for k in OBJECTIVES}}
-            for s, e in self.entries
-        ]
+    def points(self) -> list[dict[str, str | float | None]]:
+        """The archive as JSON rows: key, digest, cost and the three objectives."""
+        out: list[dict[str, str | float | None]] = []
+        for s, e in self.entries:
+            point = objectives(e) or (None, None, None)
+            out.append({"key": s.key, "digest": s.candidate.digest, "cost": e.cost,
+                        **dict(zip(OBJECTIVES, point, strict=True))})
+        return out

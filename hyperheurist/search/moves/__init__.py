@@ -11,6 +11,7 @@ from .arith import BalanceChain, ConstMultShiftAdd
 from .counters import CounterDeadCompare, CounterWidth
 from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
 from .fsm import FsmEncoding
+from .llm import llm_moves
 from .params import TunableParamMove
 from .recipe import RecipeKnobMove, recipe_moves
 from .registers import DropDatapathReset, EnableGating
@@ -23,16 +24,6 @@ def rtl_moves() -> list[Move]:
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
             SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
             CondIncrementToAdd(), SharedAbsDiff()]
-
-
-def llm_moves(design: DesignConfig, flow: FlowPreset) -> list[Move]:
-    """The LLM moves from ``search/moves/llm.py`` (``llm_moves(design, flow)``), if that module exists."""
-    try:
-        from . import llm
-    except ImportError:
-        return []
-    factory = getattr(llm, "llm_moves", None)
-    return list(factory(design, flow)) if callable(factory) else []
 
 
 def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -> list[Move]:
@@ -48,6 +39,9 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
     return moves
 
 
-__all__ = ["BalanceChain", "CancelCompare", "CondIncrementToAdd", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth", "DecoderCompare", "DropDatapathReset", "EnableGating",
-           "FactorCommon", "FoldConstants", "FsmEncoding", "NarrowAccumulator", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator",
-           "SharePartialSum", "SharedAbsDiff", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves"]
+__all__ = [
+    "BalanceChain", "CancelCompare", "CondIncrementToAdd", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth",
+    "DecoderCompare", "DropDatapathReset", "EnableGating", "FactorCommon", "FoldConstants", "FsmEncoding",
+    "NarrowAccumulator", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator", "SharePartialSum", "SharedAbsDiff",
+    "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves",
+]

@@ -13,18 +13,12 @@ import random
 import re
 
 from ..state import MoveContext
-from .datapath import unparen
+from .expr import Syntax, Widths, assignment_of, fixed_widths, identifier, replace, unparen
 from .rtl import RtlMove, line_span
 from .verilog import Edit, K, walk
-from .wordlevel import assignment_of, fixed_widths, widths
 
 GREATER = {K.GreaterThanExpression, K.GreaterThanEqualExpression}
 LESS = {K.LessThanExpression, K.LessThanEqualExpression}
-
-
-def _name(node) -> str | None:
-    node = unparen(node)
-    return node.identifier.valueText if node.kind == K.IdentifierName else None
 
 
 class SharedAbsDiff(RtlMove):
@@ -32,41 +26,41 @@ class SharedAbsDiff(RtlMove):
 
     name = "shared_abs_diff"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         if not fixed_widths(text, tree):
             return []
         out = []
-        w = None
+        w = Widths(tree)
         for n in walk(tree.root):
             if n.kind != K.ConditionalExpression:
                 continue
             a_ = assignment_of(n)
+            target = identifier(a_.left) if a_ is not None else None
             if a_ is None or a_.kind != K.AssignmentExpression or a_.parent is None or \
-                    a_.parent.kind != K.ContinuousAssign or _name(a_.left) is None:
+                    a_.parent.kind != K.ContinuousAssign or target is None:
                 continue
             cond = unparen(n.predicate.conditions[0].expr) if len(n.predicate.conditions) == 1 else None
             t, f = unparen(n.left), unparen(n.right)
             if cond is None or cond.kind not in GREATER | LESS or t.kind != K.SubtractExpression \
                     or f.kind != K.SubtractExpression:
                 continue
-            x, y = _name(cond.left), _name(cond.right)
+            x, y = identifier(cond.left), identifier(cond.right)
             if cond.kind in LESS:
                 x, y = y, x  # a < b ? b - a : a - b  is  b > a ? b - a : a - b
-            if None in (x, y) or (_name(t.left), _name(t.right), _name(f.left), _name(f.right)) != (x, y, y, x):
+            arms = (identifier(t.left), identifier(t.right), identifier(f.left), identifier(f.right))
+            if x is None or y is None or arms != (x, y, y, x):
                 continue
-            w = widths(tree) if w is None else w
-            target = _name(a_.left)
-            if x not in w or y not in w or target not in w:
+            widths = w.get()
+            if x not in widths or y not in widths or target not in widths:
                 continue
-            width = max(w[x], w[y])
+            width = max(widths[x], widths[y])
             wire = f"hh_diff_{x}_{y}"
-            if w[target] > width or re.search(rf"\b{wire}\b", text):
+            if widths[target] > width or re.search(rf"\b{wire}\b", text):
                 continue
             stmt = a_.parent
             s, _ = line_span(text, stmt.sourceRange.start.offset, stmt.sourceRange.end.offset)
             indent = text[s:stmt.sourceRange.start.offset]
-            r = n.sourceRange
             low = f"{wire}[{width - 1}:0]"
             out.append([Edit(s, s, f"{indent}wire [{width}:0] {wire} = {x} - {y};\n"),
-                        Edit(r.start.offset, r.end.offset, f"({wire}[{width}] ? -{low} : {low})")])
+                        replace(n, f"({wire}[{width}] ? -{low} : {low})")])
         return out

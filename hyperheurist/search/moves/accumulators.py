@@ -15,11 +15,9 @@ import random
 import re
 
 from ..state import MoveContext
-from .arith import literal
-from .datapath import unparen
+from .expr import Syntax, Widths, identifier, literal, replace, unparen
 from .rtl import RtlMove
 from .verilog import Edit, K, modules, node_text, nodes, walk
-from .wordlevel import widths
 
 ASSIGN = (K.AssignmentExpression, K.NonblockingAssignmentExpression)
 SUM = (K.AddExpression, K.SubtractExpression, K.ParenthesizedExpression)
@@ -27,14 +25,14 @@ LEAVES = (K.IdentifierName, K.IdentifierSelectName, K.ElementSelectExpression)
 DECL = re.compile(r"^(integer|reg\s*\[\s*(\d+)\s*:\s*0\s*\])$")
 
 
-def _simple_sum(node) -> bool:
+def _simple_sum(node: Syntax) -> bool:
     node = unparen(node)
     if node.kind in (K.AddExpression, K.SubtractExpression):
         return _simple_sum(node.left) and _simple_sum(node.right)
     return node.kind in LEAVES or literal(node) is not None
 
 
-def _sinks(mod, name: str) -> list[str] | None:
+def _sinks(mod: Syntax, name: str) -> list[str] | None:
     """Targets (other than ``name``) that read the variable, or None when a use is not a plain sum."""
     sinks: list[str] = []
     for n in walk(mod):
@@ -49,13 +47,13 @@ def _sinks(mod, name: str) -> list[str] | None:
             return None
         if not _simple_sum(p.right):
             return None
-        target = unparen(p.left)
-        if target.kind != K.IdentifierName:
+        target = identifier(p.left)
+        if target is None:
             return None
         if child.sourceRange.start.offset == p.left.sourceRange.start.offset:
             continue  # the write itself
-        if target.identifier.valueText != name:
-            sinks.append(target.identifier.valueText)
+        if target != name:
+            sinks.append(target)
     return sinks
 
 
@@ -64,9 +62,9 @@ class NarrowAccumulator(RtlMove):
 
     name = "narrow_accumulator"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
-        w: dict[str, int] | None = None
+        w = Widths(tree)
         for mod in modules(tree):
             ports = {d.name.valueText for d in walk(mod.header) if d.kind == K.Declarator}
             ports |= {n.identifier.valueText for n in walk(mod.header) if n.kind == K.IdentifierName}
@@ -84,22 +82,21 @@ class NarrowAccumulator(RtlMove):
                     sinks = _sinks(mod, name) if name not in ports else None
                     if not sinks:
                         continue
-                    w = widths(tree) if w is None else w
-                    if any(s not in w for s in sinks):
+                    if any(s not in w.get() for s in sinks):
                         continue
-                    need = max(w[s] for s in sinks)
+                    need = max(w.get()[s] for s in sinks)
                     if need >= current:
                         continue
                     others = [x.name.valueText for x in declarators if x.name.valueText != name]
-                    r = decl.sourceRange
-                    line_start = text.rfind("\n", 0, r.start.offset) + 1
-                    indent = text[line_start:r.start.offset] if not text[line_start:r.start.offset].strip() else "  "
+                    at = decl.sourceRange.start.offset
+                    line_start = text.rfind("\n", 0, at) + 1
+                    indent = text[line_start:at] if not text[line_start:at].strip() else "  "
                     keep = f"{ty} {', '.join(others)};\n{indent}" if others else ""
-                    out.append([Edit(r.start.offset, r.end.offset, f"{keep}reg [{need - 1}:0] {name};")])
+                    out.append([replace(decl, f"{keep}reg [{need - 1}:0] {name};")])
         return out
 
 
-def _bit(node) -> bool:
+def _bit(node: Syntax) -> bool:
     """A single-bit select ``x[i]`` (one element select, a bit index, not a range)."""
     node = unparen(node)
     sels = list(node.selectors) if node.kind == K.IdentifierSelectName else []
@@ -111,7 +108,7 @@ class CondIncrementToAdd(RtlMove):
 
     name = "cond_increment_to_add"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
         for n in walk(tree.root):
             if n.kind != K.ConditionalStatement or n.elseClause is not None:
@@ -121,21 +118,17 @@ class CondIncrementToAdd(RtlMove):
             if len(conds) != 1 or not _bit(conds[0].expr) or st.kind != K.ExpressionStatement:
                 continue
             a = st.expr
-            if a.kind not in ASSIGN or unparen(a.left).kind != K.IdentifierName:
+            v = identifier(a.left) if a.kind in ASSIGN else None
+            if v is None or unparen(a.right).kind != K.AddExpression:
                 continue
-            v = unparen(a.left).identifier.valueText
             rhs = unparen(a.right)
-            if rhs.kind != K.AddExpression:
-                continue
             ones = [literal(unparen(x)) for x in (rhs.left, rhs.right)]
-            names = [unparen(x).kind == K.IdentifierName and unparen(x).identifier.valueText == v
-                     for x in (rhs.left, rhs.right)]
+            names = [identifier(x) == v for x in (rhs.left, rhs.right)]
             if not ((names[0] and ones[1] and ones[1][0] == 1) or (names[1] and ones[0] and ones[0][0] == 1)):
                 continue
             bit, lhs = node_text(conds[0].expr, text), node_text(a.left, text)
             op = "<=" if a.kind == K.NonblockingAssignmentExpression else "="
             if bit is None or lhs is None:
                 continue
-            r = n.sourceRange
-            out.append([Edit(r.start.offset, r.end.offset, f"{lhs.strip()} {op} {v} + {bit.strip()};")])
+            out.append([replace(n, f"{lhs.strip()} {op} {v} + {bit.strip()};")])
         return out

@@ -19,11 +19,11 @@ that is never reset is not matched (a constant assignment is required).
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ..state import MoveContext
-from .arith import literal
-from .datapath import unparen, unsigned_only
+from .expr import Syntax, identifier, literal, replace, unparen, unsigned_only
 from .rtl import RtlMove
 from .verilog import Edit, K, modules, nodes, walk
 
@@ -36,7 +36,7 @@ VALUE_USES = {
 }
 
 
-def _value_uses_only(mod, name: str) -> bool:
+def _value_uses_only(mod: Syntax, name: str) -> bool:
     """Every reference reads the whole value in a width-insensitive place (no concatenation, port, select)."""
     for n in walk(mod):
         if n.kind == K.IdentifierSelectName and n.identifier.valueText == name:
@@ -47,12 +47,11 @@ def _value_uses_only(mod, name: str) -> bool:
     return True
 
 
-def _is_name(node, name: str) -> bool:
-    node = unparen(node)
-    return node.kind == K.IdentifierName and node.identifier.valueText == name
+def _is_name(node: Syntax, name: str) -> bool:
+    return identifier(node) == name
 
 
-def _equals_const(pred, name: str) -> int | None:
+def _equals_const(pred: Syntax, name: str) -> int | None:
     """K when the predicate is exactly ``name == K`` (not a conjunction: its else would not imply !=)."""
     conds = nodes(pred.conditions)
     if len(conds) != 1:
@@ -67,7 +66,7 @@ def _equals_const(pred, name: str) -> int | None:
     return None
 
 
-def _guard_limit(node, name: str) -> int | None:
+def _guard_limit(node: Syntax, name: str) -> int | None:
     """K when ``node`` sits in the else branch of ``if (name == K)``."""
     p = node.parent
     while p is not None:
@@ -79,7 +78,7 @@ def _guard_limit(node, name: str) -> int | None:
     return None
 
 
-def _is_increment(rhs, name: str) -> bool:
+def _is_increment(rhs: Syntax, name: str) -> bool:
     if rhs.kind != K.AddExpression:
         return False
     one = [literal(unparen(x)) for x in (rhs.left, rhs.right)]
@@ -88,7 +87,7 @@ def _is_increment(rhs, name: str) -> bool:
         or (_is_name(rhs.right, name) and one[0] is not None and one[0][0] == 1))
 
 
-def counter_limit(mod, name: str) -> int | None:
+def counter_limit(mod: Syntax, name: str) -> int | None:
     """K if ``name`` is a wrap-around counter in ``mod`` (see the module docstring), else None."""
     limit: int | None = None
     consts: list[int] = []
@@ -123,8 +122,18 @@ def counter_limit(mod, name: str) -> int | None:
     return limit
 
 
-def counters(mod, text: str) -> list[tuple[Any, str, int, int]]:
-    """(dimension, name, declared width, K) for the internal (non-port) counters of a module."""
+@dataclass(frozen=True)
+class Counter:
+    """An internal wrap-around counter: its declared range (the node), name, width and limit K."""
+
+    dimension: Syntax
+    name: str
+    width: int
+    limit: int
+
+
+def counters(mod: Syntax) -> list[Counter]:
+    """The internal (non-port) counters of a module."""
     ports = {d.name.valueText for n in walk(mod.header) for d in walk(n) if d.kind == K.Declarator}
     ports |= {n.identifier.valueText for n in walk(mod.header) if n.kind == K.IdentifierName}
     out = []
@@ -132,7 +141,7 @@ def counters(mod, text: str) -> list[tuple[Any, str, int, int]]:
         if n.kind != K.DataDeclaration:
             continue
         decls = nodes(n.declarators)
-        if len(decls) != 1 or decls[0].dimensions.__len__() or decls[0].name.valueText in ports:
+        if len(decls) != 1 or len(decls[0].dimensions) or decls[0].name.valueText in ports:
             continue
         ty = str(n.type).strip()
         dims = [x for x in walk(n.type) if x.kind == K.VariableDimension]
@@ -147,8 +156,13 @@ def counters(mod, text: str) -> list[tuple[Any, str, int, int]]:
         name = decls[0].name.valueText
         k = counter_limit(mod, name)
         if k is not None and _value_uses_only(mod, name):
-            out.append((dims[0], name, hi[0] + 1, k))
+            out.append(Counter(dims[0], name, hi[0] + 1, k))
     return out
+
+
+def _unsigned_modules(text: str, tree: Syntax) -> Iterator[Syntax]:
+    """The modules of an unsigned file (the counter rules reason about unsigned values only)."""
+    return iter(modules(tree)) if unsigned_only(text) else iter(())
 
 
 class CounterWidth(RtlMove):
@@ -156,16 +170,13 @@ class CounterWidth(RtlMove):
 
     name = "counter_width"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not unsigned_only(text):
-            return []
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
-        for mod in modules(tree):
-            for dim, _name, width, k in counters(mod, text):
-                need = max(1, k.bit_length())
-                if need < width:
-                    r = dim.sourceRange
-                    out.append([Edit(r.start.offset, r.end.offset, f"[{need - 1}:0]")])
+        for mod in _unsigned_modules(text, tree):
+            for c in counters(mod):
+                need = max(1, c.limit.bit_length())
+                if need < c.width:
+                    out.append([replace(c.dimension, f"[{need - 1}:0]")])
         return out
 
 
@@ -174,23 +185,17 @@ class CounterDeadCompare(RtlMove):
 
     name = "counter_dead_compare"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not unsigned_only(text):
-            return []
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
-        for mod in modules(tree):
+        for mod in _unsigned_modules(text, tree):
             names = {d.name.valueText for d in walk(mod) if d.kind == K.Declarator}
             limits = {nm: k for nm in names if (k := counter_limit(mod, nm)) is not None}
             for n in walk(mod):
                 if n.kind not in (K.EqualityExpression, K.InequalityExpression):
                     continue
                 for a, b in ((n.left, n.right), (n.right, n.left)):
-                    a = unparen(a)
-                    lit = literal(unparen(b))
-                    if a.kind == K.IdentifierName and a.identifier.valueText in limits and lit is not None \
-                            and lit[0] > limits[a.identifier.valueText]:
-                        r = n.sourceRange
-                        out.append([Edit(r.start.offset, r.end.offset,
-                                         "1'b0" if n.kind == K.EqualityExpression else "1'b1")])
+                    name, lit = identifier(a), literal(unparen(b))
+                    if name is not None and name in limits and lit is not None and lit[0] > limits[name]:
+                        out.append([replace(n, "1'b0" if n.kind == K.EqualityExpression else "1'b1")])
                         break
         return out

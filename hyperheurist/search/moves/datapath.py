@@ -2,10 +2,10 @@
 
 Each rule states the Verilog width condition that makes it exact; every rule is proven on small
 widths by tests/test_rewrite_rules.py (Yosys SAT with undef modelling). All rules apply only to
-unsigned arithmetic (a file with ``signed`` or a signed type such as ``integer`` is left alone): zero extension commutes with
-every regrouping below, sign extension does not always. Width-dependent rules (decoder, comparison,
-CSE) read declared widths from a pyslang elaboration and skip modules with overridable parameters
-(a parameter override could change the widths they checked).
+unsigned arithmetic (a file with ``signed`` or a signed type such as ``integer`` is left alone): zero
+extension commutes with every regrouping below, sign extension does not always. Width-dependent rules
+(decoder, comparison, CSE) read declared widths from a pyslang elaboration and skip modules with
+overridable parameters (a parameter override could change the widths they checked).
 
 - share_mux_operator: ``c ? (a OP b) : (d OP e)`` -> ``(c ? a : d) OP (c ? b : e)``; one operator
   behind two muxes. OP in + - * & | ^ << >> < <= > >= == !=. Arithmetic operands are context-
@@ -20,12 +20,15 @@ CSE) read declared widths from a pyslang elaboration and skip modules with overr
 from __future__ import annotations
 
 import random
-import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pyslang.syntax import SyntaxKind
 
 from ..state import MoveContext
-from .arith import in_logic
+from .expr import Syntax, logic_nodes, paren, replace, unparen, unsigned_only
 from .rtl import RtlMove
-from .verilog import Edit, K, node_text, walk
+from .verilog import Edit, K, node_text
 
 SHAREABLE = {
     K.AddExpression: "+", K.SubtractExpression: "-", K.MultiplyExpression: "*",
@@ -36,30 +39,48 @@ SHAREABLE = {
 }
 
 
-def unparen(node):
-    while node.kind == K.ParenthesizedExpression:
-        node = node.expression
-    return node
+@dataclass(frozen=True)
+class Operands:
+    """A binary expression's kind and the source text of its two operands."""
+
+    kind: SyntaxKind
+    left: str
+    right: str
 
 
-def paren(t: str) -> str:
-    t = t.strip()
-    return t if t.replace("_", "a").isalnum() else f"({t})"
+@dataclass(frozen=True)
+class MuxOfOperators:
+    """``cond ? (tl OP tr) : (fl OP fr)``, both arms binary expressions, as source text."""
+
+    node: Syntax
+    cond: str  # parenthesised where needed
+    true: Operands
+    false: Operands
 
 
-SIGNED_TYPES = re.compile(r"\b(signed|integer|int|shortint|longint|byte|real|shortreal)\b")
+def operands(node: Syntax, text: str) -> Operands | None:
+    """The operands of a binary expression (through parentheses) as text; None when not exact."""
+    node = unparen(node)
+    if node.kind not in SHAREABLE:
+        return None
+    left, right = node_text(node.left, text), node_text(node.right, text)
+    return None if left is None or right is None else Operands(node.kind, left.strip(), right.strip())
 
 
-def unsigned_only(text: str) -> bool:
-    """No signed declaration, cast or signed type anywhere (``integer`` loop variables included)."""
-    return SIGNED_TYPES.search(text) is None
+def muxes_of_operators(tree: Syntax, text: str) -> Iterator[MuxOfOperators]:
+    """Every ``c ? (x OP y) : (z OP' w)`` in logic of an unsigned file, with exact source text."""
+    if not unsigned_only(text):
+        return
+    for n in logic_nodes(tree.root, {K.ConditionalExpression}):
+        cond = node_text(n.predicate, text)
+        t, f = operands(n.left, text), operands(n.right, text)
+        if cond is not None and t is not None and f is not None:
+            yield MuxOfOperators(n, paren(cond), t, f)
 
 
 def _mux(cond: str, a: str, b: str) -> str:
     """``cond ? a : b``, or just ``a`` when both arms are the same text."""
-    if a.strip() == b.strip():
-        return paren(a)
-    return f"({cond} ? {a.strip()} : {b.strip()})"
+    return paren(a) if a == b else f"({cond} ? {a} : {b})"
 
 
 class ShareMuxOperator(RtlMove):
@@ -67,27 +88,14 @@ class ShareMuxOperator(RtlMove):
 
     name = "share_mux_operator"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not unsigned_only(text):
-            return []
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
-        for n in walk(tree.root):
-            if n.kind != K.ConditionalExpression or not in_logic(n):
-                continue
-            t, f = unparen(n.left), unparen(n.right)
-            if t.kind != f.kind or t.kind not in SHAREABLE:
-                continue
-            cond = node_text(n.predicate, text)
-            parts = [node_text(x, text) for x in (t.left, f.left, t.right, f.right)]
-            if cond is None or any(p is None for p in parts):
-                continue
-            tl, fl, tr, fr = parts
-            if tl.strip() == fl.strip() and tr.strip() == fr.strip():
-                continue  # the same operation in both arms: nothing to share (opt handles it)
-            cond = paren(cond)
-            repl = f"({_mux(cond, tl, fl)} {SHAREABLE[t.kind]} {_mux(cond, tr, fr)})"
-            r = n.sourceRange
-            out.append([Edit(r.start.offset, r.end.offset, repl)])
+        for m in muxes_of_operators(tree, text):
+            t, f = m.true, m.false
+            if t.kind != f.kind or (t.left, t.right) == (f.left, f.right):
+                continue  # different operators, or the same operation in both arms (opt handles it)
+            repl = f"({_mux(m.cond, t.left, f.left)} {SHAREABLE[t.kind]} {_mux(m.cond, t.right, f.right)})"
+            out.append([replace(m.node, repl)])
         return out
 
 
@@ -96,35 +104,19 @@ class ShareAddSub(RtlMove):
 
     name = "share_add_sub"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not unsigned_only(text):
-            return []
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
-        for n in walk(tree.root):
-            if n.kind != K.ConditionalExpression or not in_logic(n):
+        for m in muxes_of_operators(tree, text):
+            if {m.true.kind, m.false.kind} != {K.AddExpression, K.SubtractExpression}:
                 continue
-            t, f = unparen(n.left), unparen(n.right)
-            kinds = {t.kind, f.kind}
-            if kinds != {K.AddExpression, K.SubtractExpression}:
-                continue
-            sub_when_true = t.kind == K.SubtractExpression
-            sub, add = (t, f) if sub_when_true else (f, t)
-            cond = node_text(n.predicate, text)
-            sa, sb = node_text(sub.left, text), node_text(sub.right, text)
-            aa, ab = node_text(add.left, text), node_text(add.right, text)
-            if None in (cond, sa, sb, aa, ab):
-                continue
-            if (aa.strip(), ab.strip()) == (sa.strip(), sb.strip()):
-                pass
-            elif (ab.strip(), aa.strip()) == (sa.strip(), sb.strip()):
-                pass  # b + a: addition commutes
-            else:
-                continue
-            cond, a, b = paren(cond), paren(sa), paren(sb)
+            sub_when_true = m.true.kind == K.SubtractExpression
+            sub, add = (m.true, m.false) if sub_when_true else (m.false, m.true)
+            if (sub.left, sub.right) not in ((add.left, add.right), (add.right, add.left)):
+                continue  # b + a: addition commutes
+            cond, a, b = m.cond, paren(sub.left), paren(sub.right)
             inv = f"({cond} ? ~{b} : {b})" if sub_when_true else f"({cond} ? {b} : ~{b})"
             carry = f"({cond} ? 1'b1 : 1'b0)" if sub_when_true else f"({cond} ? 1'b0 : 1'b1)"
-            r = n.sourceRange
-            out.append([Edit(r.start.offset, r.end.offset, f"({a} + {inv} + {carry})")])
+            out.append([replace(m.node, f"({a} + {inv} + {carry})")])
         return out
 
 
@@ -134,29 +126,19 @@ class FactorCommon(RtlMove):
 
     name = "factor_common"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         if not unsigned_only(text):
             return []
         out = []
-        for n in walk(tree.root):
-            if n.kind not in (K.AddExpression, K.SubtractExpression) or not in_logic(n):
+        for n in logic_nodes(tree.root, {K.AddExpression, K.SubtractExpression}):
+            lt, rt = operands(n.left, text), operands(n.right, text)
+            if lt is None or rt is None or lt.kind != K.MultiplyExpression or rt.kind != K.MultiplyExpression:
                 continue
-            l, r = unparen(n.left), unparen(n.right)
-            if l.kind != K.MultiplyExpression or r.kind != K.MultiplyExpression:
-                continue
-            lt = [node_text(x, text) for x in (l.left, l.right)]
-            rt = [node_text(x, text) for x in (r.left, r.right)]
-            if any(x is None for x in lt + rt):
-                continue
-            found = None
-            for i in (0, 1):
-                for j in (0, 1):
-                    if found is None and lt[i].strip() == rt[j].strip():
-                        found = (lt[i], lt[1 - i], rt[1 - j])
+            lx, rx = (lt.left, lt.right), (rt.left, rt.right)
+            found = next(((lx[i], lx[1 - i], rx[1 - j]) for i in (0, 1) for j in (0, 1) if lx[i] == rx[j]), None)
             if found is None:
                 continue
             common, x, y = found
             op = "+" if n.kind == K.AddExpression else "-"
-            rng_ = n.sourceRange
-            out.append([Edit(rng_.start.offset, rng_.end.offset, f"({paren(common)} * ({x.strip()} {op} {y.strip()}))")])
+            out.append([replace(n, f"({paren(common)} * ({x} {op} {y}))")])
         return out

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 
 from ..state import MoveContext
-from .arith import literal
+from .expr import Syntax, identifier, literal, replace
 from .rtl import RtlMove
 from .verilog import Edit, K, modules, node_text, nodes, walk
 
@@ -32,16 +33,15 @@ def encodings(n: int) -> dict[str, tuple[list[int], int]]:
             "one-hot": ([1 << i for i in range(n)], n)}
 
 
-def _param_groups(mod, text: str) -> list[list]:
+def _param_groups(mod: Syntax, text: str) -> list[list[Syntax]]:
     """Runs of localparam/body-parameter statements whose declarators all have literal values."""
-    groups: list[list] = []
-    run: list = []
+    groups: list[list[Syntax]] = []
+    run: list[Syntax] = []
     run_type: str | None = None
     for item in mod.members:
         decl = item.parameter if item.kind == K.ParameterDeclarationStatement else None
-        ok = decl is not None and decl.kind == K.ParameterDeclaration and all(
-            d.initializer is not None and literal(d.initializer.expr) is not None for d in nodes(decl.declarators))
-        if not ok:
+        if decl is None or decl.kind != K.ParameterDeclaration or not all(
+                d.initializer is not None and literal(d.initializer.expr) is not None for d in nodes(decl.declarators)):
             if run:
                 groups.append(run)
             run, run_type = [], None
@@ -57,8 +57,8 @@ def _param_groups(mod, text: str) -> list[list]:
     return groups
 
 
-def _port_names(mod) -> set[str]:
-    names = set()
+def _port_names(mod: Syntax) -> set[str]:
+    names: set[str] = set()
     for n in walk(mod.header):
         if n.kind == K.Declarator:
             names.add(n.name.valueText)
@@ -70,25 +70,30 @@ def _port_names(mod) -> set[str]:
     return names
 
 
-def _whole_use(r) -> bool:
+def _whole_use(r: Syntax) -> bool:
     """A use of the whole value that any injective re-encoding keeps: compared, assigned, a case
     subject, or named in a sensitivity list without an edge (any change wakes the block either way;
     ``posedge state`` watches one bit, which the encoding decides)."""
     if r.kind != K.IdentifierName or r.parent is None:
         return False
     if r.parent.kind == K.SignalEventExpression:
-        return r.parent.edge.kind.name == "Unknown" and r.parent.iffClause is None
+        return bool(r.parent.edge.kind.name == "Unknown" and r.parent.iffClause is None)
     return r.parent.kind in WHOLE_USE
 
 
-def _used_whole(refs: list) -> bool:
-    return all(_whole_use(r) for r in refs)
+def _copies(mod: Syntax) -> Iterator[tuple[str, str]]:
+    """(target, source) of every plain ``a = b`` / ``a <= b`` between two names."""
+    for n in walk(mod):
+        if n.kind in (K.NonblockingAssignmentExpression, K.AssignmentExpression):
+            target, source = identifier(n.left), identifier(n.right)
+            if target is not None and source is not None and n.left.kind == n.right.kind == K.IdentifierName:
+                yield target, source
 
 
-def _group_site(mod, text: str, decls: list, rng: random.Random) -> list[Edit] | None:
+def _group_site(mod: Syntax, text: str, decls: list[Syntax], rng: random.Random) -> list[Edit] | None:
     declarators = [d for decl in decls for d in nodes(decl.declarators)]
     names = [d.name.valueText for d in declarators]
-    values = [literal(d.initializer.expr)[0] for d in declarators]
+    values = [v[0] for d in declarators if (v := literal(d.initializer.expr)) is not None]
     if len(names) < 3 or len(set(values)) != len(values) or any(v < 0 for v in values):
         return None
     for decl in decls:
@@ -96,29 +101,23 @@ def _group_site(mod, text: str, decls: list, rng: random.Random) -> list[Edit] |
             return None  # integer/signed/other typed codes: leave alone
     code = set(names)
     refs = [n for n in walk(mod) if n.kind in (K.IdentifierName, K.IdentifierSelectName)]
-    state_vars: set[str] = set()
-    for n in walk(mod):
-        if n.kind in (K.NonblockingAssignmentExpression, K.AssignmentExpression):
-            l, r = n.left, n.right
-            if l.kind == K.IdentifierName and r.kind == K.IdentifierName and r.identifier.valueText in code:
-                state_vars.add(l.identifier.valueText)
+    copies = list(_copies(mod))
+    state_vars = {target for target, source in copies if source in code}
     grew = True
     while grew:  # registers copied from a state register hold state codes too (nxt -> state)
         grew = False
-        for n in walk(mod):
-            if n.kind in (K.NonblockingAssignmentExpression, K.AssignmentExpression):
-                l, r = n.left, n.right
-                if (l.kind == K.IdentifierName and r.kind == K.IdentifierName
-                        and r.identifier.valueText in state_vars and l.identifier.valueText not in state_vars):
-                    state_vars.add(l.identifier.valueText)
-                    grew = True
+        for target, source in copies:
+            if source in state_vars and target not in state_vars:
+                state_vars.add(target)
+                grew = True
     if not state_vars or state_vars & _port_names(mod):
         return None
     watched = code | state_vars
-    if not _used_whole([r for r in refs if r.identifier.valueText in watched]):
+    if not all(_whole_use(r) for r in refs if r.identifier.valueText in watched):
         return None
     # the state registers' declarations: every declarator a state register, range [W-1:0]
-    var_decls, width = [], None
+    var_decls: list[Syntax] = []
+    width: int | None = None
     for n in walk(mod):
         if n.kind == K.DataDeclaration and any(d.name.valueText in state_vars for d in nodes(n.declarators)):
             if not all(d.name.valueText in state_vars for d in nodes(n.declarators)):
@@ -139,17 +138,14 @@ def _group_site(mod, text: str, decls: list, rng: random.Random) -> list[Edit] |
     _, new_values, new_width = rng.choice(choices)
     if new_width < max(new_values).bit_length():
         return None
-    edits = []
-    for d, v in zip(declarators, new_values):
-        r = d.initializer.expr.sourceRange
-        edits.append(Edit(r.start.offset, r.end.offset, f"{new_width}'b{v:0{new_width}b}"))
+    edits = [replace(d.initializer.expr, f"{new_width}'b{v:0{new_width}b}")
+             for d, v in zip(declarators, new_values, strict=True)]
     rng_text = f"[{new_width - 1}:0]"
     for decl in decls:
-        dims = [n for n in walk(decl.type)] if decl.type is not None else []
+        dims = list(walk(decl.type)) if decl.type is not None else []
         dim = next((n for n in dims if n.kind == K.VariableDimension), None)
         if dim is not None:
-            r = dim.sourceRange
-            edits.append(Edit(r.start.offset, r.end.offset, rng_text))
+            edits.append(replace(dim, rng_text))
     if new_width != width:
         for n in var_decls:
             dim = next((x for x in walk(n.type) if x.kind == K.VariableDimension), None)
@@ -157,8 +153,7 @@ def _group_site(mod, text: str, decls: list, rng: random.Random) -> list[Edit] |
                 r = n.type.sourceRange
                 edits.append(Edit(r.end.offset, r.end.offset, f" {rng_text}"))
             else:
-                r = dim.sourceRange
-                edits.append(Edit(r.start.offset, r.end.offset, rng_text))
+                edits.append(replace(dim, rng_text))
     return edits
 
 
@@ -167,7 +162,7 @@ class FsmEncoding(RtlMove):
 
     name = "fsm_encoding"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
         for mod in modules(tree):
             for group in _param_groups(mod, text):

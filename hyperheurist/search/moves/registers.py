@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..state import MoveContext
+from .expr import Syntax
 from .rtl import RtlMove, line_span
 from .verilog import Edit, K, identifiers, modules, node_text, walk
 
@@ -21,34 +22,36 @@ ENABLE_NAME = re.compile(r"(^|_)(valid|vld|en|enable|ce|load|ld|start|req|stb|st
 CONTROL_PARENTS = {K.ConditionalPredicate, K.CaseStatement}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Clocked:
-    block: object  # the always block
+    """A clocked always block of nonblocking assignments, split into its reset branch and its loads."""
+
+    block: Syntax  # the always block
     clock_event: str  # e.g. "posedge clk"
-    reset_stmt: object | None  # the if-branch taken in reset (None: no reset structure)
-    loads: list  # top-level statements that load the registers
-    loads_parent: object | None  # the block statement holding ``loads`` (None: a single statement)
+    reset_stmt: Syntax | None  # the if-branch taken in reset (None: no reset structure)
+    loads: list[Syntax]  # top-level statements that load the registers
+    loads_parent: Syntax | None  # the block statement holding ``loads`` (None: a single statement)
 
 
-def _items(stmt) -> list:
+def _items(stmt: Syntax) -> list[Syntax]:
     return list(stmt.items) if stmt.kind == K.SequentialBlockStatement else [stmt]
 
 
-def _only_stmt(stmt):
+def _only_stmt(stmt: Syntax) -> Syntax:
     """A begin/end holding exactly one statement is that statement."""
     while stmt.kind == K.SequentialBlockStatement and len(stmt.items) == 1 and not stmt.blockName:
         stmt = stmt.items[0]
     return stmt
 
 
-def _nonblocking_only(node) -> bool:
+def _nonblocking_only(node: Syntax) -> bool:
     kinds = {n.kind for n in walk(node)}
     return K.AssignmentExpression not in kinds and K.NonblockingAssignmentExpression in kinds
 
 
-def targets(node) -> set[str]:
+def targets(node: Syntax) -> set[str]:
     """Registers assigned under ``node`` (the base name of selects)."""
-    out = set()
+    out: set[str] = set()
     for n in walk(node):
         if n.kind == K.NonblockingAssignmentExpression:
             lhs = n.left
@@ -57,7 +60,7 @@ def targets(node) -> set[str]:
     return out
 
 
-def clocked_blocks(mod, text: str) -> list[Clocked]:
+def clocked_blocks(mod: Syntax) -> list[Clocked]:
     out = []
     for blk in walk(mod):
         if blk.kind not in ALWAYS or blk.statement.kind != K.TimingControlStatement:
@@ -90,13 +93,13 @@ def clocked_blocks(mod, text: str) -> list[Clocked]:
                 signals -= cond
         if len(signals) != 1 or (reset_stmt is None and len(events) != 1):
             continue
-        clock = next((f"{edge} {name}" for edge, name in events if name in signals), None)
+        clock = next(f"{edge} {name}" for edge, name in events if name in signals)
         parent = loads_stmt if loads_stmt.kind == K.SequentialBlockStatement else None
         out.append(Clocked(blk, clock, reset_stmt, _items(loads_stmt), parent))
     return out
 
 
-def _widths(mod, text: str) -> dict[str, int]:
+def _widths(mod: Syntax, text: str) -> dict[str, int]:
     """Declared widths of simple vectors (``[N:0]``), 1 for scalars; unknown widths are absent."""
     out: dict[str, int] = {}
     for n in walk(mod):
@@ -106,8 +109,7 @@ def _widths(mod, text: str) -> dict[str, int]:
         if n.kind == K.ImplicitAnsiPort and not re.match(r"\s*(input|output|inout)\b", tt):
             continue  # "input [7:0] a, b": b's type is inherited, not in its own text
         m = re.search(r"\[\s*(\d+)\s*:\s*(\d+)\s*\]", tt.split(";")[0])
-        ranged = m is not None and "[" in tt
-        w = abs(int(m.group(1)) - int(m.group(2))) + 1 if ranged else 1
+        w = abs(int(m.group(1)) - int(m.group(2))) + 1 if m is not None else 1
         if re.search(r"\[[^\]]*[A-Za-z_][^\]]*\]", tt):
             continue  # a parameterised width: unknown
         for d in walk(n):
@@ -116,9 +118,9 @@ def _widths(mod, text: str) -> dict[str, int]:
     return out
 
 
-def _control_names(mod) -> set[str]:
+def _control_names(mod: Syntax) -> set[str]:
     """Signals read in an if/case condition or a ?: select: they steer control."""
-    out = set()
+    out: set[str] = set()
     for n in walk(mod):
         if n.kind in CONTROL_PARENTS:
             expr = n.expr if n.kind == K.CaseStatement else n
@@ -128,12 +130,12 @@ def _control_names(mod) -> set[str]:
     return out
 
 
-def _ports(mod) -> set[str]:
+def _ports(mod: Syntax) -> set[str]:
     return {d.name.valueText for d in walk(mod.header) if d.kind == K.Declarator} | {
         d.name.valueText for p in walk(mod) if p.kind == K.PortDeclaration for d in walk(p) if d.kind == K.Declarator}
 
 
-def _datapath(mod, text: str) -> set[str]:
+def _datapath(mod: Syntax, text: str) -> set[str]:
     """Multi-bit registers that are not ports and never steer control."""
     widths = _widths(mod, text)
     skip = _ports(mod) | _control_names(mod)
@@ -145,15 +147,15 @@ class DropDatapathReset(RtlMove):
 
     name = "drop_datapath_reset"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
         for mod in modules(tree):
             data = _datapath(mod, text)
-            for cb in clocked_blocks(mod, text):
+            for cb in clocked_blocks(mod):
                 if cb.reset_stmt is None:
                     continue
                 resets = [s for s in _items(cb.reset_stmt) if s.kind == K.ExpressionStatement]
-                by_reg = {}
+                by_reg: dict[str, list[Syntax]] = {}
                 for s in resets:
                     t = targets(s)
                     if len(t) == 1 and s.expr.kind == K.NonblockingAssignmentExpression:
@@ -161,7 +163,7 @@ class DropDatapathReset(RtlMove):
                 owners = [targets(s) for s in cb.loads]
                 movable = []
                 for reg in sorted(set(by_reg) & data):
-                    mine = [s for s, t in zip(cb.loads, owners) if reg in t]
+                    mine = [s for s, t in zip(cb.loads, owners, strict=True) if reg in t]
                     if mine and all(targets(s) == {reg} for s in mine):
                         movable.append(reg)
                 if not movable:
@@ -172,13 +174,17 @@ class DropDatapathReset(RtlMove):
                     out.append(site)
         return out
 
-    def _site(self, text, cb: Clocked, regs: list[str], by_reg: dict, owners: list) -> list[Edit] | None:
-        edits, moved = [], []
+    @staticmethod
+    def _site(text: str, cb: Clocked, regs: list[str], by_reg: dict[str, list[Syntax]],
+              owners: list[set[str]]) -> list[Edit]:
+        assert cb.reset_stmt is not None  # only blocks with a reset branch are offered
+        edits: list[Edit] = []
+        moved: list[str] = []
         for reg in regs:
             for s in by_reg[reg]:
                 r = s.sourceRange
                 edits.append(Edit(*line_span(text, r.start.offset, r.end.offset), ""))
-        for s, t in zip(cb.loads, owners):
+        for s, t in zip(cb.loads, owners, strict=True):
             if t and t <= set(regs):
                 r = s.sourceRange
                 moved.append(text[r.start.offset:r.end.offset])
@@ -194,12 +200,12 @@ class DropDatapathReset(RtlMove):
         br = cb.block.sourceRange
         keyword = cb.block.keyword.valueText
         body = "\n".join(f"    {m}" for m in moved)
-        edits.append(Edit(br.end.offset, br.end.offset,
-                          f"\n\n  // {', '.join(regs)}: datapath, no reset\n  {keyword} @({cb.clock_event}) begin\n{body}\n  end"))
+        block = f"\n\n  // {', '.join(regs)}: datapath, no reset\n  {keyword} @({cb.clock_event}) begin\n{body}\n  end"
+        edits.append(Edit(br.end.offset, br.end.offset, block))
         return edits
 
 
-def _stage(name: str, loaded: dict[str, set[str]], seen: frozenset = frozenset()) -> int:
+def _stage(name: str, loaded: dict[str, set[str]], seen: frozenset[str] = frozenset()) -> int:
     """Pipeline depth of a signal inside one clocked block: 0 when it is not loaded there."""
     if name not in loaded or name in seen:
         return 0
@@ -211,15 +217,16 @@ class EnableGating(RtlMove):
 
     name = "enable_gating"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
         for mod in modules(tree):
             widths = _widths(mod, text)
             data = _datapath(mod, text)
             inputs = {n for n in _ports(mod) if widths.get(n) == 1 and ENABLE_NAME.search(n)}
-            for cb in clocked_blocks(mod, text):
+            for cb in clocked_blocks(mod):
                 enables = set(inputs)
-                plain, pairs = [], []
+                plain: list[tuple[str, Syntax]] = []
+                pairs: list[tuple[str, str]] = []
                 for s in cb.loads:
                     if s.kind != K.ExpressionStatement or s.expr.kind != K.NonblockingAssignmentExpression:
                         continue

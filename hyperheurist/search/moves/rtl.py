@@ -11,6 +11,7 @@ import random
 from abc import ABC, abstractmethod
 
 from ..state import MoveContext, State
+from .expr import Syntax
 from .verilog import MAX_TEXT, Edit, apply_edits, clean_rewrite, parse, syntax_errors
 
 MAX_TRIES = 4  # sites checked per proposal (each check re-parses and elaborates)
@@ -23,7 +24,7 @@ class RtlMove(ABC):
     kind = "rtl"
 
     @abstractmethod
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         """Every alternative rewrite of this file, each a list of edits."""
 
     def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:

@@ -22,47 +22,28 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
-
-from pyslang import ast
+from dataclasses import dataclass
 
 from ..state import MoveContext
-from .arith import in_logic, literal
-from .datapath import paren, unparen, unsigned_only
+from .expr import (
+    Syntax,
+    Widths,
+    assignment_of,
+    fixed_widths,
+    identifier,
+    literal,
+    logic_nodes,
+    paren,
+    replace,
+    unparen,
+    unsigned_only,
+)
 from .rtl import RtlMove, line_span
-from .verilog import Edit, K, modules, node_text, overridable_parameters, walk
+from .verilog import Edit, K, node_text, walk
 
 SIMPLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RELATIONS = {K.LessThanExpression, K.LessThanEqualExpression, K.GreaterThanExpression,
              K.GreaterThanEqualExpression, K.EqualityExpression, K.InequalityExpression}
-
-
-def widths(tree) -> dict[str, int]:
-    """Bit widths of the ports, nets and variables of the top modules (names unique per file here)."""
-    comp = ast.Compilation()
-    comp.addSyntaxTree(tree)
-    out: dict[str, int] = {}
-    for inst in comp.getRoot().topInstances:
-        for m in inst.body:
-            ty = getattr(m, "type", None)
-            if ty is not None and m.kind in (ast.SymbolKind.Net, ast.SymbolKind.Variable, ast.SymbolKind.Port):
-                out[m.name] = int(ty.bitWidth)
-    return out
-
-
-def fixed_widths(text: str, tree) -> bool:
-    """Unsigned and without parameters a caller could override (widths are the declared ones)."""
-    return unsigned_only(text) and not any(overridable_parameters(m, text) for m in modules(tree))
-
-
-def assignment_of(node):
-    """The assignment whose whole right-hand side ``node`` is (through parentheses), else None."""
-    p = node.parent
-    while p is not None and p.kind == K.ParenthesizedExpression:
-        p = p.parent
-    if p is None or p.kind not in (K.AssignmentExpression, K.NonblockingAssignmentExpression):
-        return None
-    same = unparen(p.right).sourceRange.start.offset == unparen(node).sourceRange.start.offset
-    return p if same else None
 
 
 class DecoderCompare(RtlMove):
@@ -70,31 +51,28 @@ class DecoderCompare(RtlMove):
 
     name = "decoder_compare"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         if not fixed_widths(text, tree):
             return []
-        w = None
+        w = Widths(tree)
         out = []
-        for n in walk(tree.root):
-            if n.kind != K.LogicalShiftLeftExpression or not in_logic(n):
-                continue
+        for n in logic_nodes(tree.root, {K.LogicalShiftLeftExpression}):
             lit = literal(unparen(n.left))
             a = assignment_of(n)
-            if lit is None or lit[0] != 1 or a is None or unparen(a.left).kind != K.IdentifierName:
+            target = identifier(a.left) if a is not None else None
+            if lit is None or lit[0] != 1 or target is None:
                 continue
-            w = widths(tree) if w is None else w
-            width = w.get(unparen(a.left).identifier.valueText)
+            width = w.get().get(target)
             s = node_text(n.right, text)
             if width is None or s is None or width > 256:
                 continue
             s = paren(s)
             bank = ", ".join(f"({s} == {i})" for i in range(width - 1, -1, -1))
-            r = n.sourceRange
-            out.append([Edit(r.start.offset, r.end.offset, "{" + bank + "}")])
+            out.append([replace(n, "{" + bank + "}")])
         return out
 
 
-def _terms(node, sign: int = 1) -> Iterator[tuple[int, object]]:
+def _terms(node: Syntax, sign: int = 1) -> Iterator[tuple[int, Syntax]]:
     """The signed leaves of a +/- tree (through parentheses)."""
     node = unparen(node)
     if node.kind == K.AddExpression:
@@ -112,17 +90,17 @@ class FoldConstants(RtlMove):
 
     name = "fold_constants"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         if not unsigned_only(text):
             return []
         out = []
-        for n in walk(tree.root):
-            if n.kind not in (K.AddExpression, K.SubtractExpression) or not in_logic(n) or assignment_of(n) is None:
+        for n in logic_nodes(tree.root, {K.AddExpression, K.SubtractExpression}):
+            if assignment_of(n) is None:
                 continue
             terms = list(_terms(n))
             consts = [(sg, literal(t)) for sg, t in terms]
             lits = [(sg, lit) for sg, lit in consts if lit is not None]
-            others = [(sg, t) for (sg, t), (_, lit) in zip(terms, consts) if lit is None]
+            others = [(sg, t) for (sg, t), (_, lit) in zip(terms, consts, strict=True) if lit is None]
             if not others or not lits or others[0][0] < 0:
                 continue
             if len(lits) == 1 and (consts[-1][1] is not None or lits[0][1][0] == 0):
@@ -135,24 +113,23 @@ class FoldConstants(RtlMove):
             size = max(int(lit[1].split("'")[0] or 32) for _, lit in lits)
             size = max(size, abs(total).bit_length())
             expr = " ".join([paren(texts[0])] + [f"{'+' if sg > 0 else '-'} {paren(t)}"
-                                                 for (sg, _), t in zip(others[1:], texts[1:])])
+                                                 for (sg, _), t in zip(others[1:], texts[1:], strict=True)])
             if total:
                 expr += f" {'+' if total > 0 else '-'} {size}'d{abs(total)}"
-            r = n.sourceRange
-            out.append([Edit(r.start.offset, r.end.offset, f"({expr})")])
+            out.append([replace(n, f"({expr})")])
         return out
 
 
-def _max_value(node, w: dict[str, int]) -> tuple[int, int] | None:
+def _max_value(node: Syntax, w: dict[str, int]) -> tuple[int, int] | None:
     """(largest value, width) of a simple name or an unsigned literal."""
     node = unparen(node)
     lit = literal(node)
     if lit is not None:
         size = lit[1].split("'")[0]
         return lit[0], int(size) if size else 32
-    if node.kind == K.IdentifierName and node.identifier.valueText in w:
-        bits = w[node.identifier.valueText]
-        return (1 << bits) - 1, bits
+    name = identifier(node)
+    if name is not None and name in w:
+        return (1 << w[name]) - 1, w[name]
     return None
 
 
@@ -161,40 +138,62 @@ class CancelCompare(RtlMove):
 
     name = "cancel_compare"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         if not fixed_widths(text, tree):
             return []
-        w = None
+        w = Widths(tree)
         out = []
-        for n in walk(tree.root):
-            if n.kind not in RELATIONS or not in_logic(n):
+        for n in logic_nodes(tree.root, RELATIONS):
+            left, right = unparen(n.left), unparen(n.right)
+            if left.kind != K.AddExpression or right.kind != K.AddExpression:
                 continue
-            l, r = unparen(n.left), unparen(n.right)
-            if l.kind != K.AddExpression or r.kind != K.AddExpression:
+            lt = [(x, (node_text(x, text) or "").strip()) for x in (left.left, left.right)]
+            rt = [(x, (node_text(x, text) or "").strip()) for x in (right.left, right.right)]
+            if any(not t for _, t in lt + rt):
                 continue
-            w = widths(tree) if w is None else w
-            lt = [(x, node_text(x, text) or "") for x in (l.left, l.right)]
-            rt = [(x, node_text(x, text) or "") for x in (r.left, r.right)]
-            if any(not t.strip() for _, t in lt + rt):
-                continue
-            pick = next(((i, j) for i in (0, 1) for j in (0, 1) if lt[i][1].strip() == rt[j][1].strip()), None)
+            pick = next(((i, j) for i in (0, 1) for j in (0, 1) if lt[i][1] == rt[j][1]), None)
             if pick is None:
                 continue
-            k, x, y = lt[pick[0]][0], lt[1 - pick[0]][0], rt[1 - pick[1]][0]
-            mk, mx, my = (_max_value(v, w) for v in (k, x, y))
+            k, x, y = lt[pick[0]], lt[1 - pick[0]], rt[1 - pick[1]]
+            mk, mx, my = (_max_value(v, w.get()) for v, _ in (k, x, y))
             if mk is None or mx is None or my is None:
                 continue
             (kv, kw), (xv, xw), (yv, yw) = mk, mx, my
             width = max(kw, xw, yw)
             if xv + kv >= 1 << width or yv + kv >= 1 << width:
                 continue  # a sum can wrap: the offset does not cancel
-            op = text[n.operatorToken.location.offset:n.operatorToken.location.offset + len(n.operatorToken.rawText)]
-            rg = n.sourceRange
-            xs, ys = node_text(x, text), node_text(y, text)
-            if xs is None or ys is None:
-                continue
-            out.append([Edit(rg.start.offset, rg.end.offset, f"({paren(xs)} {op} {paren(ys)})")])
+            at = n.operatorToken.location.offset
+            op = text[at:at + len(n.operatorToken.rawText)]
+            out.append([replace(n, f"({paren(x[1])} {op} {paren(y[1])})")])
         return out
+
+
+@dataclass(frozen=True)
+class NameSum:
+    """``assign target = a + b + c ...`` with three or more plain names added."""
+
+    statement: Syntax  # the continuous assign
+    assignment: Syntax
+    target: str
+    names: list[str]
+
+
+def _name_sums(tree: Syntax, text: str) -> list[NameSum]:
+    sums = []
+    for n in walk(tree.root):
+        if n.kind != K.ContinuousAssign:
+            continue
+        for a in n.assignments:
+            if not hasattr(a, "kind") or a.kind != K.AssignmentExpression:
+                continue
+            target = identifier(a.left)
+            if unparen(a.right).kind != K.AddExpression or target is None:
+                continue
+            terms = list(_terms(a.right))
+            names = [(node_text(t, text) or "").strip() for _, t in terms]
+            if len(terms) >= 3 and all(sg > 0 for sg, _ in terms) and all(SIMPLE.match(t) for t in names):
+                sums.append(NameSum(n, a, target, names))
+    return sums
 
 
 class SharePartialSum(RtlMove):
@@ -202,52 +201,33 @@ class SharePartialSum(RtlMove):
 
     name = "share_partial_sum"
 
-    def sites(self, text: str, tree, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         if not fixed_widths(text, tree):
             return []
-        sums = []
-        for n in walk(tree.root):
-            if n.kind != K.ContinuousAssign:
-                continue
-            for a in n.assignments:
-                if not hasattr(a, "kind") or a.kind != K.AssignmentExpression:
-                    continue
-                if unparen(a.right).kind != K.AddExpression or unparen(a.left).kind != K.IdentifierName:
-                    continue
-                terms = list(_terms(a.right))
-                names = [(node_text(t, text) or "").strip() for _, t in terms]
-                if len(terms) < 3 or any(sg < 0 for sg, _ in terms) or not all(SIMPLE.match(t) for t in names):
-                    continue
-                sums.append((n, a, names))
+        sums = _name_sums(tree, text)
+        w = Widths(tree)
         out = []
-        w = None
-        for i in range(len(sums)):
-            for j in range(i + 1, len(sums)):
-                (ni, ai, xi), (nj, aj, xj) = sums[i], sums[j]
-                if ni.sourceRange.start.offset == nj.sourceRange.start.offset:
+        for i, si in enumerate(sums):
+            for sj in sums[i + 1:]:
+                if si.statement.sourceRange.start.offset == sj.statement.sourceRange.start.offset:
                     continue
-                common = [x for x in dict.fromkeys(xi) if x in xj]
-                if len(common) < 2:
-                    continue
-                w = widths(tree) if w is None else w
-                li, lj = unparen(ai.left).identifier.valueText, unparen(aj.left).identifier.valueText
-                if li not in w or lj not in w:
+                common = [x for x in dict.fromkeys(si.names) if x in sj.names]
+                if len(common) < 2 or si.target not in w.get() or sj.target not in w.get():
                     continue
                 p, q = common[0], common[1]
                 wire = f"hh_sum_{p}_{q}"
                 if re.search(rf"\b{wire}\b", text):
                     continue
-                width = max(w[li], w[lj])
+                width = max(w.get()[si.target], w.get()[sj.target])
                 edits = []
-                for a, xs in ((ai, xi), (aj, xj)):
-                    rest = list(xs)
+                for s in (si, sj):
+                    rest = list(s.names)
                     rest.remove(p)
                     rest.remove(q)
-                    r = a.right.sourceRange
-                    edits.append(Edit(r.start.offset, r.end.offset, " + ".join([wire, *rest])))
-                first = min(ni, nj, key=lambda x: x.sourceRange.start.offset)
-                s, _ = line_span(text, first.sourceRange.start.offset, first.sourceRange.end.offset)
-                indent = text[s:first.sourceRange.start.offset]
-                edits.append(Edit(s, s, f"{indent}wire [{width - 1}:0] {wire} = {p} + {q};\n"))
+                    edits.append(replace(s.assignment.right, " + ".join([wire, *rest])))
+                first = min(si.statement, sj.statement, key=lambda x: x.sourceRange.start.offset)
+                start, _ = line_span(text, first.sourceRange.start.offset, first.sourceRange.end.offset)
+                indent = text[start:first.sourceRange.start.offset]
+                edits.append(Edit(start, start, f"{indent}wire [{width - 1}:0] {wire} = {p} + {q};\n"))
                 out.append(edits)
         return out
