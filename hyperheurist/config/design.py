@@ -1,0 +1,124 @@
+"""The root of design.yaml: the design's name, top, spec and sources, and every section."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationInfo, field_validator, model_validator
+
+from ..errors import ConfigError
+from ..inputs import input_problem
+from ..project.filelist import check_define, is_filelist
+from .generation import Generation
+from .interface import Interface
+from .limits import Limits
+from .model import Model, base_of, identifier
+from .paths import absolute_entry, check_sources, path_text, resolve_file
+from .ppa import PPA
+from .search import Anneal, Tunable
+from .verification import Verification
+
+DESIGN_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class DesignConfig(Model):
+    name: str
+    top: str
+    spec: Path
+    description: str | None = None
+    # the design's RTL: files, globs, folders, filelists ("-f x.f" or "x.f"); what hh gate/ppa use without files
+    sources: list[str] = []
+    include_dirs: list[Path] = []  # folders `include "x.vh" is looked up in; the headers travel with the design
+    defines: dict[str, str] = {}  # preprocessor macros every tool sees (+define+ / -D)
+    interface: Interface
+    verification: Verification
+    ppa: PPA = PPA()
+    generation: Generation = Generation()
+    anneal: Anneal = Anneal()
+    tunables: list[Tunable] = []
+    limits: Limits = Limits()
+    source: Path | None = None  # the YAML this came from; filled in by the loader
+    base_dir: Path | None = None
+
+    @field_validator("spec", mode="before")
+    @classmethod
+    def _spec(cls, v: object, info: ValidationInfo) -> Path | None:
+        return resolve_file(v, info)
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _sources(cls, v: object, info: ValidationInfo) -> list[str]:
+        entries = [v] if isinstance(v, str) else v
+        if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+            raise ValueError("expected a path or a list of paths (files, globs, folders, filelists)")
+        check_sources(entries, base_of(info))
+        return [absolute_entry(e, base_of(info)) for e in entries]  # resolved.yaml holds absolute paths
+
+    @field_validator("include_dirs", mode="before")
+    @classmethod
+    def _include_dirs(cls, v: object, info: ValidationInfo) -> list[Path]:
+        entries = [v] if isinstance(v, str) else v or []
+        if not isinstance(entries, list):
+            raise ValueError("expected a folder or a list of folders")
+        out = []
+        for e in entries:
+            p = Path(path_text(e)).expanduser()
+            p = (p if p.is_absolute() else base_of(info) / p).resolve()
+            if not p.is_dir():
+                raise ValueError(f"folder not found: {p}")
+            out.append(p)
+        return out
+
+    @field_validator("defines", mode="before")
+    @classmethod
+    def _defines(cls, v: object) -> dict[str, str]:
+        if isinstance(v, list):  # ["A", "B=2"] as on a command line
+            v = dict((str(x).partition("=")[0], str(x).partition("=")[2]) for x in v)
+        if not isinstance(v, dict):
+            raise ValueError("expected a mapping NAME: value (or a list of NAME=value)")
+        out = {}
+        for k, val in v.items():
+            text = "" if val is None else ("1" if val is True else "0" if val is False else str(val))
+            try:
+                check_define(str(k), text, "defines")
+            except ConfigError as exc:
+                raise ValueError(str(exc).removeprefix("defines: ")) from None
+            out[str(k)] = text
+        return out
+
+    @field_validator("top")
+    @classmethod
+    def _top(cls, v: str) -> str:
+        return identifier(v, "Verilog module name")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not DESIGN_NAME.match(v):
+            raise ValueError(f"use letters, digits, _ . - only: {v!r}")
+        if v.startswith("."):  # "." and ".." would put the run outside --out; ".x" hides it
+            raise ValueError(f"must not start with a dot: {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _seed_inputs(self, info: ValidationInfo) -> DesignConfig:
+        """Seeds are copied into the run and shown to the LLM: Verilog files, filelists or folders only,
+        never a kernel file or a link out of the design folder."""
+        for p in self.generation.seed_files():
+            if p.is_dir():
+                continue
+            if not (p.suffix.lower() in (".v", ".sv") or is_filelist(p.name)):
+                raise ValueError(f"generation.seeds: {p}: not a Verilog file (.v/.sv), filelist or folder")
+            problem = input_problem(p, base_of(info))
+            if problem:
+                raise ValueError(f"generation.seeds: {problem}")
+        return self
+
+    def spec_text(self) -> str:
+        return self.spec.read_text(encoding="utf-8", errors="replace")
+
+    def resolved_yaml(self) -> str:
+        data = self.model_dump(mode="json", exclude={"source", "base_dir"})
+        return yaml.safe_dump(data, sort_keys=False)

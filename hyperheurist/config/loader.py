@@ -1,0 +1,143 @@
+"""Reading design.yaml: YAML to a validated ``DesignConfig``, every error one line naming file and field."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..errors import ConfigError
+from .design import DesignConfig
+
+MAX_YAML_DEPTH = 32  # design.yaml nests four levels; anything this deep is a mistake (or an attack on the parser)
+PLAIN_KEY = re.compile(r"[A-Za-z0-9_$-]+")
+
+
+def _format_loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            text = str(part)
+            if not PLAIN_KEY.fullmatch(text):  # a key with blanks, newlines, dots...: quoted
+                text = repr(text)
+            out += ("." if out else "") + text
+    return out or "(top level)"
+
+
+def format_validation_error(path: Path, exc: ValidationError) -> str:
+    errs = exc.errors()
+    # a misspelt key explains the "missing" error it causes: name it first
+    first = next((e for e in errs if e["type"] == "extra_forbidden"), errs[0])
+    loc = _format_loc(tuple(p for p in first["loc"] if not str(p).startswith("function-")))
+    msg = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        msg = "unknown key"
+    elif first["type"] == "missing":
+        msg = "required field is missing"
+    more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
+    msg = " ".join(str(msg).split())  # one line, whatever the offending value held
+    return f"{path}: {loc}: {msg}{more}"
+
+
+def _set_dotted(data: dict[str, Any], dotted: str, value: object) -> None:
+    keys = dotted.split(".")
+    node = data
+    for k in keys[:-1]:
+        nxt = node.get(k)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[k] = nxt
+        node = nxt
+    node[keys[-1]] = value
+
+
+def read_yaml_mapping(path: Path) -> dict[str, Any]:
+    """Read a YAML file that must hold a mapping; errors name the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: file not found")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply (more than {MAX_YAML_DEPTH} levels)") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)  # only MarkedYAMLError carries a position
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}{where}: YAML syntax error: {problem}") from None
+    if data is None:
+        raise ConfigError(f"{path}: file is empty")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: top level must be a mapping, got {type(data).__name__}")
+    if _nesting(data) > MAX_YAML_DEPTH:
+        raise ConfigError(f"{path}: nested too deeply (more than {MAX_YAML_DEPTH} levels)")
+    return data
+
+
+def load_design(path: str | Path, overrides: dict[str, Any] | None = None) -> DesignConfig:
+    """Load and validate a design.yaml; ``overrides`` maps dotted keys to values."""
+    path = Path(path).expanduser().resolve()
+    data = read_yaml_mapping(path)
+    for k, v in (overrides or {}).items():
+        _set_dotted(data, k, v)
+    data.pop("source", None)
+    data.pop("base_dir", None)
+    gen = data.get("generation")
+    if isinstance(gen, dict) and isinstance(gen.get("seeds"), str):  # before validation: it globs the pattern
+        seeds = Path(gen["seeds"]).expanduser()
+        _check_seed_glob(path, str(seeds if seeds.is_absolute() else path.parent / seeds))
+    try:
+        cfg = DesignConfig.model_validate(data, context={"base_dir": path.parent})
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(path, exc)) from None
+    return cfg.model_copy(update={"source": path, "base_dir": path.parent})
+
+
+def _nesting(data: object) -> int:
+    """Depth of nested mappings/lists (iterative: a deep document must not exhaust the stack)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, depth)
+            if depth <= MAX_YAML_DEPTH:
+                stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def _check_seed_glob(path: Path, seeds: str | None) -> None:
+    """A wildcard in a folder part of ``generation.seeds`` walks a tree: only inside the design folder
+    (``seeds: /**/*.v`` would read the whole file system as candidates)."""
+    if not seeds:
+        return
+    parts = Path(seeds).parts
+    wild = next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), len(parts))
+    if wild >= len(parts) - 1:
+        return  # a plain folder, or wildcards in the file name only
+    root = Path(*parts[:wild]).resolve()
+    if not root.is_relative_to(path.parent):
+        raise ConfigError(f"{path}: generation.seeds: {seeds}: a folder wildcard outside the design folder "
+                          f"({root} is not inside {path.parent})")
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``key.sub=value`` from the CLI; the value is parsed as YAML (numbers, booleans, lists)."""
+    if "=" not in text:
+        raise ConfigError(f"--set {text}: expected KEY=VALUE")
+    key, raw = text.split("=", 1)
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError:
+        value = raw
+    return key.strip(), value

@@ -1,0 +1,82 @@
+"""``ppa``: the liberty, clock, cost weights and objective, and the flow preset the PPA is estimated with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from .model import Model, base_of
+from .paths import is_file, path_text
+
+BUNDLED_LIBERTIES = {
+    "osu018": "/usr/share/qflow/tech/osu018/osu018_stdcells.lib",
+    "osu035": "/usr/share/qflow/tech/osu035/osu035_stdcells.lib",
+    "osu050": "/usr/share/qflow/tech/osu050/osu050_stdcells.lib",
+}
+FLOWS_DIR = Path(__file__).resolve().parent.parent / "flows"  # package data: works from a wheel too
+
+
+class Weights(Model):
+    area: float = Field(default=1.0, ge=0)
+    delay: float = Field(default=1.0, ge=0)
+    power: float = Field(default=1.0, ge=0)
+
+    @model_validator(mode="after")
+    def _nonzero(self) -> Weights:
+        if self.area + self.delay + self.power <= 0:
+            raise ValueError("at least one weight must be positive")
+        return self
+
+
+class PPA(Model):
+    liberty: str = "osu018"
+    clock_period_ns: float = Field(default=10.0, gt=0, le=1e6)
+    weights: Weights = Weights()
+    input_activity: float = Field(default=0.1, ge=0, le=1)
+    power: Literal["vectorless", "activity"] = "vectorless"
+    timing_penalty: float = Field(default=2.0, ge=0)
+    # weighted: mean of area/delay/power ratios; constrained: meet the clock, then minimise area and power
+    objective: Literal["weighted", "constrained"] = "weighted"
+    flow: str = "default"
+    liberty_path: Path | None = None  # filled in by the validator
+
+    @model_validator(mode="before")
+    @classmethod
+    def _liberty(cls, data: Any, info: ValidationInfo) -> Any:  # any YAML value: field checks come after
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "liberty_path" in data:
+            return data
+        lib = path_text(data.get("liberty", "osu018"))
+        if lib in BUNDLED_LIBERTIES:
+            data["liberty_path"] = Path(BUNDLED_LIBERTIES[lib])
+        else:
+            p = Path(lib).expanduser()
+            if not p.is_absolute():
+                p = (base_of(info) / p).resolve()
+            if not is_file(p):
+                raise ValueError(f"liberty: not a bundled name ({', '.join(BUNDLED_LIBERTIES)}) nor a file: {p}")
+            data["liberty_path"] = p
+        return data
+
+    @model_validator(mode="after")
+    def _objective(self) -> PPA:
+        if self.objective == "constrained" and self.weights.area + self.weights.power <= 0:
+            raise ValueError("objective constrained: weights.area or weights.power must be positive")
+        return self
+
+    @field_validator("flow")
+    @classmethod
+    def _flow(cls, v: str, info: ValidationInfo) -> str:
+        if is_file(FLOWS_DIR / f"{v}.yaml"):
+            return v
+        p = Path(v)
+        if not p.is_absolute():
+            p = base_of(info) / p
+        if is_file(p):
+            return str(p.resolve())
+        bundled = ", ".join(sorted(f.stem for f in FLOWS_DIR.glob("*.yaml")))
+        raise ValueError(f"flow preset not found: {v} (bundled: {bundled})")

@@ -1,0 +1,37 @@
+"""``anneal`` and ``tunables``: the Phase-2 search and the parameters it may set."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from .model import PARAM_LITERAL, Model, identifier
+
+
+class Anneal(Model):
+    iterations: int = Field(default=100, ge=0, le=1_000_000)
+    seed: int = 1
+    chains: int = Field(default=2, ge=1, le=64)
+    t0: float | None = Field(default=None, gt=0)
+    cooling: float = Field(default=0.95, gt=0, lt=1)
+    t_min: float = Field(default=1e-4, gt=0)
+    reheat_after: int = Field(default=15, ge=1)
+    moves: list[str] | None = None
+    jobs: int | None = Field(default=None, ge=1, le=256)
+
+
+class Tunable(Model):
+    name: str
+    values: list[int | str] = Field(min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _ident(cls, v: str) -> str:
+        return identifier(v)
+
+    @field_validator("values")
+    @classmethod
+    def _literals(cls, v: list[int | str]) -> list[int | str]:
+        for x in v:
+            if isinstance(x, str) and not PARAM_LITERAL.match(x.strip()):
+                raise ValueError(f"not a Verilog constant synthesis accepts (decimal, based literal or string): {x!r}")
+        return v

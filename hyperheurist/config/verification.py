@@ -1,0 +1,101 @@
+"""``verification``: how a candidate is checked (cocotb, a testbench, a reference) and the formal gate."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from ..inputs import input_problem
+from .model import MAX_TIMEOUT_S, Model, base_of
+from .paths import check_sources, is_file, path_text, resolve_file
+
+PY_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Differential(Model):
+    enabled: bool = True
+    cycles: int = Field(default=400, ge=1, le=1_000_000)
+    seed: int = 1
+
+
+class Equivalence(Model):
+    enabled: bool = False
+    depth: int = Field(default=12, ge=1, le=1000)  # bounded search: cycles after the reset sequence
+    timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)  # time cap of one check (then inconclusive)
+    engine: Literal["auto", "yosys-sat"] = "auto"  # auto: ABC unless a side can produce X
+    policy: Literal["proven", "proven_or_bounded"] = "proven_or_bounded"
+    reset_cycles: int = Field(default=2, ge=1, le=64)  # the declared reset sequence: reset held this long
+    reset_inputs: dict[str, int] = {}  # data input values during the reset sequence (others 0)
+    compare_when: dict[str, str] = {}  # output -> 1-bit output: compared only while the reference's is 1
+    against: Literal["all", "parent"] = "all"  # parent: only Phase-2 changes against their parent
+
+
+class Verification(Model):
+    cocotb: str | None = None
+    # folder holding the cocotb module; defaults to the YAML's folder
+    test_dir: Path | None = Field(default=None, validate_default=True)
+    testbench: Path | None = None
+    pass_regex: str = "PASSED"
+    fail_regex: str | None = r"\bFAIL|\bERROR\b|\bMISMATCH"
+    reference: Path | None = None
+    simulator: Literal["icarus", "verilator"] = "icarus"
+    timeout_s: float = Field(default=60, gt=0, le=86400)
+    differential: Differential = Differential()
+    equivalence: Equivalence = Equivalence()
+
+    @field_validator("testbench", mode="before")
+    @classmethod
+    def _files(cls, v: object, info: ValidationInfo) -> Path | None:
+        return resolve_file(v, info)
+
+    @field_validator("reference", mode="before")
+    @classmethod
+    def _reference(cls, v: object, info: ValidationInfo) -> Path | None:
+        """A file, a folder (its .v/.sv files are one design) or a filelist."""
+        if v is None:
+            return None
+        given = Path(path_text(v)).expanduser()
+        given = given if given.is_absolute() else base_of(info) / given
+        p = given.resolve()
+        problem = input_problem(given, base_of(info)) if p.exists() and not p.is_dir() else None
+        if problem:  # /proc/self/environ, a device, a link out of the design folder
+            raise ValueError(problem)
+        check_sources([str(p)], p.parent)
+        return p
+
+    @field_validator("test_dir", mode="before")
+    @classmethod
+    def _test_dir(cls, v: object, info: ValidationInfo) -> Path:
+        p = Path(path_text(v)).expanduser() if v is not None else base_of(info)
+        return (p if p.is_absolute() else base_of(info) / p).resolve()
+
+    @model_validator(mode="after")
+    def _cocotb_module(self) -> Verification:
+        v = self.cocotb
+        if v is None:
+            return self
+        if not PY_MODULE.match(v):
+            raise ValueError(f"cocotb: not a Python module name: {v!r}")
+        assert self.test_dir is not None
+        if not is_file(self.test_dir / f"{v}.py"):
+            raise ValueError(f"cocotb: test module not found: {self.test_dir / (v + '.py')}")
+        return self
+
+    @field_validator("pass_regex", "fail_regex")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"bad regular expression: {exc}") from exc
+        return v
+
+    @model_validator(mode="after")
+    def _some_check(self) -> Verification:
+        if not (self.cocotb or self.testbench or self.reference):
+            raise ValueError("give at least one of cocotb, testbench or reference")
+        return self
