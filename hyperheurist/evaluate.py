@@ -97,6 +97,5 @@ def evaluate(task: EvalTask) -> Outcome:
         ev = Evaluation(key=state.key, valid=False, failed_gate="infrastructure", message=first_line(exc),
                         wall_s=time.monotonic() - t0)
         return Outcome(ev, report_dict)
-    ev = Evaluation(key=state.key, valid=True, metrics=metrics.to_dict(), cached=bool(getattr(metrics, "cached", False)),
-                    wall_s=time.monotonic() - t0)
+    ev = Evaluation(key=state.key, valid=True, metrics=metrics, cached=metrics.cached, wall_s=time.monotonic() - t0)
     return Outcome(ev, report_dict)

@@ -25,6 +25,7 @@ from .evaluate import EvalTask, Outcome, evaluate, first_line, worker_init
 from .executors import Executor, make_executor
 from .journal import INFRA, Journal, file_digest
 from .jsonio import write_json, write_text_atomic
+from .ppa.metrics import PPAMetrics
 from .recipe import FlowPreset, load_flow
 from .rundir import RunDir, default_jobs
 from .runner import set_run_commands_file
@@ -90,13 +91,13 @@ class Scorer:
     def __init__(self, design: DesignConfig, flow: FlowPreset) -> None:
         self.design = design
         self.weights = _weights(design, flow)
-        self.baseline: dict | None = None
+        self.baseline: PPAMetrics | None = None
 
-    def __call__(self, metrics: dict) -> float:
-        from .ppa import PPAMetrics, cost
+    def __call__(self, metrics: PPAMetrics) -> float:
+        from .ppa import cost
 
         assert self.baseline is not None, "baseline must be set before scoring"
-        return cost(PPAMetrics.from_dict(metrics), PPAMetrics.from_dict(self.baseline), self.weights,
+        return cost(metrics, self.baseline, self.weights,
                     self.design.ppa.clock_period_ns, self.design.ppa.timing_penalty, self.design.ppa.objective)
 
     def score(self, ev: Evaluation) -> Evaluation:
@@ -353,7 +354,7 @@ class Flow:
             self.scorer.baseline = baseline_ev.metrics
             starts = [(st, self.scorer.score(ev)) for st, ev in valid]
             self._say(f"hh: phase 1: {len(valid)} valid of {len(entries)}; baseline {baseline_state.candidate.label} "
-                      f"area {baseline_ev.metrics['area_um2']:.0f} um2, delay {baseline_ev.metrics['delay_ns']:.3f} ns")
+                      f"area {baseline_ev.metrics.area_um2:.0f} um2, delay {baseline_ev.metrics.delay_ns:.3f} ns")
             result = self.phase2(starts) if self.design.anneal.iterations > 0 else None
             summary = self._summary(starts, entries, result)
             self.journal.record({"type": "end", "status": summary["status"], "best_cost": summary["best"]["cost"]})
@@ -430,7 +431,7 @@ class Flow:
 
     @staticmethod
     def _point(st: State, ev: Evaluation) -> dict:
-        m = ev.metrics or {}
+        m = ev.metrics.to_dict() if ev.metrics is not None else {}
         return {"digest": st.candidate.digest, "key": st.key, "label": st.candidate.label, "move": st.candidate.move,
                 "recipe": st.recipe.to_dict(), "area_um2": m.get("area_um2"), "delay_ns": m.get("delay_ns"),
                 "power_mw": m.get("power_mw"), "cost": ev.cost, "cells": m.get("cells"),
@@ -471,7 +472,7 @@ class Flow:
         baked.write(folder)
         write_text_atomic(folder / "design.v", baked.text)
         write_text_atomic(folder / "recipe.yaml", yaml.safe_dump(st.recipe.to_dict(), sort_keys=False))
-        write_json(folder / "ppa.json", {"metrics": ev.metrics, "cost": ev.cost, "candidate": st.candidate.to_dict()})
+        write_json(folder / "ppa.json", {"metrics": ev.metrics.to_dict() if ev.metrics is not None else None, "cost": ev.cost, "candidate": st.candidate.to_dict()})
 
     @staticmethod
     def _best(starts: list[tuple[State, Evaluation]], result: Any) -> tuple[State, Evaluation]:

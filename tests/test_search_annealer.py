@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import Anneal
 from hyperheurist.errors import NoValidCandidate
+from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.recipe import ABC_SCRIPTS, Recipe
 from hyperheurist.search.annealer import (
     CALIBRATION_ITERATIONS,
@@ -90,11 +91,16 @@ class FakeEvaluator:
         bonus = ABC_SCRIPTS.index(state.recipe.abc_script) * 0.01
         area, delay, power = 100 + (v - 20) ** 2, 2.0 + abs(v - 4) * 0.1 + bonus, 1.0 + math.sin(v) * 0.2
         cost = area / 100 * 0.5 + delay / 2 * 0.3 + power * 0.2
-        return Evaluation(key=state.key, valid=True, cost=cost,
-                          metrics={"area_um2": area, "delay_ns": delay, "power_mw": power})
+        return Evaluation(key=state.key, valid=True, cost=cost, metrics=fake_metrics(area, delay, power))
 
     def __call__(self, batch: list[tuple[State, State | None]]) -> list[Evaluation]:
         return [self.one(s) for s, _ in batch]
+
+
+def fake_metrics(area: float, delay: float, power: float) -> PPAMetrics:
+    return PPAMetrics(area_um2=area, cells=1, cell_histogram={}, delay_ns=delay, slack_ns=0.0, fmax_mhz=1000.0 / delay,
+                      met_timing=True, critical_path={}, power_mw=power, dynamic_mw=power, leakage_mw=0.0,
+                      power_fidelity="vectorless", liberty="fake", timings={})
 
 
 def ctx_factory(state: State, ev: Evaluation) -> MoveContext:
@@ -147,7 +153,7 @@ def test_best_never_regresses_and_invalid_never_accepted(seed, chains, iteration
     res, records, fake = run(seed, chains, iterations)
     initial_best = min(e.cost for _, e in starts(FakeEvaluator()))
     bests = [h["best_cost"] for h in res.history]
-    assert all(b2 <= b1 for b1, b2 in zip(bests, bests[1:]))
+    assert all(b2 <= b1 for b1, b2 in zip(bests, bests[1:], strict=False))
     assert res.best[1].valid and res.best[1].cost <= initial_best
     per_chain: dict[int, float] = {}
     for r in records:
@@ -254,11 +260,11 @@ def test_selector_credits_moves_that_pay_off():
 
 def test_pareto_archive_is_non_dominated():
     res, _, fake = run(seed=4, iterations=30)
-    pts = [tuple(e.metrics[k] for k in ("area_um2", "delay_ns", "power_mw")) for _, e in res.pareto]
+    pts = [tuple(getattr(e.metrics, k) for k in ("area_um2", "delay_ns", "power_mw")) for _, e in res.pareto]
     assert pts and len(set(pts)) == len(pts)
     for a in pts:
         for b in pts:
-            assert not (all(x <= y for x, y in zip(a, b)) and a != b)
+            assert not (all(x <= y for x, y in zip(a, b, strict=True)) and a != b)
 
 
 def test_no_valid_start_raises():
