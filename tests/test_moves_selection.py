@@ -45,8 +45,10 @@ from dataclasses import dataclass
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import Anneal
+from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.recipe import Recipe
-from hyperheurist.search.annealer import INERT_GLOBAL, Annealer
+from hyperheurist.search.annealer import Annealer
+from hyperheurist.search.netlists import INERT_GLOBAL
 from hyperheurist.search.state import Evaluation, MoveContext, State
 
 
@@ -76,12 +78,18 @@ class _Share:
         return State(state.candidate, state.recipe.with_(share=not state.recipe.share))
 
 
+def _metrics(netlist: str) -> PPAMetrics:
+    return PPAMetrics(area_um2=1.0, cells=1, cell_histogram={}, delay_ns=1.0, slack_ns=0.0, fmax_mhz=1000.0,
+                      met_timing=True, critical_path={}, power_mw=1.0, dynamic_mw=1.0, leakage_mw=0.0,
+                      power_fidelity="vectorless", liberty="fake", timings={}, details={"netlist_digest": netlist})
+
+
 def _evaluate(batch):
     out = []
     for s, _ in batch:  # the netlist depends on the RTL only: the share knob is inert for every design
         v = _v(s)
         out.append(Evaluation(key=s.key, valid=True, cost=1.0 + abs(v - 7) * 0.01,
-                              metrics={"details": {"netlist_digest": f"n{v}"}}))
+                              metrics=_metrics(f"n{v}")))
     return out
 
 
@@ -99,7 +107,7 @@ def test_inert_knob_is_not_proposed_again_for_the_same_rtl() -> None:
     assert max(share_evals.values()) == 1  # once per RTL: then it is known not to change that netlist
     # and once it left INERT_GLOBAL netlists unchanged (never changing one) it is not proposed at all
     assert sum(share_evals.values()) <= INERT_GLOBAL + 1  # +1: the other chain may propose in the same iteration
-    assert ann.counters["inert_skips"] > 0
+    assert ann.counters.inert_skips > 0
     # and the chain never moves to a state whose netlist it has already seen for that RTL
     share_steps = [r for r in records if r["move"] == "share_knob" and r["proposal"]]
     assert share_steps and all(r["verdict"] == "rejected:known-netlist" and not r["accepted"] for r in share_steps)

@@ -15,12 +15,11 @@ from hyperheurist.config import Anneal
 from hyperheurist.errors import NoValidCandidate
 from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.recipe import ABC_SCRIPTS, Recipe
-from hyperheurist.search.annealer import (
+from hyperheurist.search.annealer import Annealer, anneal
+from hyperheurist.search.schedule import (
     CALIBRATION_ITERATIONS,
     CALIBRATION_SAMPLES,
-    Annealer,
     acceptance_probability,
-    anneal,
     initial_temperature,
 )
 from hyperheurist.search.state import Evaluation, MoveContext, State

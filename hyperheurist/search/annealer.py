@@ -5,70 +5,43 @@ apply is skipped and another is tried), the batch of new proposals is evaluated 
 caller's ``evaluate`` (which may parallelise it), then every chain accepts or rejects by the
 Metropolis rule. All randomness comes from ``random.Random(config.seed)``; results never depend on
 wall time or on the order a worker pool finishes, so replaying with memoised evaluations (resume)
-follows exactly the same trajectory.
+follows exactly the same trajectory. The temperature schedule is ``schedule.py``; what recipe knobs
+did to the mapped netlist, ``netlists.py``.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import statistics
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from ..config import Anneal
 from ..errors import NoValidCandidate
+from .netlists import NetlistMemory
 from .pareto import ParetoArchive
+from .schedule import Calibration, Temperature, acceptance_probability
 from .selection import AdaptiveSelector, reward
 from .state import Evaluation, Move, MoveContext, State
 
+Scored = tuple[State, Evaluation]
+Record = dict[str, Any]  # a journal or progress record (JSON)
 Evaluate = Callable[[list[tuple[State, State | None]]], list[Evaluation]]
 ContextFactory = Callable[[State, Evaluation], MoveContext]
-REHEAT_DECAY = 0.5  # each reheat of a chain restarts from half the previous reheat temperature
 MAX_ATTEMPTS = 12  # moves tried per chain and iteration before the chain sits the iteration out
-# automatic T0: uphill deltas gathered until this many are seen, or this many iterations passed with one
-CALIBRATION_SAMPLES = 6
-CALIBRATION_ITERATIONS = 4
-INERT_GLOBAL = 2  # a knob whose changes left the netlist unchanged this often, and never changed it, is skipped
-
-
-def acceptance_probability(delta: float, temperature: float | None) -> float:
-    """Metropolis: 1 for a non-worsening move, exp(-delta/T) for an uphill one, 0 at T<=0."""
-    if math.isnan(delta):
-        return 0.0
-    if delta <= 0:
-        return 1.0
-    if temperature is None or not temperature > 0:
-        return 0.0
-    return math.exp(-min(delta / temperature, 745.0))
-
-
-def initial_temperature(uphill: Sequence[float]) -> float | None:
-    """T0 accepting the median uphill delta with probability 0.5 (None without samples); the median, so
-    one huge delta (a clock miss under the constrained objective) does not make the run a random walk."""
-    ups = sorted(d for d in uphill if d > 0 and math.isfinite(d))
-    if not ups:
-        return None
-    return statistics.median(ups) / math.log(2.0)
-
-
-def _netlist(ev: Evaluation) -> str | None:  # the mapped netlist's structural digest (ppa/nethash.py)
-    return ((ev.metrics or {}).get("details") or {}).get("netlist_digest")
-
-
-def _change(old: State, new: State) -> str:
-    """``knob=value`` for the recipe knobs ``new`` changes (one value may matter where another does not)."""
-    a, b = old.recipe.to_dict(), new.recipe.to_dict()
-    return ",".join(f"{k}={b[k]}" for k in sorted(b) if a.get(k) != b[k])
-
-
-def _knobs(change: str) -> str:  # "fsm_encoding=binary" -> "fsm_encoding"
-    return ",".join(kv.split("=", 1)[0] for kv in change.split(","))
 
 
 def usable(ev: Evaluation) -> bool:
     """Only valid, scored evaluations may become current or best."""
     return ev.valid and ev.cost is not None and math.isfinite(ev.cost)
+
+
+def cost_of(ev: Evaluation) -> float:
+    """The cost of a usable evaluation (``usable`` is checked first)."""
+    if ev.cost is None:
+        raise ValueError(f"evaluation {ev.key} has no cost")
+    return ev.cost
 
 
 @dataclass
@@ -81,31 +54,46 @@ class MoveStats:
     not_applicable: int = 0
     credit: float = 0.0
 
-    def to_dict(self) -> dict:
-        return {"proposals": self.proposals, "valid": self.valid, "invalid": self.invalid,
-                "accepted": self.accepted, "improvements": self.improvements,
-                "not_applicable": self.not_applicable, "credit": round(self.credit, 6)}
+    def to_dict(self) -> dict[str, float]:
+        return {**asdict(self), "credit": round(self.credit, 6)}
+
+
+@dataclass
+class Counters:
+    """Run totals; ``invalid`` counts rejected proposals by the gate that rejected them."""
+
+    iterations: int = 0
+    proposals: int = 0
+    evaluations: int = 0
+    memo_hits: int = 0
+    accepted: int = 0
+    improvements: int = 0
+    not_applicable: int = 0
+    reheats: int = 0
+    inert_skips: int = 0
+    invalid: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, int | dict[str, int]]:
+        return {**asdict(self), "invalid": dict(sorted(self.invalid.items()))}
 
 
 @dataclass
 class Chain:
     index: int
     rng: random.Random
-    current: tuple[State, Evaluation]
-    best: tuple[State, Evaluation]
-    temperature: float | None = None
-    since_best: int = 0
-    reheats: int = 0
+    current: Scored
+    best: Scored
+    temperature: Temperature = field(default_factory=Temperature)
 
 
 @dataclass
 class AnnealResult:
-    best: tuple[State, Evaluation]
-    chain_best: list[tuple[State, Evaluation]]
-    pareto: list[tuple[State, Evaluation]]
-    move_stats: dict[str, dict]  # {name: {proposals, valid, invalid, accepted, improvements, not_applicable, credit, weight}}
-    counters: dict  # iterations, proposals, evaluations, memo_hits, accepted, improvements, reheats, invalid{gate: n}
-    history: list[dict]  # one entry per iteration, for plotting
+    best: Scored
+    chain_best: list[Scored]
+    pareto: list[Scored]
+    move_stats: dict[str, dict[str, float]]  # name -> MoveStats fields and the selector's weight
+    counters: dict[str, int | dict[str, int]]  # Counters.to_dict()
+    history: list[Record]  # one entry per iteration, for plotting
     t0: float | None
     iterations_done: int
     stopped: bool  # should_stop ended the run early
@@ -113,13 +101,14 @@ class AnnealResult:
 
     @property
     def invalid_by_gate(self) -> dict[str, int]:
-        return dict(self.counters.get("invalid", {}))
+        invalid = self.counters.get("invalid", {})
+        return dict(invalid) if isinstance(invalid, dict) else {}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Record:
         s, e = self.best
         return {
-            "best": {"key": s.key, "digest": s.candidate.digest, "cost": e.cost, "metrics": e.metrics,
-                     "recipe": s.recipe.to_dict()},
+            "best": {"key": s.key, "digest": s.candidate.digest, "cost": e.cost,
+                     "metrics": e.metrics.to_dict() if e.metrics is not None else None, "recipe": s.recipe.to_dict()},
             "chain_best": [{"key": cs.key, "cost": ce.cost} for cs, ce in self.chain_best],
             "pareto": ParetoArchive(list(self.pareto)).points(),
             "moves": self.move_stats, "counters": self.counters, "history": self.history, "t0": self.t0,
@@ -147,9 +136,9 @@ def static_context(ctx: MoveContext) -> ContextFactory:
 class Annealer:
     """The state of one annealing run; ``run`` drives it. Use ``anneal`` unless you need the parts."""
 
-    def __init__(self, starts: list[tuple[State, Evaluation]], moves: list[Move], ctx_factory: ContextFactory,
-                 evaluate: Evaluate, config: Anneal, record: Callable[[dict], None],
-                 progress: Callable[[dict], None] | None = None,
+    def __init__(self, starts: list[Scored], moves: list[Move], ctx_factory: ContextFactory,
+                 evaluate: Evaluate, config: Anneal, record: Callable[[Record], None],
+                 progress: Callable[[Record], None] | None = None,
                  should_stop: Callable[[], bool] | None = None) -> None:
         valid = [(s, e) for s, e in starts if usable(e)]
         if not valid:
@@ -165,30 +154,22 @@ class Annealer:
         self.selector = AdaptiveSelector([m.name for m in moves])
         self.stats = {m.name: MoveStats() for m in moves}
         self.memo: dict[str, Evaluation] = {}
-        # (RTL digest, knob=value) changes that left the mapped netlist unchanged (re-proposing = re-synthesis)
-        self.inert: set[tuple[str, str]] = set()
-        self.netlists: dict[str, set[str]] = {}  # RTL digest -> mapped netlists seen for it
-        # per knob, how often a change of it left the netlist unchanged / changed it (over all RTL)
-        self.knob_inert: dict[str, int] = {}
-        self.knob_live: dict[str, int] = {}
+        self.netlists = NetlistMemory()
         self._memo_before: set[str] = set()
         self.pareto = ParetoArchive()
         for s, e in starts:
-            if (start_net := _netlist(e)) is not None:
-                self.netlists.setdefault(s.candidate.digest, set()).add(start_net)
+            self.netlists.add(s, e)
             self.memo.setdefault(s.key, e)
             self.pareto.add(s, e)
         self.chains = [Chain(i, random.Random(master.getrandbits(64)), valid[i % len(valid)],
                              valid[i % len(valid)]) for i in range(config.chains)]
-        self.best = min(valid, key=lambda se: se[1].cost)  # min() keeps the first of equals
+        self.best = min(valid, key=lambda se: cost_of(se[1]))  # min() keeps the first of equals
         self.t0 = config.t0
-        self._uphill: list[float] = []  # deltas seen before an automatic T0 is fixed
+        self.calibration = Calibration(config.t_min, [])  # deltas seen before an automatic T0 is fixed
         for c in self.chains:
-            c.temperature = self.t0
-        self.counters: dict = {"iterations": 0, "proposals": 0, "evaluations": 0, "memo_hits": 0,
-                               "accepted": 0, "improvements": 0, "not_applicable": 0, "reheats": 0,
-                               "inert_skips": 0, "invalid": {}}
-        self.history: list[dict] = []
+            c.temperature.value = self.t0
+        self.counters = Counters()
+        self.history: list[Record] = []
         self.iteration = 0
         self.stopped = False
 
@@ -203,9 +184,8 @@ class Annealer:
                 break
             tried.append(name)
             new = self.moves[name].propose(state, ctx, chain.rng)
-            if new is not None and self.moves[name].kind == "recipe" and self._inert(state.candidate.digest,
-                                                                                      _change(state, new)):
-                self.counters["inert_skips"] += 1
+            if new is not None and self.moves[name].kind == "recipe" and self.netlists.skip(state, new):
+                self.counters.inert_skips += 1
                 new = None
             if new is None or new.key == state.key:
                 self.stats[name].not_applicable += 1
@@ -227,120 +207,92 @@ class Annealer:
         results = self.evaluate(batch)
         if len(results) != len(batch):
             raise ValueError(f"evaluate returned {len(results)} evaluations for {len(batch)} states")
-        for (s, _), ev in zip(batch, results):
+        for (s, _), ev in zip(batch, results, strict=True):
             if ev.key != s.key:
                 raise ValueError(f"evaluate returned key {ev.key} for state {s.key}")
             self.memo[s.key] = ev
             self.pareto.add(s, ev)
-        self.counters["evaluations"] += len(batch)
+        self.counters.evaluations += len(batch)
 
     def _calibrate(self, proposals: list[_Proposal]) -> None:
-        """Automatic T0 from CALIBRATION_SAMPLES uphill deltas, or what CALIBRATION_ITERATIONS showed (one
-        iteration's 1-2 samples were too few). Until then chains descend greedily (uphill never accepted)."""
+        """Automatic T0 (``schedule.Calibration``); until then chains descend greedily."""
         if self.t0 is not None:
             return
         for p in proposals:
             if p.state is not None and usable(self.memo[p.state.key]):
-                d = self.memo[p.state.key].cost - p.chain.current[1].cost
-                if d > 0 and math.isfinite(d):
-                    self._uphill.append(d)
-        if len(self._uphill) < CALIBRATION_SAMPLES and self.iteration + 1 < CALIBRATION_ITERATIONS:
-            return
-        t0 = initial_temperature(self._uphill)
-        if t0 is not None:
-            self.t0 = max(t0, self.config.t_min)
+                self.calibration.add(cost_of(self.memo[p.state.key]) - cost_of(p.chain.current[1]))
+        self.t0 = self.calibration.t0(self.iteration)
+        if self.t0 is not None:
             for c in self.chains:
-                c.temperature = self.t0
-
-    def _inert(self, rtl: str, change: str) -> bool:
-        """This knob=value change left this RTL's netlist unchanged, or its knob never changed one so far."""
-        k = _knobs(change)
-        return (rtl, change) in self.inert or (
-            self.knob_inert.get(k, 0) >= INERT_GLOBAL and not self.knob_live.get(k, 0))
+                c.temperature.value = self.t0
 
     # -- accepting ---------------------------------------------------------------------------
-    def _step(self, p: _Proposal) -> dict:
+    def _step(self, p: _Proposal) -> Record:
         chain = p.chain
         parent, parent_ev = chain.current
-        temperature = chain.temperature
-        rec: dict = {"type": "step", "chain": chain.index, "iteration": self.iteration,
-                     "temperature": temperature, "move": p.move, "not_applicable": p.tried,
-                     "parent": parent.key, "parent_digest": parent.candidate.digest,
-                     "proposal": None, "proposal_digest": None, "verdict": "not-applicable",
-                     "cost": None, "current_cost": parent_ev.cost, "best_cost": chain.best[1].cost,
-                     "accepted": False, "improved": False, "reheated": False, "memo": False}
+        temperature = chain.temperature.value
+        rec: Record = {"type": "step", "chain": chain.index, "iteration": self.iteration,
+                       "temperature": temperature, "move": p.move, "not_applicable": p.tried,
+                       "parent": parent.key, "parent_digest": parent.candidate.digest,
+                       "proposal": None, "proposal_digest": None, "verdict": "not-applicable",
+                       "cost": None, "current_cost": parent_ev.cost, "best_cost": chain.best[1].cost,
+                       "accepted": False, "improved": False, "reheated": False, "memo": False}
         improved = False
-        if p.state is None:
-            self.counters["not_applicable"] += 1
+        if p.state is None or p.move is None:
+            self.counters.not_applicable += 1
         else:
-            ev = self.memo[p.state.key]
-            st = self.stats[p.move]
-            st.proposals += 1
-            self.counters["proposals"] += 1
-            rec.update(proposal=p.state.key, proposal_digest=p.state.candidate.digest, cost=ev.cost,
-                       memo=ev.key in self._memo_before)
-            if rec["memo"]:
-                self.counters["memo_hits"] += 1
-            if not usable(ev):
-                gate = ev.failed_gate or ("unscored" if ev.valid else "unknown")
-                rec["verdict"] = f"invalid:{gate}"
-                st.invalid += 1
-                self.counters["invalid"][gate] = self.counters["invalid"].get(gate, 0) + 1
-                r = 0.0
-            else:
-                st.valid += 1
-                delta = ev.cost - parent_ev.cost
-                net, rtl = _netlist(ev), parent.candidate.digest
-                # recipe change to a netlist seen for this RTL: moving there at no gain re-synthesises known ones
-                repeat = self.moves[p.move].kind == "recipe" and net is not None and net in self.netlists.get(rtl, ())
-                change = _change(parent, p.state)
-                if repeat and net == _netlist(parent_ev):
-                    self.inert.add((rtl, change))
-                if self.moves[p.move].kind == "recipe" and net is not None:
-                    counts = self.knob_inert if net == _netlist(parent_ev) else self.knob_live
-                    counts[_knobs(change)] = counts.get(_knobs(change), 0) + 1
-                prob = acceptance_probability(delta, temperature)
-                accept = (delta < 0 or not repeat) and (delta <= 0 or chain.rng.random() < prob)
-                if net is not None:
-                    self.netlists.setdefault(p.state.candidate.digest, set()).add(net)
-                improved = ev.cost < chain.best[1].cost
-                r = reward(True, parent_ev.cost, ev.cost, improved)
-                no = "rejected:known-netlist" if repeat and delta >= 0 else "rejected"
-                rec.update(verdict="accepted" if accept else no, accepted=accept, delta=delta, probability=prob)
-                if accept:
-                    chain.current = (p.state, ev)
-                    st.accepted += 1
-                    self.counters["accepted"] += 1
-                if improved:
-                    chain.best = (p.state, ev)
-                    st.improvements += 1
-                    self.counters["improvements"] += 1
-                    if ev.cost < self.best[1].cost:
-                        self.best = (p.state, ev)
-            st.credit += r
-            rec["credit"] = r  # what the selector was given (the report charts it from the journal)
-            self.selector.update(p.move, r)
-        rec["improved"] = improved
-        rec["reheated"] = self._schedule(chain, improved)
+            improved = self._judge(p.chain, p.move, p.state, rec)
+        reheated = chain.temperature.step(improved, self.t0, self.config)
+        self.counters.reheats += int(reheated)
+        rec["improved"], rec["reheated"] = improved, reheated
         rec["current_cost"] = chain.current[1].cost
         rec["best_cost"] = chain.best[1].cost
         rec["global_best_cost"] = self.best[1].cost
         return rec
 
-    def _schedule(self, chain: Chain, improved: bool) -> bool:
-        """Cool geometrically; reheat after ``reheat_after`` iterations without a new chain best."""
-        chain.since_best = 0 if improved else chain.since_best + 1
-        if chain.temperature is None or self.t0 is None:
-            return False
-        if chain.since_best >= self.config.reheat_after:
-            chain.since_best = 0
-            level = self.t0 * REHEAT_DECAY ** chain.reheats
-            chain.reheats += 1
-            self.counters["reheats"] += 1
-            chain.temperature = max(chain.temperature, level, self.config.t_min)
-            return True
-        chain.temperature = max(self.config.t_min, chain.temperature * self.config.cooling)
-        return False
+    def _judge(self, chain: Chain, move: str, state: State, rec: Record) -> bool:
+        """Accept or reject one evaluated proposal, credit its move; True when it improved the chain's best."""
+        parent, parent_ev = chain.current
+        ev = self.memo[state.key]
+        st = self.stats[move]
+        st.proposals += 1
+        self.counters.proposals += 1
+        rec.update(proposal=state.key, proposal_digest=state.candidate.digest, cost=ev.cost,
+                   memo=ev.key in self._memo_before)
+        self.counters.memo_hits += int(rec["memo"])
+        improved = False
+        r = 0.0
+        if not usable(ev):
+            gate = ev.failed_gate or ("unscored" if ev.valid else "unknown")
+            rec["verdict"] = f"invalid:{gate}"
+            st.invalid += 1
+            self.counters.invalid[gate] = self.counters.invalid.get(gate, 0) + 1
+        else:
+            st.valid += 1
+            cost, parent_cost = cost_of(ev), cost_of(parent_ev)
+            delta = cost - parent_cost
+            # a recipe change to a netlist seen for this RTL: moving there at no gain re-synthesises known ones
+            repeat = self.netlists.learn(chain.current, (state, ev), self.moves[move].kind == "recipe")
+            prob = acceptance_probability(delta, chain.temperature.value)
+            accept = (delta < 0 or not repeat) and (delta <= 0 or chain.rng.random() < prob)
+            improved = cost < cost_of(chain.best[1])
+            r = reward(True, parent_cost, cost, improved)
+            no = "rejected:known-netlist" if repeat and delta >= 0 else "rejected"
+            rec.update(verdict="accepted" if accept else no, accepted=accept, delta=delta, probability=prob)
+            if accept:
+                chain.current = (state, ev)
+                st.accepted += 1
+                self.counters.accepted += 1
+            if improved:
+                chain.best = (state, ev)
+                st.improvements += 1
+                self.counters.improvements += 1
+                if cost < cost_of(self.best[1]):
+                    self.best = (state, ev)
+        st.credit += r
+        rec["credit"] = r  # what the selector was given (the report charts it from the journal)
+        self.selector.update(move, r)
+        return improved
 
     # -- driving -----------------------------------------------------------------------------
     def iterate(self) -> None:
@@ -353,20 +305,19 @@ class Annealer:
         for rec in records:
             self.record(rec)
         self.iteration += 1
-        self.counters["iterations"] = self.iteration
+        self.counters.iterations = self.iteration
         self.history.append({
-            "iteration": self.iteration, "best_cost": self.best[1].cost,
-            "evaluations": self.counters["evaluations"],
+            "iteration": self.iteration, "best_cost": self.best[1].cost, "evaluations": self.counters.evaluations,
             "chains": [{"current_cost": c.current[1].cost, "best_cost": c.best[1].cost,
-                        "temperature": c.temperature} for c in self.chains],
+                        "temperature": c.temperature.value} for c in self.chains],
         })
         if self.progress is not None:
-            temps = [c.temperature for c in self.chains if c.temperature is not None]
+            temps = [c.temperature.value for c in self.chains if c.temperature.value is not None]
             self.progress({"iteration": self.iteration - 1, "iterations": self.config.iterations,
-                           "best_cost": self.best[1].cost, "evaluations": self.counters["evaluations"],
+                           "best_cost": self.best[1].cost, "evaluations": self.counters.evaluations,
                            "temperature": max(temps) if temps else math.nan,
-                           "temperatures": [c.temperature for c in self.chains],
-                           "acceptance_rate": self.counters["accepted"] / max(1, self.counters["proposals"])})
+                           "temperatures": [c.temperature.value for c in self.chains],
+                           "acceptance_rate": self.counters.accepted / max(1, self.counters.proposals)})
 
     def run(self) -> AnnealResult:
         while self.iteration < self.config.iterations:
@@ -377,19 +328,17 @@ class Annealer:
         return self.result()
 
     def result(self) -> AnnealResult:
+        weights = self.selector.probabilities()
         return AnnealResult(
             best=self.best, chain_best=[c.best for c in self.chains], pareto=list(self.pareto.entries),
-            move_stats={n: s.to_dict() | {"weight": round(w, 6)} for (n, s), w in
-                        zip(self.stats.items(), self.selector.probabilities().values())},
-            counters={**self.counters, "invalid": dict(sorted(self.counters["invalid"].items()))},
-            history=list(self.history), t0=self.t0, iterations_done=self.iteration, stopped=self.stopped,
-            selector=self.selector.state_dict(),
+            move_stats={n: s.to_dict() | {"weight": round(weights[n], 6)} for n, s in self.stats.items()},
+            counters=self.counters.to_dict(), history=list(self.history), t0=self.t0,
+            iterations_done=self.iteration, stopped=self.stopped, selector=self.selector.state_dict(),
         )
 
 
-def anneal(starts: list[tuple[State, Evaluation]], moves: list[Move], ctx_factory: ContextFactory,
-           evaluate: Evaluate, config: Anneal, record: Callable[[dict], None],
-           progress: Callable[[dict], None] | None = None,
+def anneal(starts: list[Scored], moves: list[Move], ctx_factory: ContextFactory, evaluate: Evaluate,
+           config: Anneal, record: Callable[[Record], None], progress: Callable[[Record], None] | None = None,
            should_stop: Callable[[], bool] | None = None) -> AnnealResult:
     """Run the annealer (see the module docstring); ``starts`` are valid, scored Phase-1 states.
 
