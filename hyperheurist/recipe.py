@@ -1,68 +1,101 @@
-"""Synthesis recipes: the Yosys/ABC knobs, as data a flow preset declares and the annealer varies."""
+"""Synthesis recipes: the Yosys/ABC knobs, as data a flow preset declares and the annealer varies.
+
+A recipe's ``digest`` names its PPA folders, cache entries and journal records, so the dict it hashes
+(``to_dict``) must stay exactly what it was: field names, order and values as given (``strict``: a
+YAML ``1`` is not silently ``True``).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Literal, get_args
 
-from .config import FLOWS_DIR, read_yaml_mapping
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+
+from .config import FLOWS_DIR, Weights, format_validation_error, read_yaml_mapping
 from .errors import ConfigError
 
-ABC_SCRIPTS = ("default", "area", "delay", "resyn2", "fast")
-FSM_ENCODINGS = ("auto", "binary", "one-hot")
+AbcScript = Literal["default", "area", "delay", "resyn2", "fast"]
+FsmEncoding = Literal["auto", "binary", "one-hot"]
+ABC_SCRIPTS: tuple[str, ...] = get_args(AbcScript)
+FSM_ENCODINGS: tuple[str, ...] = get_args(FsmEncoding)
+KnobValue = bool | int | str | None  # what any recipe knob holds
 
 
-@dataclass(frozen=True)
-class Recipe:
+class Recipe(BaseModel):
     """One synthesis configuration. ``ppa.synth`` turns it into a Yosys script."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     flatten: bool = True
     fsm: bool = True
-    fsm_encoding: str = "auto"
+    fsm_encoding: FsmEncoding = "auto"
     share: bool = True
     opt_full: bool = False
-    abc_script: str = "default"
-    abc_delay_target_ps: int | None = None
+    abc_script: AbcScript = "default"
+    abc_delay_target_ps: int | None = Field(default=None, gt=0)
 
-    def __post_init__(self) -> None:
-        if self.abc_script not in ABC_SCRIPTS:
-            raise ConfigError(f"recipe.abc_script: {self.abc_script!r} is not one of {', '.join(ABC_SCRIPTS)}")
-        if self.fsm_encoding not in FSM_ENCODINGS:
-            raise ConfigError(f"recipe.fsm_encoding: {self.fsm_encoding!r} is not one of {', '.join(FSM_ENCODINGS)}")
-        if self.abc_delay_target_ps is not None and self.abc_delay_target_ps <= 0:
-            raise ConfigError("recipe.abc_delay_target_ps must be positive")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, KnobValue]:
+        return self.model_dump()
 
     @property
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
 
-    def with_(self, **changes: Any) -> Recipe:
-        return replace(self, **changes)
+    def with_(self, **changes: KnobValue) -> Recipe:
+        """This recipe with some knobs changed, validated like any other."""
+        return self.from_dict({**self.to_dict(), **changes})
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], where: str = "recipe") -> Recipe:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-        return cls(**data)
+    def from_dict(cls, data: dict[str, object], where: str = "recipe") -> Recipe:
+        """A recipe from plain data (a flow preset, ``--recipe``, a journal); bad data is one ConfigError line."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(format_validation_error(where, exc)) from None
 
 
-@dataclass(frozen=True)
-class FlowPreset:
+Values = Annotated[list[KnobValue], Field(min_length=1)]
+
+
+class FlowPreset(BaseModel):
     """A flow preset from ``hyperheurist/flows/<name>.yaml``: the default recipe and the space moves explore."""
 
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     name: str
-    description: str
-    recipe: Recipe
-    space: dict[str, tuple[Any, ...]]
-    weights: dict[str, float] | None = None
+    description: str = ""
+    recipe: Recipe = Recipe()
+    space: dict[str, Values] = {}  # knob -> the values the annealer's recipe moves may choose
+    weights: dict[str, float] | None = None  # cost weights used when design.yaml sets none
+
+    @field_validator("space")
+    @classmethod
+    def _space(cls, v: dict[str, Values], info: ValidationInfo) -> dict[str, Values]:
+        base = info.data.get("recipe")
+        if not isinstance(base, Recipe):
+            return v  # the recipe itself failed: that is the error to report
+        for knob, values in v.items():
+            if knob not in Recipe.model_fields:
+                raise ValueError(f"{knob}: not a recipe knob")
+            for value in values:
+                try:
+                    Recipe.model_validate({**base.to_dict(), knob: value})
+                except ValidationError as exc:
+                    raise ValueError(f"{knob}: {value!r}: {exc.errors()[0]['msg']}") from None
+        return v
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, v: dict[str, float] | None) -> dict[str, float] | None:
+        if v is not None:
+            try:
+                Weights.model_validate(v)  # what the scorer will build from them
+            except ValidationError as exc:
+                raise ValueError(format_validation_error("weights", exc).removeprefix("weights: ")) from None
+        return v
 
 
 def flow_path(name_or_path: str) -> Path:
@@ -71,25 +104,10 @@ def flow_path(name_or_path: str) -> Path:
 
 
 def load_flow(name_or_path: str) -> FlowPreset:
+    """A bundled preset by name, or a preset file; any error is one ConfigError line naming file and key."""
     path = flow_path(name_or_path)
     data = read_yaml_mapping(path)
-    allowed = {"name", "description", "recipe", "space", "weights"}
-    unknown = set(data) - allowed
-    if unknown:
-        raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}")
-    recipe = Recipe.from_dict(data.get("recipe") or {}, where=f"{path}: recipe")
-    known = {f.name for f in fields(Recipe)}
-    space: dict[str, tuple[Any, ...]] = {}
-    for key, values in (data.get("space") or {}).items():
-        if key not in known:
-            raise ConfigError(f"{path}: space.{key}: not a recipe knob")
-        if not isinstance(values, list) or not values:
-            raise ConfigError(f"{path}: space.{key}: expected a non-empty list")
-        for v in values:
-            Recipe.from_dict({**recipe.to_dict(), key: v}, where=f"{path}: space.{key}")
-        space[key] = tuple(values)
-    weights = data.get("weights")
-    if weights is not None and not isinstance(weights, dict):
-        raise ConfigError(f"{path}: weights: expected a mapping")
-    return FlowPreset(name=str(data.get("name", path.stem)), description=str(data.get("description", "")),
-                      recipe=recipe, space=space, weights=weights)
+    try:
+        return FlowPreset.model_validate({"name": path.stem, **data})
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(path, exc)) from None

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from hyperheurist.config import load_design, parse_override
 from hyperheurist.errors import ConfigError
-from hyperheurist.recipe import Recipe, load_flow
 
 DATA = Path(__file__).parent / "data" / "config"
 
@@ -87,14 +86,6 @@ def test_overrides() -> None:
     assert parse_override("anneal.chains=4") == ("anneal.chains", 4)
     with pytest.raises(ConfigError):
         parse_override("nonsense")
-
-
-def test_flow_presets_load() -> None:
-    for name in ("default", "area", "timing"):
-        flow = load_flow(name)
-        assert isinstance(flow.recipe, Recipe) and flow.space
-    with pytest.raises(ConfigError, match="abc_script"):
-        Recipe(abc_script="magic")
 
 
 _values = st.recursive(

@@ -29,7 +29,8 @@ def _format_loc(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
-def format_validation_error(path: Path, exc: ValidationError) -> str:
+def format_validation_error(path: str | Path, exc: ValidationError) -> str:
+    """``path: field.sub[2]: what is wrong (+N more)``: one line, the first error that explains the others."""
     errs = exc.errors()
     # a misspelt key explains the "missing" error it causes: name it first
     first = next((e for e in errs if e["type"] == "extra_forbidden"), errs[0])
