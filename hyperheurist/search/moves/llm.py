@@ -35,13 +35,14 @@ class LLMMutation:
         if client is None or not getattr(client, "available", True):
             return None
         seed = rng.getrandbits(31)  # drawn even on failure, so the chain's stream does not depend on the reply
+        metrics = ctx.metrics.to_dict() if ctx.metrics is not None else None  # the prompts read the JSON form
         try:
-            new = client.mutate(ctx.design, state.candidate, ctx.metrics, self.goal, self.scope, seed=seed,
+            new = client.mutate(ctx.design, state.candidate, metrics, self.goal, self.scope, seed=seed,
                                 move=self.name)
             if new is None:
                 return None
             if getattr(client, "critique_enabled", False) and not client.critique(
-                    ctx.design, state.candidate, new, ctx.metrics, self.goal):
+                    ctx.design, state.candidate, new, metrics, self.goal):
                 return None
         except HHError:  # LLMUnavailable and friends: the client records why; the search goes on
             return None
