@@ -112,7 +112,8 @@ def make_testbench(top: str, ins: dict[str, int], outs: list[str], clocked: bool
     new = ", ".join(f".{o}({o}_new)" for o in outs)
     drive = "\n".join(f"      {n} = $random(seed);" for n in ins)
     check = "\n".join(
-        f'      if (i > 0 && {o}_ref !== {o}_new) begin errors = errors + 1; $display("MISMATCH {o} %0d: %h vs %h", i, {o}_ref, {o}_new); end'
+        f'      if (i > 0 && {o}_ref !== {o}_new) begin errors = errors + 1; '
+        f'$display("MISMATCH {o} %0d: %h vs %h", i, {o}_ref, {o}_new); end'
         for o in outs)
     step = "#1 clk = 1; #4 clk = 0; #1;" if clocked else "#5;"
     return f"""`timescale 1ns/1ps
@@ -162,7 +163,7 @@ def test_csd_recoding_is_exact_and_sparse():
         digits = csd(v)
         assert sum(d << k for k, d in digits) == v
         ks = [k for k, _ in digits]
-        assert all(b - a >= 2 for a, b in zip(ks, ks[1:]))  # non-adjacent form
+        assert all(b - a >= 2 for a, b in zip(ks, ks[1:], strict=False))  # non-adjacent form
 
 
 @pytest.mark.tools

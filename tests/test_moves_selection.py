@@ -4,8 +4,17 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
+from dataclasses import dataclass
 
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import Anneal
+from hyperheurist.ppa.metrics import PPAMetrics
+from hyperheurist.recipe import Recipe
+from hyperheurist.search.annealer import Annealer
+from hyperheurist.search.netlists import INERT_GLOBAL
 from hyperheurist.search.selection import BEST_REWARD, AdaptiveSelector, reward
+from hyperheurist.search.state import Evaluation, MoveContext, State
 
 
 def test_reward_is_zero_without_improvement() -> None:
@@ -40,16 +49,6 @@ def test_non_improving_move_loses_its_share() -> None:
 
 # ---- knobs that do not change the netlist are learnt per RTL and no longer proposed ----------------
 
-from collections import Counter
-from dataclasses import dataclass
-
-from hyperheurist.candidate import Candidate
-from hyperheurist.config import Anneal
-from hyperheurist.ppa.metrics import PPAMetrics
-from hyperheurist.recipe import Recipe
-from hyperheurist.search.annealer import Annealer
-from hyperheurist.search.netlists import INERT_GLOBAL
-from hyperheurist.search.state import Evaluation, MoveContext, State
 
 
 def _st(v: int, recipe: Recipe) -> State:
