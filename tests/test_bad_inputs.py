@@ -74,7 +74,7 @@ def hh_many(cases: list[list[str]], tmp: Path, timeout: float = 300) -> list[sub
     assert done.returncode == 0, done.stderr
     out = []
     for i, argv in enumerate(cases):
-        read = lambda ext: (tmp / f"{i}.{ext}").read_text(errors="replace")  # noqa: E731
+        read = lambda ext, i=i: (tmp / f"{i}.{ext}").read_text(errors="replace")  # noqa: E731
         res = subprocess.CompletedProcess(argv, int(read("rc")), read("out"), read("err"))
         res.wall_s = float(read("wall"))  # type: ignore[attr-defined]
         out.append(res)
@@ -93,7 +93,8 @@ def assert_clean(res: subprocess.CompletedProcess, code: int | set[int], *, name
         assert lines, where
         if one_line:
             assert len(lines) == 1, where
-        assert lines[-1].startswith(("hh: error:", "hh gate: INVALID:", "hh ppa: INVALID:", "Error:", "hh: interrupted")), where
+        assert lines[-1].startswith(("hh: error:", "hh gate: INVALID:", "hh ppa: INVALID:", "Error:",
+                                     "hh: interrupted")), where
     return err
 
 
@@ -109,13 +110,18 @@ EXPECTED = {
     "negative_period": "ppa.clock_period_ns", "missing_name": "name: required field is missing",
     "missing_interface": "interface: required field is missing", "missing_spec_file": "spec: file not found",
     "missing_reference_file": "verification.reference: file not found", "missing_liberty": "liberty",
-    "unknown_flow": "flow preset not found", "bad_top_ident": "top: not a Verilog module name",
+    "unknown_flow": "flow preset not found",
+    "bad_top_ident": "top: module name 'mac small; rm -rf /': not a Verilog identifier",
     "bad_port_ident": "interface.ports[0].name", "duplicate_port": "duplicate port",
     "no_output": "no output port", "bad_regex": "pass_regex: bad regular expression",
     "no_seeds_match": "generation.seeds: no file matches", "bad_move": "anneal.moves: unknown move",
     "huge_width": "interface.ports[0].width", "infinite_timeout": "limits.tool_timeout_s: Input should be a finite",
     "nan_weight": "ppa.weights.area: Input should be a finite", "tunable_injection": "tunables[0].values",
     "huge_memory_limit": "limits.tool_mem_mb",
+    # hdl.literals' one rule, the same the gates and synthesis apply
+    "tunable_underscore": "tunables[0].values: value '1_000': no '_' separators",
+    "keyword_port": "interface.ports[0].name: port 'reg': a (System)Verilog keyword",
+    "bad_define": "defines: define WIDTH='8 + 1': use letters, digits",
 }
 # problems only `hh run` looks at (gate and ppa never read seeds or moves)
 RUN_ONLY = {"no_seeds_match", "bad_move"}
@@ -141,7 +147,7 @@ def test_bad_configs_one_line_exit_2(tmp_path: Path) -> None:
             cases.append(argv)
             names.append((cmd, path))
     results = hh_many(cases, tmp_path / "io")
-    for (cmd, path), res in zip(names, results):
+    for (cmd, path), res in zip(names, results, strict=True):
         err = assert_clean(res, 2, name=f"hh {cmd} {path.name}")
         assert str(path) in err, f"hh {cmd}: the message must name the file: {err}"
         assert EXPECTED[path.stem] in err, f"hh {cmd}: {err}"
@@ -188,7 +194,7 @@ def test_missing_and_unusable_paths(tmp_path: Path) -> None:
     cases = [[*a, "--out", str(tmp_path / "runs")] if a[0] == "run" and len(a) > 1 and "--resume" not in a
              and "--out" not in a else list(a) for a in cases]
     results = hh_many(cases, tmp_path / "io")
-    for args, res in zip(cases, results):
+    for args, res in zip(cases, results, strict=True):
         assert_clean(res, 2, name="hh " + " ".join(args))
     assert not (tmp_path / "runs").exists()
 
@@ -220,7 +226,7 @@ def rtl_results(tmp_path_factory) -> dict[tuple[str, str], subprocess.CompletedP
         names.append(("gate", p.stem))
         cases.append(["ppa", str(GOOD), str(p), "--no-cache", "--workdir", str(tmp / "ppa" / p.stem)])
         names.append(("ppa", p.stem))
-    return dict(zip(names, hh_many(cases, tmp / "io")))
+    return dict(zip(names, hh_many(cases, tmp / "io"), strict=True))
 
 
 @pytest.mark.tools

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from hyperheurist.config import load_design, parse_override
 from hyperheurist.errors import ConfigError
+from hyperheurist.hdl.literals import LiteralError, param_value
 
 DATA = Path(__file__).parent / "data" / "config"
 
@@ -57,6 +58,35 @@ def test_bad_design_names_file_and_field(tmp_path: Path, mutate, expected: str) 
         load_design(p)
     msg = str(exc.value)
     assert msg.startswith(str(p)) and "\n" not in msg
+
+
+@pytest.mark.parametrize("value", [0, 255, "8'hFF", "16'd1000", "1000", "1_000", "-3", -3, "4'sb1111", "4'b1x0z",
+                                   '"str"', "3.5", "8'd256", 2**31, "'1"])
+def test_tunable_values_follow_the_literal_rule_the_tools_share(tmp_path: Path, value: int | str) -> None:
+    """Config accepts a tunable value exactly when hdl.literals (the gates' and synthesis' rule) does."""
+    p = _variant(tmp_path, lambda d: d.update(tunables=[{"name": "W", "values": [value]}]))
+    try:
+        param_value(value)
+        accepted = True
+    except LiteralError:
+        accepted = False
+    if accepted:
+        assert load_design(p).tunables[0].values == [value]
+    else:
+        with pytest.raises(ConfigError, match=r"tunables\[0\]\.values: value "):
+            load_design(p)
+
+
+@pytest.mark.parametrize(("mutate", "expected"), [
+    (lambda d: d.update(top="module"), "top: module name 'module': a (System)Verilog keyword"),
+    (lambda d: d.update(tunables=[{"name": "logic", "values": [1]}]), "tunables[0].name: parameter 'logic'"),
+    (lambda d: d.update(defines={"2X": "1"}), "defines: define '2X': not a Verilog identifier"),
+    (lambda d: d.update(defines=["W=8 8"]), "defines: define W='8 8'"),
+])
+def test_names_and_defines_follow_the_literal_rule(tmp_path: Path, mutate, expected: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        load_design(_variant(tmp_path, mutate))
+    assert expected in str(exc.value) and "\n" not in str(exc.value)
 
 
 @pytest.mark.parametrize(

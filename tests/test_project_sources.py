@@ -57,7 +57,7 @@ def test_filelist_incdir_define_nesting_comments_and_env(proj: Path, monkeypatch
     ("+incdir+nowhere", ["bad.f:2", "include folder not found"]),
     ("-v lib.v", ["bad.f:2", "'-v' is not supported"]),
     ("+define+A=a b", ["bad.f:2"]),
-    ("+define+1X", ["bad.f:2", "not a macro name"]),
+    ("+define+1X", ["bad.f:2", "define '1X': not a Verilog identifier"]),
     ("$NO_SUCH_VAR/x.v", ["bad.f:2", "$NO_SUCH_VAR is not set"]),
     ("-f bad.f", ["nested more than"]),
 ])
@@ -99,7 +99,7 @@ def test_design_keys_and_the_candidate(proj: Path) -> None:
 @pytest.mark.parametrize("extra, words", [
     ("sources: [nope.sv]\n", ["sources", "file not found"]),
     ("include_dirs: [nope]\n", ["include_dirs", "folder not found"]),
-    ("defines: {'9x': 1}\n", ["defines", "not a macro name"]),
+    ("defines: {'9x': 1}\n", ["defines", "define '9x': not a Verilog identifier"]),
     ("defines: {A: 'a b'}\n", ["defines", "A="]),
     ("soruces: [x.v]\n", ["soruces: unknown key"]),
 ])

@@ -8,13 +8,13 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationInfo, field_validator, model_validator
 
-from ..errors import ConfigError
+from ..hdl.literals import define, identifier
 from ..inputs import input_problem
-from ..project.filelist import check_define, is_filelist
+from ..project.filelist import is_filelist
 from .generation import Generation
 from .interface import Interface
 from .limits import Limits
-from .model import Model, base_of, identifier
+from .model import Model, base_of
 from .paths import absolute_entry, check_sources, path_text, resolve_file
 from .ppa import PPA
 from .search import Anneal, Tunable
@@ -81,17 +81,14 @@ class DesignConfig(Model):
         out = {}
         for k, val in v.items():
             text = "" if val is None else ("1" if val is True else "0" if val is False else str(val))
-            try:
-                check_define(str(k), text, "defines")
-            except ConfigError as exc:
-                raise ValueError(str(exc).removeprefix("defines: ")) from None
+            define(str(k), text)  # a LiteralError is a ValueError: pydantic names the field
             out[str(k)] = text
         return out
 
     @field_validator("top")
     @classmethod
     def _top(cls, v: str) -> str:
-        return identifier(v, "Verilog module name")
+        return identifier(v, "module name")
 
     @field_validator("name")
     @classmethod

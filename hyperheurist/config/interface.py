@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .model import Model, identifier
+from ..hdl.literals import identifier
+from .model import Model
 
 
 class Reset(Model):
@@ -17,7 +18,7 @@ class Reset(Model):
     @field_validator("name")
     @classmethod
     def _ident(cls, v: str) -> str:
-        return identifier(v)
+        return identifier(v, "reset")
 
 
 class Port(Model):
@@ -29,7 +30,7 @@ class Port(Model):
     @field_validator("name")
     @classmethod
     def _ident(cls, v: str) -> str:
-        return identifier(v)
+        return identifier(v, "port")
 
 
 class Interface(Model):

@@ -20,16 +20,7 @@ def base_of(info: ValidationInfo) -> Path:
     return Path(ctx.get("base_dir", "."))
 
 
-IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 
-
-def identifier(v: str, what: str = "Verilog identifier") -> str:
-    if not IDENT.match(v):
-        raise ValueError(f"not a {what}: {v!r}")
-    return v
-
-
-# a tunable value ends up in Yosys' -chparam and generated Verilog: the constants synthesis accepts
-# (ppa.synth's rule: a decimal integer, a based literal or a string; no `1_000`, no bare identifier),
-# checked here so a value that cannot work is a config error at load, never a fault in every synthesis
+# the old tunable-value rule, read only by gates/context.py and ppa/synth.py until they call hdl.literals
+# (config itself validates with hdl.literals); removed with their last import
 PARAM_LITERAL = re.compile(r"^(-?\d+|\d*'[sS]?[bBoOdDhH][0-9a-fA-F_xXzZ?]+|\"[^\"\\\n]*\")$")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from .model import PARAM_LITERAL, Model, identifier
+from ..hdl.literals import identifier, param_value
+from .model import Model
 
 
 class Anneal(Model):
@@ -26,12 +27,11 @@ class Tunable(Model):
     @field_validator("name")
     @classmethod
     def _ident(cls, v: str) -> str:
-        return identifier(v)
+        return identifier(v, "parameter")
 
     @field_validator("values")
     @classmethod
     def _literals(cls, v: list[int | str]) -> list[int | str]:
         for x in v:
-            if isinstance(x, str) and not PARAM_LITERAL.match(x.strip()):
-                raise ValueError(f"not a Verilog constant synthesis accepts (decimal, based literal or string): {x!r}")
+            param_value(x, "value")  # the one rule every tool reads alike (hdl.literals)
         return v

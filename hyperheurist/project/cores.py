@@ -11,7 +11,8 @@ from pathlib import Path
 
 from ..config import read_yaml_mapping
 from ..errors import ConfigError
-from .filelist import SourceSet, check_define
+from ..hdl.literals import LiteralError, define
+from .filelist import SourceSet
 
 _RTL_TYPES = ("verilogSource", "systemVerilogSource")
 
@@ -65,7 +66,10 @@ def core_sources(path: Path) -> SourceSet:
         if isinstance(spec, dict) and spec.get("paramtype") == "vlogdefine":
             value = spec.get("default", "")
             value = "1" if value is True else "0" if value is False else str(value)
-            check_define(k, value, str(path))
+            try:
+                define(k, value)
+            except LiteralError as exc:
+                raise ConfigError(f"{path}: {exc}") from None
             out.defines[k] = value
     if not out.files:
         raise ConfigError(f"{path}: no Verilog or SystemVerilog files in the default target")

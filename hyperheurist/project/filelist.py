@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..hdl.literals import LiteralError, define
 
 RTL_EXT = (".v", ".sv")
 FILELIST_EXT = (".f", ".vc", ".fl")
 MAX_DEPTH = 16
 _ENV = re.compile(r"\$\{(\w+)\}|\$(\w+)")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
-DEFINE_VALUE = re.compile(r"^[A-Za-z0-9_.'+-]*$")  # what reaches a tool's -D option: no blanks, no quotes
 _IGNORED = ("-v", "-y")  # library files/folders: not supported, named in the error
 
 
@@ -48,13 +47,6 @@ def is_filelist(text: str) -> bool:
     return text.lower().endswith(FILELIST_EXT)
 
 
-def check_define(name: str, value: str, where: str) -> None:
-    if not _IDENT.match(name):
-        raise ConfigError(f"{where}: define {name!r}: not a macro name")
-    if not DEFINE_VALUE.match(value):
-        raise ConfigError(f"{where}: define {name}={value!r}: use letters, digits and _ . ' + - only")
-
-
 def _expand_env(text: str, where: str) -> str:
     def sub(m: re.Match) -> str:
         var = m.group(1) or m.group(2)
@@ -66,7 +58,10 @@ def _expand_env(text: str, where: str) -> str:
 
 def _define(text: str, out: SourceSet, where: str) -> None:
     name, _, value = text.partition("=")
-    check_define(name, value, where)
+    try:
+        define(name, value)
+    except LiteralError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     out.defines[name] = value
 
 
