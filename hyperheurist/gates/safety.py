@@ -5,7 +5,8 @@ allow-list (file I/O, ``$system``, dumps, Verilator's ``$c`` C++ escapes, ...); 
 anything but a data file shipped with the candidate; ``include`` of anything but a candidate
 header; macro token pasting (it could assemble a forbidden name); Verilator ``systemc_*`` code
 blocks; SystemVerilog DPI ``import "DPI-C"`` / ``export`` (it links any C function, ``system()``
-included, into a Verilator simulation); ``translate_off`` pragmas (the simulated and the synthesized design would differ).
+included, into a Verilator simulation); ``translate_off`` pragmas (the simulated and the synthesized
+design would differ). Tokens come from pyslang's lexer (hdl.tokens): a name in a comment or a string is no call.
 An allow-list rather than a deny-list because the input is adversarial by assumption.
 """
 
@@ -17,8 +18,8 @@ from collections.abc import Callable
 
 from ..candidate import Candidate
 from ..config import Limits
+from ..hdl.tokens import Kind, Tok, scan
 from .context import SAFE_NAME, is_header, is_verilog
-from .lexer import Lexed, lex
 from .result import GateResult, failed, passed
 
 ALLOWED_TASKS = frozenset("""
@@ -41,14 +42,12 @@ DENIED_HINT = {
     "fdisplay": "writes a file", "dumpfile": "writes a waveform file", "dumpvars": "writes a waveform file",
     "c": "embeds C++ code (Verilator)", "writememh": "writes a file", "writememb": "writes a file",
 }
-READMEM = ("readmemh", "readmemb")
-DENIED_DIRECTIVE = re.compile(r"^(systemc_\w+|verilator_config)$")
-TASK = re.compile(r"(?<![A-Za-z0-9_$\\])\$([A-Za-z_][A-Za-z0-9_]*(?:\$[A-Za-z_][A-Za-z0-9_]*)?)")
-DIRECTIVE = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)")
-RESERVED = re.compile(r"\b(?:module|macromodule)\s+((?:hhref_|hh_)[A-Za-z0-9_$]*)")
-ESCAPED_TASK = re.compile(r"\\\$\S*")  # `\$fopen ` is an identifier to the parser, a task call to Icarus
-DPI = re.compile(r"(?<![A-Za-z0-9_$])(import|export)\s*(?=\")")  # package imports never take a string
+READMEM = ("$readmemh", "$readmemb")
+DENIED_DIRECTIVE = re.compile(r"^`(systemc_\w+|verilator_config)$")
+RESERVED = ("hhref_", "hh_")
 PRAGMA_OFF = re.compile(r"\b(translate_off|synthesis_off|translate\s+off)\b", re.I)
+# raw text with none of these has nothing this scan looks for: it is not lexed at all
+TRIGGERS = ("$", "`", "\\", "import", "export", "hh_", "hhref_")
 
 
 def _check_sizes(cand: Candidate, limits: Limits) -> str | None:
@@ -70,61 +69,64 @@ def _check_sizes(cand: Candidate, limits: Limits) -> str | None:
     return None
 
 
-def _next_string(lx: Lexed, start: int) -> str | None:
-    """The string literal that follows ``start`` (skipping blanks and an opening parenthesis)."""
-    m = re.compile(r'[\s(]*"').match(lx.code, start)
-    if not m:
-        return None
-    return lx.strings.get(m.end() - 1)
-
-
 def scan_text(name: str, text: str, data_files: set[str], headers: set[str],
-          locate: Callable[[int], str] | None = None) -> str | None:
+              locate: Callable[[int], str] | None = None) -> str | None:
     """The first problem in one file, as ``file:line: what``; ``locate`` maps a line number of
     ``text`` to ``file:line`` (the canonical text maps back through its `` `line `` directives)."""
-    lx = lex(text)
-    if lx.unterminated is not None:
+    pragma = PRAGMA_OFF.search(text) is not None
+    if not pragma and not any(t in text for t in TRIGGERS):
+        return None
+    sc = scan(text, comments=pragma)  # comments are only read when the raw text mentions a pragma
+    if sc.unterminated:
         return None  # unterminated comment/string: a syntax error, the compile gate words it better
 
     def where(offset: int) -> str:
-        n = lx.line_of(offset)
+        n = sc.line_of(offset)
         return locate(n) if locate else f"{name}:{n}"
 
-    for off, comment in lx.comments:
+    for off, comment in sc.comments:
         if PRAGMA_OFF.search(comment):
-            return f"{where(off)}: translate_off/synthesis_off pragmas are not allowed (simulation and synthesis would see different designs)"
-    if "``" in lx.code:
-        return f"{where(lx.code.index('``'))}: macro token pasting (``) is not allowed"
-    for m in ESCAPED_TASK.finditer(lx.code):
-        return (f"{where(m.start())}: escaped identifier `{m.group(0)}` names a system task "
-                "(a simulator may call it): not allowed")
-    for m in DPI.finditer(lx.code):
-        what = lx.strings.get(m.end(), "")
-        return (f"{where(m.start())}: {m.group(1)} \"{what}\" is not allowed (the DPI links foreign "
+            return (f"{where(off)}: translate_off/synthesis_off pragmas are not allowed (simulation and synthesis "
+                    "would see different designs)")
+    for t in sc.of(Kind.PASTE):
+        return f"{where(t.offset)}: macro token pasting (``) is not allowed"
+    for t in sc.of(Kind.ESCAPED):
+        if t.text.startswith("\\$"):  # an identifier to the parser, a task call to Icarus
+            return (f"{where(t.offset)}: escaped identifier `{t.text}` names a system task "
+                    "(a simulator may call it): not allowed")
+    for t in sc.of(Kind.FOREIGN):
+        return (f"{where(t.offset)}: {t.text} \"{t.arg}\" is not allowed (the DPI links foreign "
                 "functions such as libc's system() into the simulation)")
-    for m in RESERVED.finditer(lx.code):
-        return f"{where(m.start())}: module name `{m.group(1)}` uses a prefix reserved for hh's own testbenches"
-    for m in TASK.finditer(lx.code):
-        task = m.group(1)
-        if task in READMEM:
-            path = _next_string(lx, m.end())
-            if path is None:
-                return f"{where(m.start())}: ${task} needs a literal file name"
-            if path not in data_files:
-                return f"{where(m.start())}: ${task}(\"{path}\"): only data files shipped with the candidate may be read (plain names, no folders)"
-        elif task not in ALLOWED_TASKS:
-            hint = DENIED_HINT.get(task) or ("file I/O" if task.startswith("f") else "not on the allow-list")
-            return f"{where(m.start())}: system task ${task} is not allowed in a design ({hint})"
-    for m in DIRECTIVE.finditer(lx.code):
-        word = m.group(1)
-        if DENIED_DIRECTIVE.match(word):
-            return f"{where(m.start())}: `{word} is not allowed (embeds foreign code)"
-        if word == "include":
-            path = _next_string(lx, m.end())
-            if path is None:
-                return f"{where(m.start())}: `include needs a \"file\" name"
-            if path not in headers:
-                return f"{where(m.start())}: `include \"{path}\": only headers shipped with the candidate may be included (plain names, no folders)"
+    for t in sc.of(Kind.DECLARED):
+        if t.arg is not None and t.arg.startswith(RESERVED):
+            return f"{where(t.offset)}: {t.text} name `{t.arg}` uses a prefix reserved for hh's own testbenches"
+    for t in sc.of(Kind.SYSTEM):
+        problem = _system_call(t, data_files)
+        if problem:
+            return f"{where(t.offset)}: {problem}"
+    for t in sc.of(Kind.DIRECTIVE):
+        if DENIED_DIRECTIVE.match(t.text):
+            return f"{where(t.offset)}: {t.text} is not allowed (embeds foreign code)"
+        if t.text == "`include":
+            if t.arg is None:
+                return f"{where(t.offset)}: `include needs a \"file\" name"
+            if t.arg not in headers:
+                return (f"{where(t.offset)}: `include \"{t.arg}\": only headers shipped with the candidate may be "
+                        "included (plain names, no folders)")
+    return None
+
+
+def _system_call(t: Tok, data_files: set[str]) -> str | None:
+    task = t.text[1:]
+    if t.text in READMEM:
+        if t.arg is None:
+            return f"{t.text} needs a literal file name"
+        if t.arg not in data_files:
+            return (f"{t.text}(\"{t.arg}\"): only data files shipped with the candidate may be read "
+                    "(plain names, no folders)")
+    elif task not in ALLOWED_TASKS:
+        hint = DENIED_HINT.get(task) or ("file I/O" if task.startswith("f") else "not on the allow-list")
+        return f"system task {t.text} is not allowed in a design ({hint})"
     return None
 
 

@@ -36,8 +36,8 @@ class LiteralError(ConfigError, ValueError):
 
 def _keyword_free(name: str) -> bool:
     """True when pyslang lexes `name` as one plain identifier (not a Verilog or SystemVerilog keyword)."""
-    sm = SourceManager()
-    lexer = Lexer(sm.assignText("<name>", name), BumpAllocator(), Diagnostics(), sm)
+    sm, alloc, diags = SourceManager(), BumpAllocator(), Diagnostics()  # alive while the lexer runs
+    lexer = Lexer(sm.assignText("<name>", name), alloc, diags, sm)
     first = lexer.lex()
     return first.kind == TokenKind.Identifier and lexer.lex().kind == TokenKind.EndOfFile
 

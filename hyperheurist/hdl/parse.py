@@ -1,0 +1,113 @@
+"""The one way hh reads Verilog with pyslang: parse text or files, elaborate, walk, locate, always bounded.
+
+pyslang is a complete SystemVerilog front end (0.1-1 ms per file) with exact widths and file:line
+locations. Every tree gets its own SourceManager (pyslang's default one would grow for the whole run)
+and the same bounded options: a recursion, include or generate bomb stops here with a diagnostic
+(the sandboxed child that elaborates candidates adds memory and time limits on top).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+import pyslang
+from pyslang import ast, parsing, syntax
+
+K = syntax.SyntaxKind
+MAX_TEXT = 2_000_000  # characters: larger sources are not parsed in process
+# elaboration bounds, most under pyslang's defaults: a generate or recursion bomb stops here
+BOUNDS = {"maxGenerateSteps": 65536, "maxInstanceDepth": 64, "maxInstanceArray": 65536,
+          "maxConstexprSteps": 1_000_000, "maxConstexprDepth": 64, "maxDefParamSteps": 4096,
+          "errorLimit": 32}
+MAX_INCLUDE_DEPTH = 16
+MAX_PARSE_DEPTH = 256  # nesting of expressions/statements (pyslang's default 1024 can exhaust the C stack)
+
+
+def options(include_dirs: Iterable[Path] = (), defines: Mapping[str, str] | None = None) -> pyslang.Bag:
+    """Preprocessor, parser and lexer options with our bounds (and the given include folders and macros)."""
+    pp = parsing.PreprocessorOptions()
+    pp.maxIncludeDepth = MAX_INCLUDE_DEPTH
+    pp.additionalIncludePaths = [str(d) for d in include_dirs]
+    pp.predefines = [f"{k}={v}" if v else k for k, v in (defines or {}).items()]
+    po = parsing.ParserOptions()
+    po.maxRecursionDepth = MAX_PARSE_DEPTH
+    return pyslang.Bag([pp, po, parsing.LexerOptions()])
+
+
+def parse(text: str, name: str = "source.sv") -> syntax.SyntaxTree:
+    """A syntax tree of one text (macros and includes resolved within it). pyslang raises RuntimeError
+    on nesting past its hard limit (thousands of parentheses): the text is then unusable."""
+    return syntax.SyntaxTree.fromText(text, pyslang.SourceManager(), name, "", options())
+
+
+def parse_files(files: Iterable[Path], include_dirs: Iterable[Path] = (),
+                defines: Mapping[str, str] | None = None) -> list[syntax.SyntaxTree]:
+    """One tree per file, sharing one SourceManager (so locations of all files resolve through any tree)."""
+    sm = pyslang.SourceManager()
+    bag = options(include_dirs, defines)
+    return [syntax.SyntaxTree.fromFile(str(f), sm, bag) for f in files]
+
+
+def elaborate(trees: Iterable[syntax.SyntaxTree], top: str | None = None,
+              params: Mapping[str, str] | None = None) -> ast.Compilation:
+    """A bounded compilation of the trees; ``top`` fixes the top module, ``params`` override its parameters."""
+    opts = ast.CompilationOptions()
+    if top is not None:
+        opts.topModules = {top}
+    opts.paramOverrides = [f"{k}={v}" for k, v in (params or {}).items()]
+    for key, value in BOUNDS.items():
+        setattr(opts, key, value)
+    comp = ast.Compilation(pyslang.Bag([opts]))
+    for t in trees:
+        comp.addSyntaxTree(t)
+    return comp
+
+
+def syntax_errors(tree: syntax.SyntaxTree) -> int:
+    return sum(1 for d in tree.diagnostics if d.isError())
+
+
+def semantic_errors(texts: Iterable[str]) -> int:
+    """Errors of a full elaboration of all sources together (undeclared names, bad widths, ...)."""
+    comp = elaborate([parse(t) for t in texts])
+    return sum(1 for d in comp.getAllDiagnostics() if d.isError())
+
+
+def first_error(comp: ast.Compilation, sm: pyslang.SourceManager) -> str | None:
+    """pyslang's own first error line (``file:line:col: error: what``), or None."""
+    errors = [d for d in comp.getAllDiagnostics() if d.isError()]
+    if not errors:
+        return None
+    return pyslang.DiagnosticEngine.reportAll(sm, errors[:1]).strip().splitlines()[0]
+
+
+def walk(node: syntax.SyntaxNode) -> Iterator[syntax.SyntaxNode]:
+    """Every syntax node below ``node`` (pre-order, tokens skipped)."""
+    yield node
+    for child in node:
+        if isinstance(child, syntax.SyntaxNode):
+            yield from walk(child)
+
+
+def nodes(seq: syntax.SyntaxNode) -> list[syntax.SyntaxNode]:
+    """The syntax nodes of a separated list (drops the comma tokens)."""
+    return [x for x in seq if isinstance(x, syntax.SyntaxNode)]
+
+
+def modules(tree: syntax.SyntaxTree) -> list[syntax.ModuleDeclarationSyntax]:
+    """Module declarations (``module``/``macromodule``; not interfaces, programs or packages)."""
+    return [n for n in walk(tree.root)
+            if isinstance(n, syntax.ModuleDeclarationSyntax) and n.kind == K.ModuleDeclaration]
+
+
+def module_name(mod: syntax.ModuleDeclarationSyntax) -> str:
+    return mod.header.name.valueText
+
+
+def where(sm: pyslang.SourceManager, loc: pyslang.SourceLocation) -> str:
+    """``file:line`` of a location (file name only), "?" for one pyslang cannot map."""
+    try:
+        return f"{Path(sm.getFileName(loc)).name}:{sm.getLineNumber(loc)}"
+    except Exception:  # a location inside a macro expansion: keep the message usable
+        return "?"
