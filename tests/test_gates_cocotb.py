@@ -1,12 +1,16 @@
-"""hyperheurist.sim.cocotb_run: verdicts from the results XML, the wall-clock kill, VCD dumping."""
+"""hyperheurist.sim.cocotb_run: verdicts from the results XML, the wall-clock kill, VCD dumping, and the
+commands it builds from cocotb's public configuration API (pinned by a golden file)."""
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 import pytest
+from fake_tools import FakeTools, check_golden, install, normalise
 
-from hyperheurist.sim.cocotb_run import run_cocotb
+from hyperheurist.sim.cocotb_run import plan, run_cocotb
 
 DATA = Path(__file__).parent / "data" / "gates" / "counter"
 pytestmark = pytest.mark.tools
@@ -34,8 +38,9 @@ def test_failing_test_is_data(tmp_path: Path) -> None:
 
 def test_hang_is_killed_at_the_timeout(tmp_path: Path) -> None:
     out = _run(tmp_path, "hang.v", timeout_s=4)
-    assert not out.passed and out.timed_out and out.kind == "timeout"
-    assert 3.5 < out.wall_s < 15
+    assert not out.passed and out.timed_out and out.kind == "timeout" and out.results_xml is None
+    assert out.message == "simulation killed at the 4 s wall-clock timeout (the design or its test hangs)"
+    assert "# cocotb-test: cocotb-test timed out after " in (tmp_path / "build" / "COMMANDS").read_text()
 
 
 def test_build_error_is_data(tmp_path: Path) -> None:
@@ -44,3 +49,27 @@ def test_build_error_is_data(tmp_path: Path) -> None:
     out = run_cocotb(sources=[bad], toplevel="counter", test_module="test_counter", test_dir=DATA,
                      build_dir=tmp_path / "b", timeout_s=30)
     assert not out.passed and out.kind == "build" and "bad.v" in out.message
+
+
+@pytest.mark.parametrize("simulator, vcd", [("icarus", False), ("icarus", True), ("verilator", False),
+                                            ("verilator", True)])
+def test_commands_follow_cocotbs_makefiles(tmp_path: Path, simulator: str, vcd: bool) -> None:
+    build = tmp_path / "build"
+    build.mkdir()
+    p = plan(simulator=simulator, sources=[DATA / "good.v"], toplevel="counter", test_module="test_counter",
+             python_path=[DATA, build], build_dir=build, params={"WIDTH": "8"}, seed=3, vcd=vcd)
+    lines = [f"$ {shlex.join(cmd)}" for cmd in p.build] + [f"env: {' '.join(sorted(p.build_env))}",
+                                                            f"$ {shlex.join(p.test)}"]
+    lines += [f"{k}={v}" for k, v in sorted(p.test_env.items()) if k.startswith(("COCOTB_", "TOPLEVEL_"))]
+    text = normalise("\n".join(lines) + "\n", build, tmp_path)
+    check_golden(f"cocotb-{simulator}{'-vcd' if vcd else ''}.txt", re.sub(r"-j \d+", "-j <cores>", text))
+    assert p.test_env["PYTHONPATH"].split(":")[:2] == [str(DATA), str(build)]  # the test module's folder first
+    assert p.test_env["GPI_USERS"].endswith(",initialize")  # libpython;cocotb's Python entry point
+
+
+def test_a_failing_build_step_is_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fakes: FakeTools = install(tmp_path, monkeypatch)
+    fakes.rule("verilator", outputs=False)  # no Vtop.mk: the make step fails
+    out = _run(tmp_path, "good.v", simulator="verilator")
+    assert not out.passed and out.kind == "build" and out.message.startswith("build failed: make")
+    assert [r.tool for r in fakes.records(tmp_path / "build")] == ["verilator"]

