@@ -159,7 +159,8 @@ def plan(*, simulator: str, sources: Sequence[Path], toplevel: str, test_module:
             # absolute -Mdir, as cocotb gives it: with a relative one Verilator's make dependencies name the
             # canonical text's `line files relative to the wrong folder
             ("verilator", "-cc", "--exe", "-Mdir", str(build_dir), "--top-module", toplevel, "--vpi",
-             "--public-flat-rw", "--prefix", "Vtop", "-o", toplevel, "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator",
+             "--public-flat-rw", "--prefix", "Vtop", "-o", toplevel,
+             "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator",
              *trace, "--timescale", "{}/{}".format(*TIMESCALE), *(f"-G{k}={v}" for k, v in params.items()),
              str(config.share_dir / "lib" / "verilator" / "verilator.cpp"), *srcs),
             ("make", "-j", str(len(os.sched_getaffinity(0))), "-C", str(build_dir), "-f", "Vtop.mk",
