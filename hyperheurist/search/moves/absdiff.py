@@ -13,7 +13,7 @@ import random
 import re
 
 from ..state import MoveContext
-from .expr import Syntax, Widths, assignment_of, fixed_widths, identifier, replace, unparen
+from .expr import Syntax, Widths, assignment_of, identifier, replace, unparen
 from .rtl import RtlMove, line_span
 from .verilog import Edit, K, walk
 
@@ -25,10 +25,9 @@ class SharedAbsDiff(RtlMove):
     """``(a > b) ? a - b : b - a`` -> a shared (W+1)-bit difference."""
 
     name = "shared_abs_diff"
+    requires = "fixed-widths"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not fixed_widths(text, tree):
-            return []
         out = []
         w = Widths(tree)
         for n in walk(tree.root):

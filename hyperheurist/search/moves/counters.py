@@ -19,11 +19,10 @@ that is never reset is not matched (a constant assignment is required).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..state import MoveContext
-from .expr import Syntax, identifier, literal, replace, unparen, unsigned_only
+from .expr import Syntax, identifier, literal, replace, unparen
 from .rtl import RtlMove
 from .verilog import Edit, K, modules, nodes, walk
 
@@ -160,19 +159,15 @@ def counters(mod: Syntax) -> list[Counter]:
     return out
 
 
-def _unsigned_modules(text: str, tree: Syntax) -> Iterator[Syntax]:
-    """The modules of an unsigned file (the counter rules reason about unsigned values only)."""
-    return iter(modules(tree)) if unsigned_only(text) else iter(())
-
-
 class CounterWidth(RtlMove):
     """``reg [31:0] c`` counting 0..K -> ``reg [bitlen(K)-1:0] c``."""
 
     name = "counter_width"
+    requires = "unsigned"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
-        for mod in _unsigned_modules(text, tree):
+        for mod in modules(tree):
             for c in counters(mod):
                 need = max(1, c.limit.bit_length())
                 if need < c.width:
@@ -184,10 +179,11 @@ class CounterDeadCompare(RtlMove):
     """``c == L`` with L beyond the counter's range -> ``1'b0`` (``!=`` -> ``1'b1``)."""
 
     name = "counter_dead_compare"
+    requires = "unsigned"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
-        for mod in _unsigned_modules(text, tree):
+        for mod in modules(tree):
             names = {d.name.valueText for d in walk(mod) if d.kind == K.Declarator}
             limits = {nm: k for nm in names if (k := counter_limit(mod, nm)) is not None}
             for n in walk(mod):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pyslang.syntax import SyntaxKind
 
 from ..state import MoveContext
-from .expr import Syntax, logic_nodes, paren, replace, unparen, unsigned_only
+from .expr import Syntax, logic_nodes, paren, replace, unparen
 from .rtl import RtlMove
 from .verilog import Edit, K, node_text
 
@@ -68,9 +68,7 @@ def operands(node: Syntax, text: str) -> Operands | None:
 
 
 def muxes_of_operators(tree: Syntax, text: str) -> Iterator[MuxOfOperators]:
-    """Every ``c ? (x OP y) : (z OP' w)`` in logic of an unsigned file, with exact source text."""
-    if not unsigned_only(text):
-        return
+    """Every ``c ? (x OP y) : (z OP' w)`` in logic, with exact source text."""
     for n in logic_nodes(tree.root, {K.ConditionalExpression}):
         cond = node_text(n.predicate, text)
         t, f = operands(n.left, text), operands(n.right, text)
@@ -87,6 +85,7 @@ class ShareMuxOperator(RtlMove):
     """``c ? (a OP b) : (d OP e)`` -> ``(c ? a : d) OP (c ? b : e)``."""
 
     name = "share_mux_operator"
+    requires = "unsigned"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
@@ -103,6 +102,7 @@ class ShareAddSub(RtlMove):
     """``c ? (a - b) : (a + b)`` (either order) -> one adder with b inverted and a carry-in."""
 
     name = "share_add_sub"
+    requires = "unsigned"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
@@ -125,10 +125,9 @@ class FactorCommon(RtlMove):
     found in any operand position."""
 
     name = "factor_common"
+    requires = "unsigned"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not unsigned_only(text):
-            return []
         out = []
         for n in logic_nodes(tree.root, {K.AddExpression, K.SubtractExpression}):
             lt, rt = operands(n.left, text), operands(n.right, text)

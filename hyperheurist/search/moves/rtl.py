@@ -1,17 +1,20 @@
 """The deterministic RTL moves' common driver: find rewrite sites with pyslang, apply one, re-check.
 
 A concrete move implements ``sites(text, tree, ctx)``: every alternative rewrite it could make in
-one source file, each a list of non-overlapping ``Edit``s. ``propose`` picks one at random and only
-returns it when the result parses and elaborates with no more errors than the original.
+one source file, each a list of non-overlapping ``Edit``s, and declares in ``requires`` what a file
+must be for its width reasoning to hold (``unsigned``: no signed arithmetic; ``fixed-widths``: also
+no overridable parameters). ``propose`` picks one site at random and only returns it when the result
+parses and elaborates with no more errors than the original.
 """
 
 from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from typing import Literal
 
 from ..state import MoveContext, State
-from .expr import Syntax
+from .expr import Syntax, fixed_widths, unsigned_only
 from .verilog import MAX_TEXT, Edit, apply_edits, clean_rewrite, parse, syntax_errors
 
 MAX_TRIES = 4  # sites checked per proposal (each check re-parses and elaborates)
@@ -22,6 +25,13 @@ class RtlMove(ABC):
 
     name = "rtl"
     kind = "rtl"
+    requires: Literal["any", "unsigned", "fixed-widths"] = "any"
+
+    def accepts(self, text: str, tree: Syntax) -> bool:
+        """The file meets ``requires``."""
+        if self.requires == "unsigned":
+            return unsigned_only(text)
+        return self.requires == "any" or fixed_widths(text, tree)
 
     @abstractmethod
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
@@ -34,7 +44,7 @@ class RtlMove(ABC):
             if len(text) > MAX_TEXT:
                 continue
             tree = parse(text)
-            if syntax_errors(tree):
+            if syntax_errors(tree) or not self.accepts(text, tree):
                 continue  # never rewrite what we cannot parse exactly
             options += [(i, site) for site in self.sites(text, tree, ctx, rng)]
         rng.shuffle(options)

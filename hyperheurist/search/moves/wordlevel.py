@@ -29,14 +29,12 @@ from .expr import (
     Syntax,
     Widths,
     assignment_of,
-    fixed_widths,
     identifier,
     literal,
     logic_nodes,
     paren,
     replace,
     unparen,
-    unsigned_only,
 )
 from .rtl import RtlMove, line_span
 from .verilog import Edit, K, node_text, walk
@@ -50,10 +48,9 @@ class DecoderCompare(RtlMove):
     """``y = 1 << s`` -> a bank of equality comparisons."""
 
     name = "decoder_compare"
+    requires = "fixed-widths"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not fixed_widths(text, tree):
-            return []
         w = Widths(tree)
         out = []
         for n in logic_nodes(tree.root, {K.LogicalShiftLeftExpression}):
@@ -89,10 +86,9 @@ class FoldConstants(RtlMove):
     """``(a + 3) + (b + 5) + (c - 8)`` -> ``a + b + c``; any constants gathered into one, last."""
 
     name = "fold_constants"
+    requires = "unsigned"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not unsigned_only(text):
-            return []
         out = []
         for n in logic_nodes(tree.root, {K.AddExpression, K.SubtractExpression}):
             if assignment_of(n) is None:
@@ -137,10 +133,9 @@ class CancelCompare(RtlMove):
     """``(x + k) REL (y + k)`` -> ``x REL y`` when neither sum overflows."""
 
     name = "cancel_compare"
+    requires = "fixed-widths"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not fixed_widths(text, tree):
-            return []
         w = Widths(tree)
         out = []
         for n in logic_nodes(tree.root, RELATIONS):
@@ -200,10 +195,9 @@ class SharePartialSum(RtlMove):
     """Two sums of names sharing a pair of names -> one wire for the pair, used by both."""
 
     name = "share_partial_sum"
+    requires = "fixed-widths"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
-        if not fixed_widths(text, tree):
-            return []
         sums = _name_sums(tree, text)
         w = Widths(tree)
         out = []
