@@ -49,6 +49,40 @@ def test_every_gate_runs_the_golden_commands(fakes: FakeTools, tmp_path: Path, d
     check_golden(golden, verdicts + "\n" + render(fakes.records(work), work, tmp_path))
 
 
+TESTBENCH = """module tb;
+  reg clk = 0, rst_n = 0, en = 1;
+  reg [15:0] d = 3;
+  wire [15:0] s;
+  acc dut (.clk(clk), .rst_n(rst_n), .en(en), .d(d), .s(s));
+  always #5 clk = ~clk;
+  initial begin #20 rst_n = 1; #50 $display("PASSED"); $finish; end
+endmodule
+"""
+
+
+def test_testbench_and_parameters_reach_every_tool(fakes: FakeTools, tmp_path: Path) -> None:
+    """A parameter override (-P, -G, -chparam, a defparam module for the testbench) and a self-checking
+    testbench, on the PPA accumulator (its own reference; no cocotb)."""
+    tb = tmp_path / "tb" / "tb_acc.v"
+    tb.parent.mkdir()
+    tb.write_text(TESTBENCH)
+    acc = Path(__file__).parent / "data" / "ppa" / "acc"
+    d = load_design(acc / "design.yaml", {"verification.testbench": str(tb),
+                                          "interface.ports": [{"name": "en", "dir": "input", "width": 1},
+                                                              {"name": "d", "dir": "input", "width": 16},
+                                                              {"name": "s", "dir": "output", "width": 16}]})
+    cand = Candidate.from_paths([acc / "acc.v"], top=d.top).with_params({"WIDTH": "16"}, move="test")
+    ref = Candidate.from_paths([acc / "acc.v"], top=d.top, origin="reference").with_params({"WIDTH": "16"},
+                                                                                          move="test")
+    work = tmp_path / "work"
+    rep = run_gates(cand, d, work, reference=ref)
+    assert rep.passed, rep.to_dict()
+    assert rep.results[3].details["checks"] == ["differential", "testbench"]
+    text = render(fakes.records(work), work, tmp_path)
+    assert "-Pacc.WIDTH=16" in text and "-GWIDTH=16" in text and "-chparam WIDTH 16" in text
+    check_golden("gates-acc-testbench-params.txt", text)
+
+
 def test_hh_gate_runs_the_golden_commands(fakes: FakeTools, tmp_path: Path) -> None:
     work = tmp_path / "work"
     res = CliRunner().invoke(cli, ["gate", str(DATA / "alu" / "design.yaml"), str(DATA / "alu" / "good.v"),

@@ -6,7 +6,8 @@ the tool sandbox, where it can read its own folder and write its working directo
 
 What it records, in ``.hhfake-<ns>-<tool>.json`` in its working directory: argv (without argv[0]),
 the working directory, the text of every script or command file named in argv (``.ys``, ``.tcl``,
-``.f``, ``.ivlpp``) and the NAMES of its environment variables (values may hold paths or secrets).
+``.f``, ``.ivlpp``) and of the Verilog hh generated for the call (``hh_*.v``), and the NAMES of its
+environment variables (values may hold paths or secrets).
 Version probes (``-V`` and the like) are answered and not recorded.
 
 What it does is set by ``scenario.json`` beside it: ``{tool: [rule, ...]}``; the first rule whose
@@ -31,6 +32,7 @@ SCRIPT_SUFFIXES = (".ys", ".tcl", ".f", ".ivlpp")
 VERSION_ARGV = {"iverilog": ["-V"], "vvp": ["-V"], "ivlpp": ["-V"], "verilator": ["--version"],
                 "yosys": ["-V"], "yosys-abc": ["-c", "version"], "sta": ["-version"]}
 VERILOG = (".v", ".sv")
+GENERATED = re.compile(r"^(?:\S*/)?hh_\w*\.v$")
 # what the stages parse out of OpenSTA's reports (ppa/sta.py)
 STA_CHECKS = """Startpoint: hh_in (input port clocked by hh_clk)
 Endpoint: hh_out (output port clocked by hh_clk)
@@ -46,14 +48,22 @@ Total                  1.00e-05   2.00e-05   3.00e-09   3.00e-05 100.0%
 
 
 def _scripts(argv: list[str], cwd: Path) -> dict[str, str]:
-    """The script and command files named in argv (``-s x.ys``, ``-Fdefines.ivlpp``, ``-f cmds.f``)."""
+    """The script and command files named in argv (``-s x.ys``, ``-Fdefines.ivlpp``, ``-f cmds.f``), and
+    the Verilog hh generates (``hh_*.v``: benches, wrappers) named in argv or in those scripts."""
     out: dict[str, str] = {}
+
+    def keep(name: str) -> None:
+        p = cwd / name
+        if p.is_file() and name not in out:
+            out[name] = p.read_text(encoding="utf-8", errors="replace")
+
     for arg in argv:
         for cand in (arg, arg[2:] if arg[:2] in ("-F", "-f") else ""):
             if cand.endswith(SCRIPT_SUFFIXES):
-                p = cwd / cand
-                if p.is_file():
-                    out[cand] = p.read_text(encoding="utf-8", errors="replace")
+                keep(cand)
+    for word in [*argv, *(w for text in list(out.values()) for w in text.split())]:
+        if GENERATED.match(word):
+            keep(word)
     return out
 
 
