@@ -86,7 +86,8 @@ def test_staging_one_file_gates_the_whole_design(scratch: tuple[Path, dict]) -> 
     run(["git", "add", str(sub)], repo, env)
     before = _head(repo, env)
     res = run(["git", "commit", "-m", "break it"], repo, env)
-    assert res.returncode != 0 and "simulation gate" in res.stdout + res.stderr, res.stdout + res.stderr
+    # pre-commit exits 1 when a hook fails; hh gate's own exit 1 (INVALID) names the gate
+    assert res.returncode == 1 and "simulation gate" in res.stdout + res.stderr, res.stdout + res.stderr
     assert _head(repo, env) == before
 
 

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -79,18 +80,26 @@ def test_installed_hh_gates_scores_and_runs_a_copied_benchmark(installed: Path, 
     hh = str(installed / "hh")
     res = _run([hh, "gate", "design.yaml", "seeds/ok_1_naive.v", "--junit", "gate.xml"], bench)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "PASS  simulation" in res.stdout and (bench / "gate.xml").is_file()
+    assert "PASS  simulation" in res.stdout
+    suite = ET.parse(bench / "gate.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "0" and suite.get("errors") == "0"
+    assert [c.get("name") for c in suite.iter("testcase")] == ["safety", "compile", "structure", "simulation",
+                                                                "equivalence"]
     res = _run([hh, "gate", "design.yaml", "seeds/bad_carry_index.v"], bench)
     assert res.returncode == 1, res.stdout + res.stderr
 
     res = _run([hh, "ppa", "design.yaml", "seeds/ok_1_naive.v", "--json", "--workdir", "ppa-work"], bench)
     assert res.returncode == 0, res.stderr
     m = json.loads(res.stdout)
-    assert m["area_um2"] > 0 and m["cells"] > 0 and (bench / "ppa-work").is_dir()
+    assert m["area_um2"] > 0 and m["cells"] > 0
+    kept = [json.loads(p.read_text()) for p in (bench / "ppa-work").rglob("result.json")]
+    assert any(r.get("area_um2") == m["area_um2"] for r in kept), kept  # the work folder holds what was printed
 
     res = _run([hh, "run", "design.yaml", "--iterations", "2", "--out", "runs", "--quiet", "--jobs", "1"], bench)
     assert res.returncode == 0, res.stdout + res.stderr
     summary = next((bench / "runs").glob("adder32/*/summary.json"))
     data = json.loads(summary.read_text())
     assert data["status"] == "complete" and data["best"]["area_um2"] > 0
-    assert (summary.parent / "best" / "src").is_dir()
+    best = json.loads((summary.parent / "best" / "ppa.json").read_text())  # best/ is the summary's best
+    assert best["candidate"]["digest"] == data["best"]["digest"] and best["cost"] == data["best"]["cost"]
+    assert best["metrics"]["area_um2"] == data["best"]["area_um2"]
