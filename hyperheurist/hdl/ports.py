@@ -1,0 +1,81 @@
+"""Ports, parameters and signal widths of a module, read from pyslang's elaboration (exact widths after
+parameter overrides, never regexed out of declaration text)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyslang import SourceManager, ast
+
+from .parse import elaborate, first_error, module_name, modules, parse_files, where
+
+DIRS = {"In": "input", "Out": "output", "InOut": "inout", "Ref": "ref"}
+
+
+@dataclass(frozen=True)
+class Port:
+    name: str
+    dir: str  # input / output / inout / ref
+    width: int  # bits (0 for a type with no fixed width, such as an unpacked array)
+    signed: bool
+    where: str  # file:line of the declaration
+    integral: bool = True  # a bit vector (not real, string, unpacked array, ...)
+    unpacked: bool = False  # an unpacked array port (``[7:0] d [0:3]``)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    value: str  # the elaborated value, as pyslang prints it (``6``, ``8'd165``)
+    width: int
+    local: bool  # a localparam (not overridable)
+
+
+@dataclass(frozen=True)
+class ModuleView:
+    ports: tuple[Port, ...]
+    parameters: tuple[Parameter, ...]  # value parameters (type parameters are left out)
+    widths: Mapping[str, int]  # every net and variable of the module body, in bits
+
+
+class ElaborationError(ValueError):
+    """The sources do not elaborate (pyslang's first error line: ``file:line:col: error: what``), or no such top."""
+
+
+def direction(port: ast.PortSymbol) -> str:
+    name = str(port.direction).split(".")[-1]
+    return DIRS.get(name, name.lower())
+
+
+def module_view(inst: ast.InstanceSymbol, sm: SourceManager) -> ModuleView:
+    """The view of one elaborated instance (a top instance: the module with its parameter overrides)."""
+    ports = []
+    for p in inst.body.portList:
+        if not isinstance(p, ast.PortSymbol):
+            continue  # interface ports and multi-ports: not bit vectors either way
+        t = p.type
+        ports.append(Port(p.name, direction(p), int(t.bitWidth), bool(t.isSigned), where(sm, p.location),
+                          bool(t.isIntegral), bool(t.isUnpackedArray)))
+    params = [Parameter(p.name, str(p.value), int(p.type.bitWidth), bool(p.isLocalParam))
+              for p in inst.body.parameters if isinstance(p, ast.ParameterSymbol)]
+    widths = {m.name: int(m.type.bitWidth) for m in inst.body
+              if isinstance(m, (ast.NetSymbol, ast.VariableSymbol)) and m.type.isIntegral}
+    return ModuleView(tuple(ports), tuple(params), widths)
+
+
+def read_module(files: Sequence[Path], top: str, include_dirs: Sequence[Path] = (),
+                defines: Mapping[str, str] | None = None, params: Mapping[str, str] | None = None) -> ModuleView:
+    """Parse and elaborate trusted ``files`` in process with ``top`` as the top module; ElaborationError when
+    they do not elaborate cleanly or define no module ``top``."""
+    trees = parse_files(files, include_dirs, defines)
+    declared = sorted({module_name(m) for t in trees for m in modules(t)})
+    if top not in declared:
+        raise ElaborationError(f"top module {top!r} not found (modules: {', '.join(declared) or 'none'})")
+    comp = elaborate(trees, top, params)
+    sm = trees[0].sourceManager
+    error = first_error(comp, sm)
+    if error is not None:
+        raise ElaborationError(error)
+    return module_view(next(i for i in comp.getRoot().topInstances if i.name == top), sm)
