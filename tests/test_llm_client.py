@@ -6,17 +6,21 @@ import json
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
-from hyperheurist.errors import InputError
+from hyperheurist.errors import ConfigError, InputError, NoValidCandidate
 from hyperheurist.llm.client import LLMClient, LLMUnavailable
-from hyperheurist.llm.providers import initial_candidates, make_client
+from hyperheurist.llm.protocol import LLM
+from hyperheurist.llm.providers import LLMChoice, initial_candidates, make_client
 from hyperheurist.llm.rules import RuleMemory
+from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.recipe import load_flow
 from hyperheurist.search.moves.llm import LLMMutation, llm_moves
 from hyperheurist.search.state import MoveContext, State
@@ -26,9 +30,10 @@ from llm_stub import LATCHY, VALID, MacResponder, Stub, fenced, role_of, user_te
 
 DESIGN = Path(__file__).parent / "data" / "flow" / "design.yaml"
 SECRET = "sk-test-SECRET-0123456789abcdef"
-METRICS = {"area_um2": 1234.5, "cells": 97, "cell_histogram": {"FAX1": 20, "NAND2X1": 31, "INVX1": 12, "XOR2X1": 9},
-           "critical_path": {"start": "a[0]", "end": "y[11]"}, "delay_ns": 2.345, "slack_ns": 2.655,
-           "power_mw": 0.0421, "dynamic_mw": 0.04, "leakage_mw": 0.0021, "fmax_mhz": 426.4}
+METRICS = PPAMetrics(area_um2=1234.5, cells=97, cell_histogram={"FAX1": 20, "NAND2X1": 31, "INVX1": 12, "XOR2X1": 9},
+                     critical_path={"start": "a[0]", "end": "y[11]"}, delay_ns=2.345, slack_ns=2.655, fmax_mhz=426.4,
+                     met_timing=True, power_mw=0.0421, dynamic_mw=0.04, leakage_mw=0.0021,
+                     power_fidelity="vectorless", liberty="osu018", timings={})
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ def design(**over: object) -> DesignConfig:
 
 def client(stub: Stub, run_dir: Path, d: DesignConfig | None = None, key: str | None = None) -> LLMClient:
     made, note = make_client(d or design(), run_dir, base_url=stub.url, api_key=key)
-    assert note is None and made is not None
+    assert note is None and isinstance(made, LLMClient)
     return made
 
 
@@ -92,9 +97,75 @@ def test_initial_candidates_puts_seeds_first_then_llm(stub: Stub, tmp_path: Path
     assert [x.origin for x in cands] == ["seed", "seed", "llm", "llm"]
 
 
+class ScriptedLLM:
+    """A test stub for the LLM protocol: no endpoint, answers scripted in the test."""
+
+    def __init__(self, generated: list[Candidate], available: bool = True, note: str | None = None) -> None:
+        self.generated = generated
+        self.available = available
+        self.critique_enabled = False
+        self.note = note
+        self.asked: list[str] = []
+
+    def attach(self, rules: RuleMemory | None = None, say: Callable[[str], None] | None = None) -> None:
+        self.asked.append("attach")
+
+    def generate(self, design: DesignConfig, n: int, rules: RuleMemory | None) -> list[Candidate]:
+        self.asked.append("generate")
+        return self.generated[:n]
+
+    def repair(self, design: DesignConfig, candidate: Candidate, failure: Failure,
+               rules: RuleMemory | None) -> Candidate | None:
+        return None
+
+    def mutate(self, design: DesignConfig, candidate: Candidate, metrics: dict[str, Any] | None, goal: str,
+               scope: str, seed: int, move: str, rules: RuleMemory | None = None) -> Candidate | None:
+        self.asked.append(f"mutate {goal} {scope} area {(metrics or {}).get('area_um2')}")
+        return candidate.with_sources(((f"{design.top}.v", VALID[1]),), move=move, origin="llm")
+
+    def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate,
+                 metrics: dict[str, Any] | None, goal: str) -> bool:
+        return True
+
+    def usage(self) -> dict[str, Any]:
+        return {"requests": 0, "failed_requests": 2, "failures": [{"phase": "generate", "error": "HTTP 400: no"}],
+                **({"note": self.note} if self.note else {})}
+
+
+def test_the_client_and_a_stub_satisfy_one_protocol(stub: Stub, tmp_path: Path) -> None:
+    choice = make_client(design(), tmp_path, base_url=stub.url)
+    assert isinstance(choice, LLMChoice) and isinstance(choice.client, LLMClient) and isinstance(choice.client, LLM)
+    scripted = ScriptedLLM([Candidate.from_text(VALID[0], "mac_small", origin="llm")])
+    assert isinstance(scripted, LLM)
+    d = load_design(DESIGN)  # offline with seed files: make_client says so with one value, not a client
+    assert make_client(d, tmp_path) == LLMChoice(None, None)
+    assert [c.origin for c in initial_candidates(d, scripted, None)] == ["seed", "seed", "llm"]
+    # the moves drive any LLM through the protocol
+    start = State(Candidate.from_text(VALID[0], "mac_small"), load_flow(d.ppa.flow).recipe)
+    ctx = MoveContext(design=d, flow=load_flow(d.ppa.flow), metrics=METRICS, llm=scripted)
+    new = LLMMutation("llm_area_local", "area", "local").propose(start, ctx, random.Random(1))
+    assert new is not None and new.candidate.move == "llm_area_local"
+    assert scripted.asked == ["generate", "mutate area local area 1234.5"], "the metrics' JSON form"
+
+
+def test_no_candidates_says_why_from_the_llm_usage(tmp_path: Path) -> None:
+    d = design(seeds=str(tmp_path / "none" / "*.v"))
+    with pytest.raises(ConfigError, match="no file matches"):
+        initial_candidates(d, None, None)
+    d = design()
+    d = d.model_copy(update={"generation": d.generation.model_copy(update={"seeds": None})})
+    with pytest.raises(ConfigError, match="no candidates: set generation.seeds or configure an endpoint"):
+        initial_candidates(d, None, None)
+    with pytest.raises(LLMUnavailable, match=r"the LLM is unavailable \(budget.requests spent\)"):
+        initial_candidates(d, ScriptedLLM([], available=False, note="budget.requests spent"), None)
+    with pytest.raises(NoValidCandidate, match="2 failed, first: HTTP 400: no"):
+        initial_candidates(d, ScriptedLLM([]), None)
+
+
 def test_repair_prompt_holds_the_failure_and_the_rules(stub: Stub, tmp_path: Path) -> None:
     rules = RuleMemory(tmp_path / "rules.json")
-    msg = "design.v:2: inferred latch for `y` (assign it on every path of the combinational block, or make it a flip-flop)"
+    msg = ("design.v:2: inferred latch for `y` (assign it on every path of the combinational block, "
+           "or make it a flip-flop)")
     rules.observe("structure", msg)
     bad = Candidate.from_text(LATCHY, "mac_small", label="llm2", origin="llm")
     fixed = client(stub, tmp_path).repair(design(), bad, Failure("structure", msg), rules)
@@ -114,7 +185,8 @@ def test_mutation_prompt_holds_the_ppa_report(stub: Stub, tmp_path: Path) -> Non
     start = State(Candidate.from_text(VALID[0], "mac_small"), load_flow(d.ppa.flow).recipe)
     ctx = MoveContext(design=d, flow=load_flow(d.ppa.flow), metrics=METRICS, llm=c)
     new = moves["llm_timing_local"].propose(start, ctx, random.Random(1))
-    assert new is not None and new.candidate.move == "llm_timing_local" and new.candidate.parent == start.candidate.digest
+    assert new is not None and new.candidate.move == "llm_timing_local"
+    assert new.candidate.parent == start.candidate.digest
     assert new.recipe == start.recipe and new.candidate.text != start.candidate.text
     text = user_text(stub.requests[-1])
     for want in ("Goal: **timing**", "1234.5 um2 in 97 cells", "NAND2X1 x31, FAX1 x20", "a[0] -> y[11]",
@@ -167,7 +239,8 @@ def test_request_timeout(stub: Stub, tmp_path: Path) -> None:
 
 def test_response_without_code_or_garbage_is_a_recorded_failure(stub: Stub, tmp_path: Path) -> None:
     stub.script = [{"text": "I am sorry, I cannot write hardware."}, {"garbage": True},
-                   {"text": fenced(VALID[0].replace("mac_small", "other"))}, {"text": fenced(VALID[2]), "no_usage": True}]
+                   {"text": fenced(VALID[0].replace("mac_small", "other"))},
+                   {"text": fenced(VALID[2]), "no_usage": True}]
     c = client(stub, tmp_path)
     cands = c.generate(design(), 4, None)
     assert len(cands) == 1 and cands[0].label == "llm4"
@@ -218,7 +291,8 @@ def test_replay_sends_zero_requests(stub: Stub, tmp_path: Path) -> None:
     assert u["requests"] == 0 and u["tokens"] == 0 and u["replayed"] == 3 and u["mode"] == "replay"
     with pytest.raises(LLMUnavailable, match="the recording has no response"):
         replay.repair(d, bad, Failure("simulation", "mismatch"), None)
-    assert len(stub.requests) == sent and replay.usage()["replay_misses"] == 1, "a replay miss is an error, never a request"
+    assert len(stub.requests) == sent, "a replay miss is an error, never a request"
+    assert replay.usage()["replay_misses"] == 1
     assert len(records(tmp_path / "run2")) == 4, "the replayed run is recorded too (so it replays in turn)"
     with pytest.raises(InputError):
         make_client(d, tmp_path / "run3", replay_dir=tmp_path / "nothing")
@@ -277,7 +351,8 @@ def test_critique_can_veto_a_mutation(stub: Stub, tmp_path: Path, monkeypatch: p
     stub.script = [{"text": fenced(VALID[2])}, {"text": "ACCEPT\nsame function"}]
     assert LLMMutation("llm_area_local", "area", "local").propose(st, ctx, random.Random(1)) is not None
     u = c.usage()
-    assert u["critique_rejected"] == 1 and u["requests_by_phase"]["critique"] == 2 and u["tokens_by_phase"]["critique"] > 0
+    assert u["critique_rejected"] == 1 and u["requests_by_phase"]["critique"] == 2
+    assert u["tokens_by_phase"]["critique"] > 0
 
 
 def test_parameters_a_model_rejects_are_adapted_once(stub: Stub, tmp_path: Path) -> None:
@@ -290,7 +365,8 @@ def test_parameters_a_model_rejects_are_adapted_once(stub: Stub, tmp_path: Path)
     assert "max_tokens" in first and "max_completion_tokens" in second and "temperature" in second
     assert "temperature" not in third and "max_tokens" not in third and "temperature" not in fourth
     (rec, _) = records(tmp_path)
-    assert [a.get("adapted") for a in rec["attempts"]] == ["max_tokens -> max_completion_tokens", "temperature omitted", None]
+    assert [a.get("adapted") for a in rec["attempts"]] == [
+        "max_tokens -> max_completion_tokens", "temperature omitted", None]
 
 
 def test_endpoint_not_listening(tmp_path: Path) -> None:

@@ -10,45 +10,51 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.llm import prompts
 from hyperheurist.llm.budget import Budget
+from hyperheurist.llm.chat import ChatMessage
 from hyperheurist.llm.errors import LLMUnavailable
+from hyperheurist.llm.rules import RuleMemory
 
 DESIGN = Path(__file__).parent / "data" / "flow" / "design.yaml"
 CODE = "module mac_small(input [7:0] a, b, c, d, output [11:0] y);\n  assign y = {a, 3'b0} + b + c + d;\nendmodule"
 
 
-class Rules:
-    def active(self) -> list[str]:
-        return [f"rule {i}" for i in range(12)]
+@pytest.fixture
+def rules(tmp_path: Path) -> RuleMemory:
+    """A rule memory holding twelve rules from a shared file (more than a prompt may show)."""
+    shared = tmp_path / "rules.yaml"
+    shared.write_text("".join(f"- rule {i:02d}\n" for i in range(12)))
+    return RuleMemory(tmp_path / "run" / "rules.json", shared)
 
 
-def all_messages() -> list[list[dict]]:
+def all_messages(rules: RuleMemory) -> list[list[ChatMessage]]:
     d = load_design(DESIGN)
     cand = Candidate.from_text(CODE, "mac_small")
-    return [prompts.generate_messages(d, Rules(), 0, 4), prompts.repair_messages(d, cand, "compile", "x.v:1: $bad", None),
-            prompts.mutate_messages(d, cand, {"area_um2": 1.0}, "power", "rewrite", Rules()),
+    return [prompts.generate_messages(d, rules, 0, 4),
+            prompts.repair_messages(d, cand, "compile", "x.v:1: $bad", None),
+            prompts.mutate_messages(d, cand, {"area_um2": 1.0}, "power", "rewrite", rules),
             prompts.critique_messages(d, cand, cand, None, "area")]
 
 
-def test_every_template_renders_completely() -> None:
-    for msgs in all_messages():
+def test_every_template_renders_completely(rules: RuleMemory) -> None:
+    for msgs in all_messages(rules):
         assert [m["role"] for m in msgs] == ["system", "user"]
         for m in msgs:
             assert "{{" not in m["content"] and "}}" not in m["content"].replace("3'b0}", "")
-    gen, repair, mutate, critique = (m[1]["content"] for m in all_messages())
-    assert "- rule 7" in gen and "- rule 8" not in gen, "at most MAX_RULES rules"
+    gen, repair, mutate, critique = (m[1]["content"] for m in all_messages(rules))
+    assert "- rule 07" in gen and "- rule 08" not in gen, "at most MAX_RULES rules"
     assert "(none yet)" in repair and "x.v:1: $bad" in repair and "{a, 3'b0}" in repair
     assert "Goal: **power**" in mutate and "area: 1.0 um2" in mutate and "(no measurements)" in critique
 
 
-def test_templates_can_be_overridden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_templates_can_be_overridden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: RuleMemory) -> None:
     (tmp_path / "repair.md").write_text("FIX {{gate}}: {{message}}")
     monkeypatch.setenv("HH_PROMPTS_DIR", str(tmp_path))
-    msgs = all_messages()
+    msgs = all_messages(rules)
     assert msgs[1][1]["content"] == "FIX compile: x.v:1: $bad\n"
     assert "Write the Verilog" in msgs[0][1]["content"], "templates not overridden stay bundled"
     (tmp_path / "repair.md").write_text("FIX {{nonsense}}")
     with pytest.raises(KeyError, match="nonsense"):
-        all_messages()
+        all_messages(rules)
 
 
 def test_budget_counts_and_refuses() -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..config import Generation
+from .chat import Record
 from .errors import LLMUnavailable
 
 PHASES = ("generate", "repair", "mutate", "critique")
@@ -76,7 +78,7 @@ class Budget:
         p["requests"] += 1
         p["tokens"] += tokens_in + tokens_out
 
-    def restore(self, records: list[dict]) -> None:
+    def restore(self, records: list[Record]) -> None:
         """Count the requests a resumed run already sent (its ``llm/`` records), so limits hold per run."""
         for rec in records:
             if rec.get("source") != "network":
@@ -84,9 +86,9 @@ class Budget:
             for a in rec.get("attempts") or [{}]:
                 self.charge(str(rec.get("phase", "generate")), int(a.get("tokens_in", 0)), int(a.get("tokens_out", 0)))
 
-    def usage(self) -> dict:
+    def usage(self) -> dict[str, Any]:
         """requests, tokens (in/out), tokens_by_phase and requests_by_phase over every phase, cost when priced."""
-        out: dict = {"requests": self.requests, "tokens": self.tokens, "tokens_in": self.tokens_in,
+        out: dict[str, Any] = {"requests": self.requests, "tokens": self.tokens, "tokens_in": self.tokens_in,
                      "tokens_out": self.tokens_out,
                      "tokens_by_phase": {ph: self.per_phase.get(ph, {}).get("tokens", 0) for ph in PHASES},
                      "requests_by_phase": {ph: self.per_phase.get(ph, {}).get("requests", 0) for ph in PHASES}}

@@ -9,14 +9,15 @@ from pathlib import Path
 
 from ..config import Generation, load_design
 from ..errors import ConfigError
+from .chat import Attempt, ChatMessage
 from .errors import LLMUnavailable, RequestFailed
 from .exchange import Exchange
 from .profile import Profile, ProfileKeeper
 from .record import public_url, scrub
 from .transport import Transport
 
-PROMPT = [{"role": "system", "content": "You are a terse assistant."},
-          {"role": "user", "content": "Reply with the single word OK."}]
+PROMPT: list[ChatMessage] = [{"role": "system", "content": "You are a terse assistant."},
+                             {"role": "user", "content": "Reply with the single word OK."}]
 
 
 def llm_check(design: Path | None, base_url: str | None, model: str | None, api_key: str | None
@@ -42,7 +43,7 @@ def llm_check(design: Path | None, base_url: str | None, model: str | None, api_
                   gen.extra_body)
     lines = [f"llm endpoint: {public_url(url) or 'https://api.openai.com/v1'}  model: {name}  "
              f"streamed: {'yes' if stream else 'no'}"]
-    attempts: list[dict] = []
+    attempts: list[Attempt] = []
     t0 = time.monotonic()
     ok = True
     try:

@@ -9,6 +9,7 @@ request that fails alone (a 400, an empty reply) is counted, and the first few f
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 import threading
@@ -16,24 +17,28 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from ..candidate import Candidate
 from ..config import DesignConfig
 from . import prompts
 from .budget import Budget
+from .chat import Attempt, Build, ChatMessage, Record, Sampling
 from .errors import LLMUnavailable, RequestFailed
 from .exchange import Exchange
 from .extract import THINK, Extracted, extract_verilog
 from .profile import PROFILE_FILE, Profile, ProfileKeeper
+from .protocol import Failure, Metrics, Usage
 from .record import Recorder, public_url, request_key, scrub
 from .transport import Reply, Transport
+
+if TYPE_CHECKING:
+    from .rules import RuleMemory
 
 __all__ = ["LLMClient", "LLMUnavailable", "variant_temperature"]
 
 MAX_FAILURES_KEPT = 5
-Build = Callable[[int], list]  # trim level -> chat messages
 
 
 def variant_temperature(base: float, i: int, n: int) -> float:
@@ -88,12 +93,12 @@ class LLMClient:
                                           replay=profile_from is not None)
         self.profile.secrets = recorder.secrets
         self.exchange = Exchange(transport, self.profile, gen.retries, gen.extra_body) if transport else None
-        self.failures: list[dict] = []  # the first few failed requests, with the server's words
+        self.failures: list[dict[str, str]] = []  # the first few failed requests: phase, the server's words
         self.budget = Budget.from_config(design.generation)
         self.budget.restore(recorder.earlier)
         self.dead: str | None = None
         self.lock = threading.Lock()  # budget, counters and ``dead`` are shared by concurrent requests
-        self.rules: Any = None
+        self.rules: RuleMemory | None = None
         self.say: Callable[[str], None] | None = None
         self.critique_enabled = design.generation.critique or _flag("HH_LLM_CRITIQUE")
         self.counts = {"cache_hits": 0, "replayed": 0, "failed_requests": 0, "no_code": 0, "critique_rejected": 0,
@@ -111,7 +116,7 @@ class LLMClient:
         replayed = Path(replay_dir) if replay_dir is not None else None
         return cls(design, transport, recorder, model or gen.model, base_url, profile_from=replayed)
 
-    def attach(self, rules: Any = None, say: Callable[[str], None] | None = None) -> None:
+    def attach(self, rules: RuleMemory | None = None, say: Callable[[str], None] | None = None) -> None:
         """Give the client the run's rule memory (used by mutation prompts) and a way to tell the user things."""
         self.rules = rules
         self.say = say
@@ -125,7 +130,7 @@ class LLMClient:
     def replaying(self) -> bool:
         return self.recorder.replaying
 
-    def usage(self) -> dict:
+    def usage(self) -> Usage:
         out = self.budget.usage()
         out.update(self.counts)
         mode = "replay" if self.replaying else ("live" if self.transport is not None else "records")
@@ -156,16 +161,17 @@ class LLMClient:
             self.say(f"hh: LLM disabled for the rest of the run: {reason}")
 
     # ---- one request ----------------------------------------------------------------------------
-    def _params(self, temperature: float, seed: int) -> dict:
+    def _params(self, temperature: float, seed: int) -> Sampling:
         """The sampling parameters (the request's identity); the profile decides what is sent and how."""
         return {"temperature": round(temperature, 3), "seed": int(seed) % 2**31}
 
-    def _complete(self, phase: str, build: Build, params: dict, top: str | None) -> tuple[str | None, Extracted | None]:
+    def _complete(self, phase: str, build: Build, params: Sampling, top: str | None
+                  ) -> tuple[str | None, Extracted | None]:
         """The response text and, when ``top`` is given, the Verilog in it. (None, None) when this request
         failed; LLMUnavailable when the endpoint is gone or a replay has no such request."""
         return self._finish(*self._fetch(phase, build, params), top)
 
-    def _complete_many(self, phase: str, jobs: list[tuple[Build, dict]], top: str | None
+    def _complete_many(self, phase: str, jobs: list[tuple[Build, Sampling]], top: str | None
                        ) -> list[tuple[str | None, Extracted | None] | LLMUnavailable]:
         """Several requests at once (up to ``HH_LLM_CONCURRENCY``, default 4, in flight); results and
         records in job order, so a run's record numbering does not depend on which answer came first."""
@@ -183,13 +189,13 @@ class LLMClient:
                 out.append(exc)
         return out
 
-    def _fetch(self, phase: str, build: Build, params: dict) -> tuple[dict, str | None, LLMUnavailable | None]:
+    def _fetch(self, phase: str, build: Build, params: Sampling) -> tuple[Record, str | None, LLMUnavailable | None]:
         """Answer one request from the recording, the cache or the endpoint; thread-safe, writes nothing.
         Returns the record so far, the response text (None: failed) and an error to raise later.
         The key is the full prompt's: a shortened one (context too small) is recorded beside it."""
         messages = build(0)
         key = request_key(self.model, messages, params)
-        rec: dict[str, Any] = {"phase": phase, "key": key, "model": self.model, "endpoint": self.base_url,
+        rec: Record = {"phase": phase, "key": key, "model": self.model, "endpoint": self.base_url,
                                "params": params, "messages": messages}
         if self.dead:
             return {**rec, "source": "none", "error": self.dead}, None, LLMUnavailable(self.dead)
@@ -197,8 +203,9 @@ class LLMClient:
         if hit is not None:
             with self.lock:
                 self.counts["replayed" if self.replaying else "cache_hits"] += 1
-            return ({**rec, "source": "replay" if self.replaying else "cache", "finish_reason": hit.get("finish_reason"),
-                     "usage": hit.get("usage"), "latency_s": 0.0, "error": None}, hit["response"], None)
+            return ({**rec, "source": "replay" if self.replaying else "cache",
+                     "finish_reason": hit.get("finish_reason"), "usage": hit.get("usage"), "latency_s": 0.0,
+                     "error": None}, hit["response"], None)
         if self.replaying or self.transport is None:
             with self.lock:
                 self.counts["replay_misses"] += 1
@@ -212,19 +219,19 @@ class LLMClient:
         except LLMUnavailable as exc:
             reason = scrub(str(exc), self.recorder.secrets)  # an error body may echo the key
             self._die(reason)
-            attempts = getattr(exc, "attempts", None)  # none: refused before sending (budget)
+            attempts = exc.attempts  # None: refused before sending (budget)
             return ({**rec, "source": "network" if attempts else "not sent", "error": reason, "attempts": attempts},
                     None, LLMUnavailable(reason))
         except RequestFailed as exc:
             reason = scrub(str(exc), self.recorder.secrets)
             self._failed(phase, reason)
-            return {**rec, "source": "network", "error": reason, "attempts": getattr(exc, "attempts", None)}, None, None
+            return {**rec, "source": "network", "error": reason, "attempts": exc.attempts}, None, None
         extra = {"trim": reply.trim, "sent_messages": reply.messages} if reply.trim else {}
         return ({**rec, "source": "network", "finish_reason": reply.finish_reason, "usage": _usage(reply),
                  "latency_s": round(reply.latency_s, 4), "attempts": reply.attempts, "error": None, **extra},
                 reply.text, None)
 
-    def _finish(self, rec: dict, text: str | None, error: LLMUnavailable | None, top: str | None
+    def _finish(self, rec: Record, text: str | None, error: LLMUnavailable | None, top: str | None
                 ) -> tuple[str | None, Extracted | None]:
         """Extract the code, write the record, then raise the request's error if it had one."""
         ex = extract_verilog(text, top) if top and text is not None else None
@@ -241,7 +248,7 @@ class LLMClient:
                 raise LLMUnavailable(self.dead)
             self.budget.reserve()
 
-    def _charge(self, phase: str, attempt: dict) -> None:
+    def _charge(self, phase: str, attempt: Attempt) -> None:
         with self.lock:
             self.budget.charge(phase, int(attempt.get("tokens_in", 0)), int(attempt.get("tokens_out", 0)))
 
@@ -250,14 +257,15 @@ class LLMClient:
             self.counts["no_code"] += 1
 
     # ---- roles ----------------------------------------------------------------------------------
-    def generate(self, design: DesignConfig, n: int, rules: Any) -> list[Candidate]:
+    def generate(self, design: DesignConfig, n: int, rules: RuleMemory | None) -> list[Candidate]:
         """Up to ``n`` candidates, one request each with its own style, temperature and seed. Stops early
         (keeping what it has) when the endpoint is lost; responses without code are skipped."""
         out: list[Candidate] = []
         gen = design.generation
-        jobs: list[tuple[Build, dict]] = [
-            (lambda trim, i=i: prompts.generate_messages(design, rules, i, n, trim),
-             self._params(variant_temperature(gen.temperature, i, n), design.anneal.seed * 1000 + i)) for i in range(n)]
+        jobs: list[tuple[Build, Sampling]] = [
+            (functools.partial(prompts.generate_messages, design, rules, i, n),
+             self._params(variant_temperature(gen.temperature, i, n), design.anneal.seed * 1000 + i))
+            for i in range(n)]
         for i, result in enumerate(self._complete_many("generate", jobs, design.top)):
             if isinstance(result, LLMUnavailable):
                 continue  # lost endpoint (the others' answers are kept) or a replay miss
@@ -267,9 +275,10 @@ class LLMClient:
                                                label=f"llm{i + 1}", move="llm_generate"))
         return out
 
-    def repair(self, design: DesignConfig, candidate: Candidate, failure: Any, rules: Any) -> Candidate | None:
+    def repair(self, design: DesignConfig, candidate: Candidate, failure: Failure,
+               rules: RuleMemory | None) -> Candidate | None:
         """A fixed version of ``candidate`` given the failing gate's message, or None (no code, same code)."""
-        def build(trim: int) -> list[dict]:
+        def build(trim: int) -> list[ChatMessage]:
             return prompts.repair_messages(design, candidate, failure.gate, failure.message, rules, trim)
 
         params = self._params(design.generation.temperature * 0.5, int(candidate.digest[:8], 16))
@@ -281,12 +290,12 @@ class LLMClient:
             return None
         return replace(fixed, label=f"{candidate.label or candidate.short}+fix")
 
-    def mutate(self, design: DesignConfig, candidate: Candidate, metrics: dict | None, goal: str, scope: str,
-               seed: int, move: str, rules: Any = None) -> Candidate | None:
+    def mutate(self, design: DesignConfig, candidate: Candidate, metrics: Metrics | None, goal: str, scope: str,
+               seed: int, move: str, rules: RuleMemory | None = None) -> Candidate | None:
         """A PPA-directed rewrite (``scope`` local|rewrite, ``goal`` area|timing|power), or None."""
         memory = rules if rules is not None else self.rules
 
-        def build(trim: int) -> list[dict]:
+        def build(trim: int) -> list[ChatMessage]:
             return prompts.mutate_messages(design, candidate, metrics, goal, scope, memory, trim)
 
         temp = design.generation.temperature if scope == "rewrite" else min(design.generation.temperature, 0.5)
@@ -296,10 +305,10 @@ class LLMClient:
         new = candidate.with_sources(((f"{design.top}.v", ex.code),), move=move, origin="llm")
         return None if new.digest == candidate.digest else new
 
-    def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: dict | None,
+    def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: Metrics | None,
                  goal: str) -> bool:
         """Whether the LLM thinks ``proposal`` is worth evaluating (first line ACCEPT/REJECT; unclear = yes)."""
-        def build(trim: int) -> list[dict]:
+        def build(trim: int) -> list[ChatMessage]:
             return prompts.critique_messages(design, parent, proposal, metrics, goal, trim)
 
         text, _ = self._complete("critique", build, self._params(0.0, 0), None)
@@ -311,7 +320,7 @@ class LLMClient:
         return ok
 
 
-def _usage(reply: Reply) -> dict:
+def _usage(reply: Reply) -> dict[str, int | bool]:
     return {"prompt_tokens": reply.tokens_in, "completion_tokens": reply.tokens_out,
             "total_tokens": reply.tokens_in + reply.tokens_out, "estimated": reply.estimated_tokens}
 

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .chat import Attempt, Build, ChatMessage, Sampling
 from .errors import LLMUnavailable, RequestFailed
 from .extract import THINK
 from .profile import MARGIN_TOKENS, ProfileKeeper, context_error, estimate_tokens
@@ -41,11 +42,6 @@ def backoff_base() -> float:
         return 1.0
 
 
-def _with(exc: Exception, attempts: list[dict]) -> Exception:
-    exc.attempts = attempts  # type: ignore[attr-defined]
-    return exc
-
-
 def _visible(text: str) -> str:
     """The reply without reasoning blocks (an unterminated one counts as reasoning too)."""
     out = THINK.sub("", text)
@@ -56,7 +52,7 @@ def _visible(text: str) -> str:
 class Exchange:
     """Sends one request through the profile, with retries and adaptations; thread-safe."""
 
-    def __init__(self, transport: Transport, keeper: ProfileKeeper, retries: int, extra_body: dict,
+    def __init__(self, transport: Transport, keeper: ProfileKeeper, retries: int, extra_body: dict[str, Any],
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.transport = transport
         self.keeper = keeper
@@ -64,14 +60,14 @@ class Exchange:
         self.extra_body = extra_body
         self.sleep = sleep
 
-    def run(self, model: str, build: Callable[[int], list[dict]], params: dict,
+    def run(self, model: str, build: Build, params: Sampling,
             before_attempt: Callable[[], None] = lambda: None,
-            after_attempt: Callable[[dict], None] = lambda _a: None) -> Reply:
+            after_attempt: Callable[[Attempt], None] = lambda _a: None) -> Reply:
         return self.keeper.first(lambda: self._run(model, build, params, before_attempt, after_attempt))
 
-    def _run(self, model: str, build: Callable[[int], list[dict]], params: dict,
-             before_attempt: Callable[[], None], after_attempt: Callable[[dict], None]) -> Reply:
-        attempts: list[dict] = []
+    def _run(self, model: str, build: Build, params: Sampling,
+             before_attempt: Callable[[], None], after_attempt: Callable[[Attempt], None]) -> Reply:
+        attempts: list[Attempt] = []
         trim, failures, adaptations, grown = 0, 0, 0, False
         cap_override: int | None = None
         base = backoff_base()
@@ -85,12 +81,12 @@ class Exchange:
                 if cap <= 0:
                     p = self.keeper.profile
                     said = next((x["server"] for x in reversed(p.learned) if x["what"].startswith("context")), "")
-                    raise _with(RequestFailed(
+                    raise RequestFailed(
                         f"the prompt (~{estimate_tokens(messages, p.chars_per_token)} tokens, shortened) does not fit "
-                        f"the model's context of {p.context_length} tokens; server said: {said}"), attempts)
+                        f"the model's context of {p.context_length} tokens; server said: {said}", attempts)
             kwargs = self.keeper.kwargs(params, max(16, cap), self.extra_body)
             before_attempt()
-            attempt: dict[str, Any] = {"attempt": len(attempts) + 1,
+            attempt: Attempt = {"attempt": len(attempts) + 1,
                                        "sent": {k: v for k, v in kwargs.items() if k != "extra_body"}}
             if trim:
                 attempt["trim"] = trim
@@ -104,7 +100,7 @@ class Exchange:
                 attempts.append(attempt)
                 after_attempt(attempt)
                 if f.status in (401, 403, 404):
-                    raise _with(LLMUnavailable(f"endpoint refused the request ({f.text()})"), attempts) from None
+                    raise LLMUnavailable(f"endpoint refused the request ({f.text()})", attempts) from None
                 if f.status in (400, 413, 422) and adaptations < MAX_ADAPTATIONS:
                     adapted = self._adapt(f, kwargs, messages, cap, trim)
                     if adapted is not None:
@@ -113,12 +109,12 @@ class Exchange:
                         trim, cap_override = adapted[1], adapted[2]
                         continue
                     if context_error(f.message) is not None:
-                        raise _with(RequestFailed(f"the prompt does not fit the model's context even shortened "
-                                                  f"({f.text()})"), attempts) from None
+                        raise RequestFailed(f"the prompt does not fit the model's context even shortened "
+                                            f"({f.text()})", attempts) from None
                 if f.kind == "http" and f.status not in TRANSIENT_STATUS and not (f.status or 0) >= 500:
-                    raise _with(RequestFailed(f.text()), attempts) from None
+                    raise RequestFailed(f.text(), attempts) from None
                 if f.kind == "malformed":
-                    raise _with(RequestFailed(f.text()), attempts) from None
+                    raise RequestFailed(f.text(), attempts) from None
                 failures += 1
                 if failures > self.retries:
                     break
@@ -136,23 +132,24 @@ class Exchange:
             if reply.finish_reason == "length" and not _visible(reply.text):
                 new = None if grown else self.keeper.grow_output(cap, f"empty reply with finish_reason length at "
                                                                       f"{cap} output tokens")
-                if new is not None and (self.keeper.profile.context_length is None or self.keeper.output_cap(messages) > cap):
+                fits = self.keeper.profile.context_length is None or self.keeper.output_cap(messages) > cap
+                if new is not None and fits:
                     grown = True
                     attempt["adapted"] = f"output cap {cap} -> {new}"
                     cap_override = None
                     continue
                 reply.attempts = attempts
-                raise _with(RequestFailed(
+                raise RequestFailed(
                     f"empty reply: the model spent all {cap} output tokens before answering (finish_reason length; "
-                    f"generation.max_output_tokens is {self.keeper.profile.max_output_tokens})"), attempts)
+                    f"generation.max_output_tokens is {self.keeper.profile.max_output_tokens})", attempts)
             reply.attempts = attempts
             reply.trim = trim
             reply.messages = messages if trim else None
             return reply
-        raise _with(LLMUnavailable(f"endpoint failed {len(attempts)} time(s) in a row; last: "
-                                   f"{attempts[-1]['error']}"), attempts)
+        raise LLMUnavailable(f"endpoint failed {len(attempts)} time(s) in a row; last: "
+                             f"{attempts[-1]['error']}", attempts)
 
-    def _adapt(self, f: AttemptFailed, kwargs: dict, messages: list[dict], cap: int, trim: int
+    def _adapt(self, f: AttemptFailed, kwargs: dict[str, Any], messages: list[ChatMessage], cap: int, trim: int
                ) -> tuple[str, int, int | None] | None:
         """(what changed, next trim level, an output cap for the next attempt) after a 400, or None."""
         what = self.keeper.adapt(f.message, f.param, kwargs)

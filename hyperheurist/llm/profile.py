@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from ..config import Generation
 from ..jsonio import read_json, write_json
+from .chat import ChatMessage, Sampling
 
 T = TypeVar("T")
 PROFILE_FILE = "llm_profile.json"
@@ -30,16 +31,18 @@ MARGIN_TOKENS = 64  # chat template overhead the estimate does not see
 # context-length errors: vLLM "This model's maximum context length is 2048 tokens. However, you requested
 # 4396 tokens (300 in the messages, 4096 in the completion)", OpenAI (code context_length_exceeded)
 # "...your messages resulted in 130000 tokens", llama.cpp exceed_context_size_error with n_ctx/n_prompt_tokens
-CONTEXT = re.compile(r"maximum context length is (\d+)|\bn_ctx\W+(\d+)|context (?:size|length|window) (?:is|of) (\d+)", re.I)
+CONTEXT = re.compile(r"maximum context length is (\d+)|\bn_ctx\W+(\d+)"
+                     r"|context (?:size|length|window) (?:is|of) (\d+)", re.I)
 CONTEXT_WORDS = re.compile(r"context_length_exceeded|exceed_context_size|maximum context length|context (?:size|window)"
                            r"|(?:prompt|input) is too long|too many tokens", re.I)
 PROMPT_TOKENS = re.compile(r"(\d+) (?:tokens )?in the messages|messages resulted in (\d+) tokens"
-                           r"|request has (\d+) input tokens|n_prompt_tokens\W+(\d+)|prompt (?:has|contains) (\d+) tokens", re.I)
+                           r"|request has (\d+) input tokens|n_prompt_tokens\W+(\d+)"
+                           r"|prompt (?:has|contains) (\d+) tokens", re.I)
 REFUSED = re.compile(r"unsupported|not supported|does not support|unrecognized|unknown|not allowed|extra inputs"
                      r"|not permitted|invalid", re.I)
 
 
-def _first_int(m: re.Match | None) -> int | None:
+def _first_int(m: re.Match[str] | None) -> int | None:
     return int(next(g for g in m.groups() if g)) if m else None
 
 
@@ -50,8 +53,8 @@ def context_error(message: str) -> tuple[int | None, int | None] | None:
     return _first_int(CONTEXT.search(message)), _first_int(PROMPT_TOKENS.search(message))
 
 
-def estimate_tokens(messages: list[dict], chars_per_token: float = CHARS_PER_TOKEN) -> int:
-    chars = sum(len(str(m.get("content", ""))) for m in messages)
+def estimate_tokens(messages: list[ChatMessage], chars_per_token: float = CHARS_PER_TOKEN) -> int:
+    chars = sum(len(m["content"]) for m in messages)
     return int(chars / chars_per_token) + 4 * len(messages)
 
 
@@ -72,7 +75,7 @@ class Profile:
     stream: bool = False
     stream_usage: bool = True  # ask a streamed reply for its token counts (stream_options.include_usage)
     probed: bool = False  # one request has been answered: what this profile says was checked
-    learned: list[dict] = field(default_factory=list)  # what changed and the server's words for it
+    learned: list[dict[str, str]] = field(default_factory=list)  # {what changed, the server's words for it}
 
     @classmethod
     def start(cls, gen: Generation, endpoint: str | None, model: str, stream: bool) -> Profile:
@@ -82,11 +85,11 @@ class Profile:
                    output_tokens=min(o.output_tokens or DEFAULT_OUTPUT_TOKENS, gen.max_output_tokens),
                    max_output_tokens=gen.max_output_tokens, context_length=o.context_length, stream=stream)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict, fallback: Profile) -> Profile:
+    def from_dict(cls, d: dict[str, Any], fallback: Profile) -> Profile:
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         return cls(**{**asdict(fallback), **known})
 
@@ -132,7 +135,7 @@ class ProfileKeeper:
         return send()
 
     # ---- requests as the profile wants them -----------------------------------------------------
-    def output_cap(self, messages: list[dict]) -> int:
+    def output_cap(self, messages: list[ChatMessage]) -> int:
         """The per-request output cap: the profile's, less when the context would overflow (may be <= 0)."""
         p = self.profile
         if p.context_length is None:
@@ -140,13 +143,13 @@ class ProfileKeeper:
         room = p.context_length - estimate_tokens(messages, p.chars_per_token) - MARGIN_TOKENS
         return min(p.output_tokens, room)
 
-    def kwargs(self, params: dict, cap: int, extra_body: dict) -> dict:
+    def kwargs(self, params: Sampling, cap: int, extra_body: dict[str, Any]) -> dict[str, Any]:
         """Keyword arguments of one chat request (besides model and messages)."""
         p = self.profile
         out: dict[str, Any] = {p.token_param: int(cap)}
-        if p.temperature == "send" and "temperature" in params:
+        if p.temperature == "send":
             out["temperature"] = params["temperature"]
-        if p.seed == "send" and "seed" in params:
+        if p.seed == "send":
             out["seed"] = params["seed"]
         if p.reasoning_effort:
             out["reasoning_effort"] = p.reasoning_effort
@@ -164,16 +167,17 @@ class ProfileKeeper:
         p.learned.append({"what": what, "server": message[:500]})
         return what
 
-    def adapt(self, message: str, param: str | None, sent: dict) -> str | None:
+    def adapt(self, message: str, param: str | None, sent: dict[str, Any]) -> str | None:
         """Learn from a 400 that refuses a parameter we sent; what changed, or None (not about a parameter)."""
         low = message.lower()
-        named = {n for n in ("max_tokens", "max_completion_tokens", "temperature", "seed", "reasoning_effort",
-                             "stream_options") if (param == n or f"'{n}'" in low or f'"{n}"' in low or f" {n} " in f" {low} "
-                                                   or f"`{n}`" in low)}
+        names = ("max_tokens", "max_completion_tokens", "temperature", "seed", "reasoning_effort", "stream_options")
+        named = {n for n in names if param == n or f"'{n}'" in low or f'"{n}"' in low or f" {n} " in f" {low} "
+                 or f"`{n}`" in low}
         with self.lock:
-            p = self.profile
-            if "max_tokens" in sent and ("max_completion_tokens" in low or "max_tokens" in named and REFUSED.search(low)):
-                changed = self._learn("max_tokens -> max_completion_tokens", message, token_param="max_completion_tokens")
+            if "max_tokens" in sent and ("max_completion_tokens" in low
+                                         or "max_tokens" in named and REFUSED.search(low)):
+                changed = self._learn("max_tokens -> max_completion_tokens", message,
+                                      token_param="max_completion_tokens")
             elif "max_completion_tokens" in sent and "max_completion_tokens" in named and REFUSED.search(low):
                 changed = self._learn("max_completion_tokens -> max_tokens", message, token_param="max_tokens")
             elif "temperature" in sent and "temperature" in named and REFUSED.search(low):
@@ -189,12 +193,13 @@ class ProfileKeeper:
         self.save()
         return changed
 
-    def learn_context(self, limit: int | None, prompt_tokens: int | None, messages: list[dict], message: str) -> None:
+    def learn_context(self, limit: int | None, prompt_tokens: int | None, messages: list[ChatMessage],
+                      message: str) -> None:
         """A context-length error: remember the limit and how many characters the server counts per token."""
         with self.lock:
             p = self.profile
             if prompt_tokens:
-                chars = sum(len(str(m.get("content", ""))) for m in messages)
+                chars = sum(len(m["content"]) for m in messages)
                 p.chars_per_token = max(1.0, min(p.chars_per_token, chars / max(1, prompt_tokens - 4 * len(messages))))
             if limit and limit != p.context_length:
                 self._learn(f"context length {limit}", message, context_length=limit)
@@ -224,5 +229,5 @@ class ProfileKeeper:
         except OSError:
             pass  # the profile is a convenience: a full disk surfaces through the records
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return self.profile.to_dict()

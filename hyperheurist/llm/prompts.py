@@ -13,10 +13,15 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..candidate import Candidate
 from ..config import DesignConfig
+from .chat import ChatMessage
+from .protocol import Metrics
+
+if TYPE_CHECKING:
+    from .rules import RuleMemory
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
@@ -61,7 +66,7 @@ def template(name: str) -> str:
     raise FileNotFoundError(f"prompt template {name}.md not found in {PROMPTS_DIR}")
 
 
-def render(name: str, **values: Any) -> str:
+def render(name: str, **values: object) -> str:
     """Fill every ``{{placeholder}}`` of a template; a placeholder without a value is an error."""
     text = template(name)
     missing = sorted({m.group(1) for m in PLACEHOLDER.finditer(text)} - set(values))
@@ -87,12 +92,12 @@ def interface_text(design: DesignConfig) -> str:
     return "\n".join(lines)
 
 
-def rules_text(rules: Any) -> str:
-    active = list(rules.active())[:MAX_RULES] if rules is not None else []  # any object with active()
+def rules_text(rules: RuleMemory | None) -> str:
+    active = rules.active(MAX_RULES) if rules is not None else []
     return "\n".join(f"- {r}" for r in active) if active else "(none yet)"
 
 
-def ppa_report(metrics: dict | None, period_ns: float) -> str:
+def ppa_report(metrics: Metrics | None, period_ns: float) -> str:
     """The measurements a mutation prompt shows: area, top cells, critical path, delay, slack, power."""
     if not metrics:
         return "(no measurements)"
@@ -104,7 +109,8 @@ def ppa_report(metrics: dict | None, period_ns: float) -> str:
         "- top cells: " + (", ".join(f"{c} x{n}" for c, n in hist) or "none"),
         f"- critical path: {cp.get('start', '?')} -> {cp.get('end', '?')}",
         f"- delay: {m.get('delay_ns', 0):.3f} ns (clock period {period_ns:g} ns, slack {m.get('slack_ns', 0):.3f} ns)",
-        f"- power: {m.get('power_mw', 0):.4f} mW (dynamic {m.get('dynamic_mw', 0):.4f}, leakage {m.get('leakage_mw', 0):.6f})",
+        f"- power: {m.get('power_mw', 0):.4f} mW (dynamic {m.get('dynamic_mw', 0):.4f}, "
+        f"leakage {m.get('leakage_mw', 0):.6f})",
     ]
     return "\n".join(lines)
 
@@ -133,27 +139,28 @@ def _spec(design: DesignConfig, trim: int) -> str:
     return drop_examples(text) if trim >= 1 else text
 
 
-def _rules(rules: Any, trim: int) -> str:
+def _rules(rules: RuleMemory | None, trim: int) -> str:
     return OMITTED if trim >= 3 else rules_text(rules)
 
 
-def _report(metrics: dict | None, period_ns: float, trim: int) -> str:
+def _report(metrics: Metrics | None, period_ns: float, trim: int) -> str:
     text = ppa_report(metrics, period_ns)
     return "\n".join(ln for ln in text.splitlines() if not ln.startswith("- top cells")) if trim >= 2 else text
 
 
-def _messages(design: DesignConfig, user: str) -> list[dict]:
+def _messages(design: DesignConfig, user: str) -> list[ChatMessage]:
     return [{"role": "system", "content": render("system", top=design.top)}, {"role": "user", "content": user}]
 
 
-def generate_messages(design: DesignConfig, rules: Any, variant: int, count: int, trim: int = 0) -> list[dict]:
+def generate_messages(design: DesignConfig, rules: RuleMemory | None, variant: int, count: int,
+                      trim: int = 0) -> list[ChatMessage]:
     user = render("generate", spec=_spec(design, trim), top=design.top, interface=interface_text(design),
                   rules=_rules(rules, trim), variant=variant + 1, count=count, style=STYLES[variant % len(STYLES)])
     return _messages(design, user)
 
 
-def repair_messages(design: DesignConfig, cand: Candidate, gate: str, message: str, rules: Any,
-                    trim: int = 0) -> list[dict]:
+def repair_messages(design: DesignConfig, cand: Candidate, gate: str, message: str, rules: RuleMemory | None,
+                    trim: int = 0) -> list[ChatMessage]:
     log = message or "(no message)"
     user = render("repair", spec=_spec(design, trim), top=design.top, interface=interface_text(design),
                   code=cand.text.strip(), gate=gate, message=short_log(log) if trim >= 2 else log,
@@ -161,8 +168,8 @@ def repair_messages(design: DesignConfig, cand: Candidate, gate: str, message: s
     return _messages(design, user)
 
 
-def mutate_messages(design: DesignConfig, cand: Candidate, metrics: dict | None, goal: str, scope: str,
-                    rules: Any, trim: int = 0) -> list[dict]:
+def mutate_messages(design: DesignConfig, cand: Candidate, metrics: Metrics | None, goal: str, scope: str,
+                    rules: RuleMemory | None, trim: int = 0) -> list[ChatMessage]:
     user = render("mutate", spec=_spec(design, trim), top=design.top, interface=interface_text(design),
                   code=cand.text.strip(), liberty=design.ppa.liberty, period=f"{design.ppa.clock_period_ns:g}",
                   report=_report(metrics, design.ppa.clock_period_ns, trim), goal=goal, goal_text=GOALS[goal],
@@ -170,8 +177,8 @@ def mutate_messages(design: DesignConfig, cand: Candidate, metrics: dict | None,
     return _messages(design, user)
 
 
-def critique_messages(design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: dict | None,
-                      goal: str, trim: int = 0) -> list[dict]:
+def critique_messages(design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: Metrics | None,
+                      goal: str, trim: int = 0) -> list[ChatMessage]:
     user = render("critique", top=design.top, interface=interface_text(design), parent=parent.text.strip(),
                   proposal=proposal.text.strip(), report=_report(metrics, design.ppa.clock_period_ns, trim), goal=goal)
     return _messages(design, user)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..candidate import Candidate
 from ..config import DesignConfig
 from ..errors import ConfigError, NoValidCandidate
 from .errors import LLMUnavailable
+from .protocol import LLM, Usage
+
+if TYPE_CHECKING:
+    from .rules import RuleMemory
 
 
 def seed_candidates(design: DesignConfig) -> list[Candidate]:
@@ -40,48 +44,54 @@ def endpoint(design: DesignConfig, base_url: str | None, api_key: str | None) ->
     return url, key
 
 
+class LLMChoice(NamedTuple):
+    """What ``make_client`` decided: the run's LLM (None: offline) and a note on why it is offline or replaying."""
+
+    client: LLM | None
+    note: str | None
+
+
 def make_client(design: DesignConfig, run_dir: Path, *, base_url: str | None = None, api_key: str | None = None,
-                model: str | None = None, replay_dir: Path | None = None) -> tuple[Any, str | None]:
+                model: str | None = None, replay_dir: Path | None = None) -> LLMChoice:
     """The LLM client for this run, or None with a note saying why the run is offline.
 
     ``replay_dir`` (``hh run --replay``) answers every request from that run's recording and sends none;
     it implies the openai provider. A base URL without a key is a local server: a dummy key is used.
     """
     if replay_dir is None and design.generation.provider != "openai":
-        return None, None
+        return LLMChoice(None, None)
     url, key = endpoint(design, base_url, api_key)
     from .client import LLMClient
 
     if replay_dir is None and not url and not key:
         if any((Path(run_dir) / "llm").glob("*.json")):  # a resumed run: its own records still answer
             client = LLMClient.create(design, run_dir, base_url=None, api_key=None, model=model, records_only=True)
-            return client, "no endpoint configured: LLM requests are answered from this run's records only"
-        return None, "generation.provider is openai but no endpoint or OPENAI_API_KEY is set; running offline"
+            return LLMChoice(client, "no endpoint configured: LLM requests are answered from this run's records only")
+        return LLMChoice(None, "generation.provider is openai but no endpoint or OPENAI_API_KEY is set; "
+                               "running offline")
     client = LLMClient.create(design, run_dir, base_url=url, api_key=key, model=model, replay_dir=replay_dir)
-    note = f"replaying LLM responses recorded in {replay_dir}" if replay_dir is not None else None
-    return client, note
+    return LLMChoice(client, f"replaying LLM responses recorded in {replay_dir}" if replay_dir is not None else None)
 
 
-def initial_candidates(design: DesignConfig, client: Any, rules: Any) -> list[Candidate]:
+def initial_candidates(design: DesignConfig, client: LLM | None, rules: RuleMemory | None) -> list[Candidate]:
     """Seed files first (when configured), then the LLM's candidates when a client is available."""
     cands = seed_candidates(design)
     if client is not None:
         cands += client.generate(design, design.generation.candidates, rules)
-    if not cands:
-        dead = getattr(client, "dead", None) if client is not None else None
-        if dead:
-            raise LLMUnavailable(f"no candidates: no seed files and the LLM is unavailable ({dead})")
-        if client is not None:
-            raise NoValidCandidate(f"{design.source}: the LLM returned no usable Verilog "
-                                   f"({design.generation.candidates} requests; {_why(client)}; see the run's llm/ folder)")
+    if cands:
+        return cands
+    if client is None:
         raise ConfigError(f"{design.source}: generation: no candidates: set generation.seeds or configure an endpoint")
-    return cands
+    usage = client.usage()
+    if not client.available:
+        raise LLMUnavailable(f"no candidates: no seed files and the LLM is unavailable ({usage.get('note')})")
+    raise NoValidCandidate(f"{design.source}: the LLM returned no usable Verilog "
+                           f"({design.generation.candidates} requests; {_why(usage)}; see the run's llm/ folder)")
 
 
-def _why(client: Any) -> str:
+def _why(usage: Usage) -> str:
     """What went wrong with the requests, in the server's words when a request failed."""
-    failures = getattr(client, "failures", None) or []
+    failures = usage.get("failures") or []
     if failures:
-        return f"{client.counts['failed_requests']} failed, first: {failures[0]['error']}"
-    counts = getattr(client, "counts", {})
-    return f"{counts.get('no_code', 0)} answer(s) held no usable code"
+        return f"{usage.get('failed_requests', 0)} failed, first: {failures[0]['error']}"
+    return f"{usage.get('no_code', 0)} answer(s) held no usable code"

@@ -16,11 +16,12 @@ from typing import Any
 
 from ..errors import InputError
 from ..jsonio import read_json, write_json
+from .chat import ChatMessage, Record, Sampling
 
 RECORD = re.compile(r"^(\d{4,})\.json$")
 
 
-def request_key(model: str, messages: list[dict], params: dict) -> str:
+def request_key(model: str, messages: list[ChatMessage], params: Sampling) -> str:
     """Content address of one chat request."""
     blob = json.dumps({"model": model, "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
@@ -47,8 +48,8 @@ def public_url(url: str | None) -> str | None:
     return re.sub(r"//[^/@]*@", "//", url) if url else url
 
 
-def _load(folder: Path) -> list[dict]:
-    out = []
+def _load(folder: Path) -> list[Record]:
+    out: list[Record] = []
     if folder.is_dir():
         for p in sorted(folder.iterdir()):
             if RECORD.match(p.name):
@@ -59,7 +60,7 @@ def _load(folder: Path) -> list[dict]:
     return out
 
 
-def _cacheable(rec: dict) -> bool:
+def _cacheable(rec: Record) -> bool:
     return isinstance(rec.get("response"), str) and not rec.get("error") and bool(rec.get("key"))
 
 
@@ -84,15 +85,15 @@ class Recorder:
             recs = _load(src)
         else:
             recs = own
-        self.cache: dict[str, dict] = {}
+        self.cache: dict[str, Record] = {}
         for r in recs:
             if _cacheable(r):
                 self.cache.setdefault(r["key"], r)
 
-    def lookup(self, key: str) -> dict | None:
+    def lookup(self, key: str) -> Record | None:
         return self.cache.get(key)
 
-    def write(self, record: dict) -> Path:
+    def write(self, record: Record) -> Path:
         """Number and store one record; returns its path."""
         rec = scrub({"index": self.next_index, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **record},
                     self.secrets)

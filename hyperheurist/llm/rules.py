@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -20,8 +21,10 @@ PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("structure", r"latch", "Every combinational always block assigns every output on every path: give defaults "
                              "at the top of always @(*) or use a complete case with default; never infer latches."),
     ("structure", r"loop", "No combinational loops: a signal computed in always @(*) must not feed back into itself."),
-    ("structure", r"driv", "Drive every net from exactly one always block or assign; never assign a reg in two blocks."),
-    ("structure", r"port|width", "Declare exactly the ports of the interface, with the names, directions and widths given."),
+    ("structure", r"driv",
+     "Drive every net from exactly one always block or assign; never assign a reg in two blocks."),
+    ("structure", r"port|width",
+     "Declare exactly the ports of the interface, with the names, directions and widths given."),
     ("structure", r"initial|delay", "Synthesizable RTL only: no initial blocks and no # delays in the design."),
     ("structure", r"top module|not found", "Name the top module exactly as the interface says."),
     ("compile", r"l-value|procedural assignment", "A signal assigned inside an always block is declared reg "
@@ -49,7 +52,7 @@ class Rule:
     count: int = 0
     source: str = "observed"  # "observed" in this run, "file" from the shared rules file
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, str | int]:
         return {"text": self.text, "gate": self.gate, "count": self.count, "source": self.source}
 
 
@@ -122,8 +125,9 @@ class RuleMemory:
         ranked = [r.text for r in sorted(live, key=lambda r: (-r.count, r.text))]
         return ranked if limit is None else ranked[:limit]
 
-    def to_dict(self) -> dict:
-        return {"threshold": self.threshold, "initial": self.initial, "rules": [r.to_dict() for r in self.rules.values()]}
+    def to_dict(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "initial": self.initial,
+                "rules": [r.to_dict() for r in self.rules.values()]}
 
     def save(self) -> None:
         write_json(self.run_file, self.to_dict())

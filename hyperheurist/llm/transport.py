@@ -13,7 +13,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+from .chat import Attempt, ChatMessage
+
+if TYPE_CHECKING:
+    from openai import APIStatusError
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 @dataclass
@@ -24,9 +30,9 @@ class Reply:
     tokens_out: int
     estimated_tokens: bool
     latency_s: float
-    attempts: list[dict] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
     trim: int = 0  # how far the prompt had to be shortened to fit the model's context
-    messages: list[dict] | None = None  # what was sent, when shortened
+    messages: list[ChatMessage] | None = None  # what was sent, when shortened
 
 
 class AttemptFailed(Exception):
@@ -57,11 +63,12 @@ class Transport:
         from openai import OpenAI
 
         # a local server (vLLM, Ollama, llama.cpp) needs no key, but the client insists on one
-        self.client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=request_timeout_s, max_retries=0)
+        self.client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=request_timeout_s,
+                             max_retries=0)
         self.request_timeout_s = request_timeout_s
         self.idle_timeout_s = idle_timeout_s or request_timeout_s
 
-    def attempt(self, model: str, messages: list[dict], kwargs: dict, stream: bool) -> Reply:
+    def attempt(self, model: str, messages: list[ChatMessage], kwargs: dict[str, Any], stream: bool) -> Reply:
         """One request; AttemptFailed when it did not give a reply."""
         import openai
 
@@ -69,7 +76,7 @@ class Transport:
         try:
             if stream:
                 return self._streamed(model, messages, kwargs, t0)
-            resp = self.client.chat.completions.create(model=model, messages=messages,  # type: ignore[call-overload]
+            resp = self.client.chat.completions.create(model=model, messages=_sdk(messages),
                                                        timeout=self.request_timeout_s, **kwargs)
             return _reply(resp, messages, time.monotonic() - t0)
         except openai.APIStatusError as exc:
@@ -83,17 +90,17 @@ class Transport:
         except (openai.APIError, ValueError, TypeError, AttributeError, IndexError, KeyError) as exc:
             raise AttemptFailed("malformed", _short(exc)) from None
 
-    def _streamed(self, model: str, messages: list[dict], kwargs: dict, t0: float) -> Reply:
+    def _streamed(self, model: str, messages: list[ChatMessage], kwargs: dict[str, Any], t0: float) -> Reply:
         import openai
 
-        resp = self.client.chat.completions.create(model=model, messages=messages, stream=True,  # type: ignore[call-overload]
+        resp = self.client.chat.completions.create(model=model, messages=_sdk(messages), stream=True,
                                                    timeout=self.idle_timeout_s, **kwargs)
         parts: list[str] = []
         finish: str | None = None
         usage: Any = None
         chunks = 0
         try:
-            for chunk in resp:
+            for chunk in resp:  # a server's chunk may lack fields the SDK declares (built without validation)
                 chunks += 1
                 usage = getattr(chunk, "usage", None) or usage
                 for choice in getattr(chunk, "choices", None) or []:
@@ -123,7 +130,12 @@ class Transport:
         return _estimated(text, finish, messages, latency)
 
 
-def _reply(resp: Any, messages: list[dict], latency: float) -> Reply:
+def _sdk(messages: list[ChatMessage]) -> list[ChatCompletionMessageParam]:
+    """Our messages as the openai package types them (a role from the prompts is always one it knows)."""
+    return cast("list[ChatCompletionMessageParam]", messages)
+
+
+def _reply(resp: Any, messages: list[ChatMessage], latency: float) -> Reply:
     if isinstance(resp, (str, bytes)) or not getattr(resp, "choices", None):
         raise ValueError("no choices in the reply")
     choice = resp.choices[0]
@@ -135,16 +147,16 @@ def _reply(resp: Any, messages: list[dict], latency: float) -> Reply:
     return _estimated(text, choice.finish_reason, messages, latency)
 
 
-def _estimated(text: str, finish: str | None, messages: list[dict], latency: float) -> Reply:
+def _estimated(text: str, finish: str | None, messages: list[ChatMessage], latency: float) -> Reply:
     """Servers that report no usage (Ollama, older llama.cpp): about four characters per token."""
-    chars_in = sum(len(str(m.get("content", ""))) for m in messages)
+    chars_in = sum(len(m["content"]) for m in messages)
     return Reply(text, finish, chars_in // 4 + 1, len(text) // 4 + 1, True, latency)
 
 
-def server_message(exc: Any) -> str:
+def server_message(exc: APIStatusError) -> str:
     """The server's own words: ``error.message`` (OpenAI, vLLM), a top-level ``message``, or the body text."""
-    body = getattr(exc, "body", None)
-    msg: Any = None
+    body = exc.body
+    msg: Any = None  # whatever JSON the server put there
     if isinstance(body, dict):
         inner = body.get("error")
         msg = inner.get("message") if isinstance(inner, dict) else (inner if isinstance(inner, str) else None)
@@ -162,21 +174,20 @@ def server_message(exc: Any) -> str:
     return " ".join(str(msg or _short(exc)).split())[:2000]
 
 
-def _param(exc: Any) -> str | None:
-    body = getattr(exc, "body", None)
+def _param(exc: APIStatusError) -> str | None:
+    """The parameter a 400 names (``error.param``), if the server said."""
+    body = exc.body
     if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        error = body.get("error")
+        inner = error if isinstance(error, dict) else body
         p = inner.get("param")
         return str(p) if p else None
     return None
 
 
-def _retry_after(exc: Any) -> float | None:
+def _retry_after(exc: APIStatusError) -> float | None:
     """``Retry-After`` in seconds (a number or an HTTP date), or ``retry-after-ms``."""
-    try:
-        headers = exc.response.headers
-    except AttributeError:
-        return None
+    headers = exc.response.headers
     ms = headers.get("retry-after-ms")
     try:
         if ms is not None:
