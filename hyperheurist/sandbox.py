@@ -1,10 +1,14 @@
 """The tool sandbox: every external tool runs in Linux namespaces made by bubblewrap.
 
-What a sandboxed tool sees: a read-only system (``/usr``, the interpreter and venv, a few files of
-``/etc``), the inputs its caller names (read-only), its own stage folder (the only writable place),
-a private ``/tmp`` and ``HOME``, its own PID namespace (no ``/proc`` of hh or of any other process),
-no network, and an environment built from nothing. Home folders, ``/root``, ``/run`` (sockets),
-``/var``, ``/etc/shadow`` and the rest of the file system are simply not there.
+What a sandboxed tool sees: a read-only system (``/usr``, the interpreter and venv, a private copy of a
+few files of ``/etc``), ``/dev/null``, ``/dev/zero`` and ``/dev/urandom``, the inputs its caller names
+(read-only), its own stage folder (the only writable place), a private ``/tmp`` and ``HOME``, its own
+PID namespace (no ``/proc`` of hh or of any other process), no network, and an environment built from
+nothing. Home folders, ``/root``, ``/run`` (sockets), ``/var``, ``/etc/shadow``, the host's devices and
+the rest of the file system are simply not there.
+
+Each bind mount costs bwrap ~0.04 ms (it re-reads the mount table every time), so the fixed part of the
+command line is built once per process and ``/etc`` is one bind of a prepared folder (``EtcCopy``).
 
 ``limits.sandbox: off`` runs tools directly (environment scrubbed of secrets, resource limits kept):
 an explicit choice, warned about in every run and recorded in the manifest.
@@ -13,10 +17,14 @@ an explicit choice, warned about in every run and recorded in the manifest.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +39,11 @@ INSTALL_HINT = ("install bubblewrap (apt-get install bubblewrap) and allow user 
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "passwd", "group",
              "nsswitch.conf", "host.conf", "mime.types")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+# the devices tools open: /dev/null (shells, make), /dev/urandom (gcc's random seed in Verilator builds),
+# /dev/zero; bwrap's --dev adds tty, full, random and a devpts, each a mount (~0.3 ms per call in all)
+DEVICES = ("null", "zero", "urandom")
+DEV_LINKS = (("/proc/self/fd", "/dev/fd"), ("/proc/self/fd/0", "/dev/stdin"), ("/proc/self/fd/1", "/dev/stdout"),
+             ("/proc/self/fd/2", "/dev/stderr"))
 HOME = "/tmp/home"
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -48,37 +61,186 @@ class Sandbox:
 
     def wrap(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> list[str]:
         """The bwrap command line that runs ``argv`` in ``cwd`` with exactly ``env``."""
-        # no capabilities, own PID/network/IPC/UTS namespaces; a user namespace only where bwrap needs one
-        # to run at all (unprivileged): as root it costs ~2.5 ms per call and adds nothing once caps are dropped
-        out = [str(bwrap_path()), "--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-               "--unshare-uts", "--unshare-cgroup-try", *(["--unshare-user"] if os.geteuid() != 0 else []),
-               "--die-with-parent", "--new-session", "--clearenv",
-               "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", HOME]
-        for d in SYSTEM_DIRS:
-            p = Path(d)
-            if p.is_symlink():
-                out += ["--symlink", os.readlink(p), d]
-            elif p.is_dir():
-                out += ["--ro-bind", d, d]
-        for name in ETC_FILES:
-            p = Path("/etc") / name
-            if p.exists():
-                out += ["--ro-bind", str(p), str(p)]
-        bound: list[str] = list(SYSTEM_DIRS)
+        fixed, system = _fixed_args()
+        out = [str(bwrap_path()), *fixed, "--ro-bind", str(ETC.folder()), "/etc"]
         for p in self.readable:
             if _hides_private(p):
                 raise ConfigError(f"{p} cannot be given to a sandboxed tool as an input: it would replace the "
                                   "tool's private /tmp; keep designs and runs in a folder of their own")
+        bound = list(system)
         for p in _unique(list(_runtime_dirs()) + list(self.readable)):
-            if p.exists() and not _covered(p, bound):  # a folder inside one bound already is visible
+            if _in_etc_copy(p):
+                continue
+            try:
+                is_dir = stat.S_ISDIR(os.stat(p).st_mode) and not p.is_symlink()
+            except OSError:
+                continue  # not there: nothing to show
+            if not _covered(p, bound):  # a folder inside one bound already is visible
                 out += ["--ro-bind", str(p), str(p)]
-                bound.append(str(p))
+                if is_dir:
+                    bound.append(str(p))
         for p in _unique(self.writable):  # after the read-only binds: a stage folder inside an input stays writable
             out += ["--bind", str(p), str(p)]
         for k, v in sorted(env.items()):
             out += ["--setenv", k, v]
         out += ["--chdir", str(cwd), "--", *argv]
         return out
+
+
+@functools.lru_cache(maxsize=1)
+def _fixed_args() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The part of every command line that depends only on this machine (built once per process), and the
+    system folders it binds."""
+    # no capabilities, own PID/network/IPC/UTS namespaces; a user namespace only where bwrap needs one
+    # to run at all (unprivileged): as root it costs ~2.5 ms per call and adds nothing once caps are dropped
+    out = ["--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+           "--unshare-cgroup-try", *(["--unshare-user"] if os.geteuid() != 0 else []),
+           "--die-with-parent", "--new-session", "--clearenv", "--proc", "/proc", "--perms", "0755", "--dir", "/dev"]
+    for d in DEVICES:
+        out += ["--dev-bind", f"/dev/{d}", f"/dev/{d}"]
+    for target, link in DEV_LINKS:
+        out += ["--symlink", target, link]
+    out += ["--dir", "/dev/shm", "--tmpfs", "/tmp", "--dir", HOME]
+    bound: list[str] = []
+    for d in SYSTEM_DIRS:
+        p = Path(d)
+        if p.is_symlink():
+            out += ["--symlink", os.readlink(p), d]
+        elif p.is_dir():
+            out += ["--ro-bind", d, d]
+            bound.append(d)
+    return tuple(out), tuple(bound)
+
+
+def _in_etc_copy(p: Path) -> bool:
+    """``p`` is the sandbox's /etc or inside it: visible through the copy when it is one of ETC_FILES,
+    else a config error (a bind there would need a mount point inside the read-only copy)."""
+    s = str(p)
+    if s != "/etc" and not s.startswith("/etc/"):
+        return False
+    if s[len("/etc/"):].split("/", 1)[0] in ETC_FILES:
+        return True
+    raise ConfigError(f"{p} cannot be given to a sandboxed tool as an input: the sandbox's /etc holds only "
+                      f"{', '.join(ETC_FILES)}; keep designs and tools in a folder of their own")
+
+
+# ---- the sandbox's /etc -------------------------------------------------------------------------------------
+def runtime_root() -> Path:
+    """A folder only this user can enter, for what hh prepares for its sandbox: ``$XDG_RUNTIME_DIR/hyperheurist``,
+    else ``<tmp>/hh-<uid>``. Refused when another user made it or others may write into it (a planted /etc)."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    root = (Path(xdg) / "hyperheurist" if xdg and os.path.isabs(xdg)
+            else Path(tempfile.gettempdir()) / f"hh-{os.geteuid()}")
+    try:
+        root.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(root)
+    except OSError as exc:
+        raise SandboxUnavailable(f"cannot prepare the sandbox's /etc in {root}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        raise SandboxUnavailable(f"{root} must be a folder of user {os.geteuid()} that only it can enter "
+                                 f"(mode 0700; it is {stat.filemode(st.st_mode)}, owner {st.st_uid}): remove it")
+    return root
+
+
+def tree_digest(folder: Path) -> str:
+    """sha256 over every entry under ``folder``: relative name, type, mode, and content or link target."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            h.update(f"{os.path.relpath(p, folder)}\0{st.st_mode:o}\0{st.st_size}\0".encode(errors="surrogateescape"))
+            if stat.S_ISLNK(st.st_mode):
+                h.update(os.readlink(p).encode(errors="surrogateescape"))
+            elif stat.S_ISREG(st.st_mode):
+                h.update(Path(p).read_bytes())
+    return h.hexdigest()
+
+
+def _copy_entry(src: Path, dst: Path, visible: Sequence[str]) -> None:
+    """One /etc entry. A link stays a link when its target is visible in the sandbox anyway, else its target
+    is copied (what a bind of the link showed); links inside a listed folder are kept as they are."""
+    if src.is_symlink():
+        target = os.path.realpath(src)
+        if _covered(Path(target), visible):
+            os.symlink(os.readlink(src), dst)
+            return
+        src = Path(target)
+    try:
+        if src.is_dir():
+            shutil.copytree(src, dst, symlinks=True, copy_function=shutil.copy)
+        elif src.is_file():
+            shutil.copy(src, dst)
+    except (OSError, shutil.Error):  # unreadable here, so unreadable to the tool too: left out
+        if dst.is_dir():
+            shutil.rmtree(dst, ignore_errors=True)
+        else:
+            dst.unlink(missing_ok=True)
+
+
+class EtcCopy:
+    """The sandbox's ``/etc``: a copy of the listed entries of ``src``, bound read-only in one mount (one bind
+    per file cost ~0.4 ms per call). Made once per process into ``<runtime_root>/etc-<content digest>``
+    (processes seeing the same /etc share one folder; a concurrent maker loses the rename and uses the
+    winner's), made again when a listed entry changes."""
+
+    def __init__(self, src: Path, names: Sequence[str], root: Path | None = None) -> None:
+        self.src, self.names, self.root = Path(src), tuple(names), root
+        self._paths = tuple(os.path.join(src, n) for n in self.names)
+        self._lock = threading.Lock()
+        self._seen: tuple[object, ...] | None = None
+        self._folder: Path | None = None
+
+    def folder(self) -> Path:
+        with self._lock:
+            seen = self._signature()
+            if seen != self._seen or self._folder is None or not self._folder.is_dir():
+                self._folder, self._seen = self._prepare(), seen
+            return self._folder
+
+    def _signature(self) -> tuple[object, ...]:
+        """Checked on every call (~20 stats): an edit or a replacement of a listed entry (apt and
+        update-alternatives write a new file and rename it) changes it, and so does an entry added to or
+        removed from a listed folder. An in-place edit inside ld.so.conf.d does not; the loader reads only
+        ld.so.cache."""
+        sig: list[object] = []
+        for path in self._paths:
+            try:
+                st = os.lstat(path)
+                if stat.S_ISLNK(st.st_mode):
+                    sig.append((st.st_ino, st.st_mtime_ns, st.st_ctime_ns))
+                    st = os.stat(path)
+                sig.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
+            except OSError:
+                sig.append(None)
+        return tuple(sig)
+
+    def _prepare(self) -> Path:
+        root = self.root or runtime_root()
+        visible = _fixed_args()[1]
+        tmp = Path(tempfile.mkdtemp(prefix=".etc-", dir=root))
+        own = False  # True: this process keeps its copy under the temporary name
+        try:
+            for name in self.names:
+                _copy_entry(self.src / name, tmp / name, visible)
+            tmp.chmod(0o755)
+            digest = tree_digest(tmp)
+            final = root / f"etc-{digest[:32]}"
+            try:
+                tmp.rename(final)  # atomic; fails when another process made this folder first
+                return final
+            except OSError:
+                if final.is_dir() and not final.is_symlink() and tree_digest(final) == digest:
+                    return final
+                own = True  # the name holds something else
+                return tmp
+        finally:
+            if not own:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+ETC = EtcCopy(Path("/etc"), ETC_FILES)
 
 
 def tool_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -101,9 +263,9 @@ def _unique(paths: Iterable[Path]) -> list[Path]:
 
 
 def _covered(p: Path, roots: Sequence[str]) -> bool:
+    """``p`` is one of ``roots`` (bound folders) or inside one."""
     s = str(p)
-    return any(s == r or s.startswith(r.rstrip("/") + "/") for r in roots
-               if Path(r).is_dir() and not Path(r).is_symlink())
+    return any(s == r or s.startswith(r.rstrip("/") + "/") for r in roots)
 
 
 @functools.lru_cache(maxsize=1)
@@ -124,12 +286,16 @@ def _inside(p: Path, root: Path) -> bool:
 
 def _hides_private(p: Path) -> bool:
     """Binding ``p`` would cover the sandbox's private /tmp (``/``, ``/tmp``)."""
-    return _inside(Path("/tmp"), Path(os.path.abspath(p)))
+    return os.path.abspath(p) in ("/", "/tmp")
 
 
 def bwrap_path() -> Path:
-    override = os.environ.get("HH_BWRAP")
-    found = override or shutil.which("bwrap")
+    return _find_bwrap(os.environ.get("HH_BWRAP"), os.environ.get("PATH"))
+
+
+@functools.lru_cache(maxsize=4)
+def _find_bwrap(override: str | None, search: str | None) -> Path:
+    found = override or shutil.which("bwrap", path=search)
     if not found or not os.access(found, os.X_OK):
         raise SandboxUnavailable(f"the tool sandbox needs bubblewrap (bwrap), which was not found; {INSTALL_HINT}")
     return Path(found)

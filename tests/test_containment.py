@@ -15,6 +15,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -28,7 +29,8 @@ CANARY_KEY = f"sk-hh-canary-{TAG}"
 CANARY_FILE = f"/tmp/hh_canary_{TAG}"
 MAC = "module mac_small(input [7:0] a, input [7:0] b, input [7:0] c, input [7:0] d, output [11:0] y);\n"
 MAC_BODY = "  assign y = (a << 3) + (a << 1) + b + c + d;\n"
-COUNTER_BODY = """module counter(input wire clk, input wire rst_n, input wire en, output reg [7:0] count, output wire wrap);
+COUNTER_BODY = """module counter(input wire clk, input wire rst_n, input wire en, output reg [7:0] count,
+  output wire wrap);
   always @(posedge clk or negedge rst_n)
     if (~rst_n) count <= 8'h00; else if (en) count <= count + 8'd1;
   assign wrap = &count;
@@ -37,7 +39,7 @@ COUNTER_BODY = """module counter(input wire clk, input wire rst_n, input wire en
 pytestmark = pytest.mark.tools
 
 
-def hh(*args: str, timeout: float = 300, home: Path | None = None) -> subprocess.CompletedProcess:
+def hh(*args: str, timeout: float = 300, home: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OPENAI_API_KEY": CANARY_KEY, "PYTHONWARNINGS": "ignore"}
     if home is not None:
         env["HOME"] = str(home)
@@ -45,7 +47,7 @@ def hh(*args: str, timeout: float = 300, home: Path | None = None) -> subprocess
                           timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
-def assert_contained(res: subprocess.CompletedProcess, workdir: Path) -> None:
+def assert_contained(res: subprocess.CompletedProcess[str], workdir: Path) -> None:
     """The containment promises, whatever the verdict."""
     assert "Traceback" not in res.stdout + res.stderr, res.stderr
     assert not list(Path("/tmp").glob(f"hh_canary_{TAG}*")), "a canary file escaped the sandbox"
@@ -57,7 +59,8 @@ def assert_contained(res: subprocess.CompletedProcess, workdir: Path) -> None:
     assert not _processes_with(str(workdir)), "a tool outlived the command"
 
 
-def gate(tmp_path: Path, rtl: str, *extra: str, design: Path = UNTRUSTED) -> tuple[subprocess.CompletedProcess, dict]:
+def gate(tmp_path: Path, rtl: str, *extra: str,
+         design: Path = UNTRUSTED) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     src = tmp_path / "cand.v"
     src.write_text(rtl)
     wd = tmp_path / "wd"
@@ -220,7 +223,7 @@ def test_generate_bomb_leaves_hh_memory_bounded(tmp_path: Path) -> None:
     rep = run_gates(Candidate.from_text(bomb, "mac_small", name="bomb.v"), design, tmp_path / "wd",
                     only=["structure"])
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
-    assert not rep.passed and rep.failed.gate == "structure", rep.to_dict()
+    assert not rep.passed and rep.failed is not None and rep.failed.gate == "structure", rep.to_dict()
     assert grown_mb < 200, f"hh grew by {grown_mb:.0f} MB elaborating a generate bomb"
     assert not _processes_with(str(tmp_path / "wd"))
 
