@@ -23,7 +23,8 @@ COMMANDS = {
     "doctor": ("hyperheurist.doctor", "doctor", "Check the tools and liberty hh needs."),
     "report": ("hyperheurist.report.cli", "report", "Render report.html for a run or sweep folder."),
     "audit": ("hyperheurist.audit", "audit", "Re-gate every design a run accepted, against the reference."),
-    "init": ("hyperheurist.project.init", "init", "Write a design.yaml for existing RTL (files, -f filelist, FuseSoC core)."),
+    "init": ("hyperheurist.project.init", "init",
+             "Write a design.yaml for existing RTL (files, -f filelist, FuseSoC core)."),
 }
 
 
@@ -35,7 +36,10 @@ class LazyGroup(click.Group):
         if name not in COMMANDS:
             return None
         module, attr, _ = COMMANDS[name]
-        return getattr(importlib.import_module(module), attr)
+        command = vars(importlib.import_module(module))[attr]  # imported on demand: `hh --help` stays fast
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{module}.{attr} is not a click command")
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
@@ -63,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:  # usage errors: one line, like every other error
         msg = " ".join(exc.format_message().split())
-        ctx = getattr(exc, "ctx", None)
+        ctx = exc.ctx if isinstance(exc, click.UsageError) else None  # only usage errors know their command
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         click.echo(f"hh: error: {msg}{hint}", err=True)
         sys.exit(exc.exit_code if exc.exit_code else EXIT_USAGE)

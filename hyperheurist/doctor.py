@@ -69,5 +69,6 @@ def doctor(liberty: str | None, llm: bool = False, design: Path | None = None, b
     if not ok:
         click.echo("Some requirements are missing: run `make setup` (installs through apt and pip).", err=True)
     known = ", ".join(f"{k}={'ok' if Path(v).is_file() else 'absent'}" for k, v in BUNDLED_LIBERTIES.items())
-    click.echo(f"bundled liberties: {known}; tools may be overridden with " + ", ".join(f"HH_{t.upper()}" for t in TOOLS))
+    overrides = ", ".join(f"HH_{t.upper()}" for t in TOOLS)
+    click.echo(f"bundled liberties: {known}; tools may be overridden with {overrides}")
     return 0 if ok else 1

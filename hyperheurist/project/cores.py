@@ -8,6 +8,7 @@ the core file, as FuseSoC resolves them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..config import read_yaml_mapping
 from ..errors import ConfigError
@@ -29,9 +30,10 @@ def _add(out: SourceSet, base: Path, name: str, ftype: str, include: bool, where
         out.merge(SourceSet(files=[p]))
 
 
-def _entries(items: list, default_type: str) -> list[tuple[str, str, bool]]:
-    out = []
-    for item in items or []:
+def _entries(items: object, default_type: str) -> list[tuple[str, str, bool]]:
+    """(path, file type, is an include file) of each file entry in a core's YAML list."""
+    out: list[tuple[str, str, bool]] = []
+    for item in items if isinstance(items, list) else []:
         if isinstance(item, str):
             out.append((item, default_type, False))
         elif isinstance(item, dict) and len(item) == 1:  # CAPI2: {path: {file_type:, is_include_file:}}
@@ -54,7 +56,7 @@ def core_sources(path: Path) -> SourceSet:
     else:
         filesets = data.get("filesets") or {}
         targets = data.get("targets") or {}
-        target = targets.get("default") or next(iter(targets.values()), {}) or {}
+        target: dict[str, Any] = targets.get("default") or next(iter(targets.values()), {}) or {}
         for fs in target.get("filesets") or list(filesets):
             fset = filesets.get(fs)
             if fset is None:

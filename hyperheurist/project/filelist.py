@@ -48,7 +48,7 @@ def is_filelist(text: str) -> bool:
 
 
 def _expand_env(text: str, where: str) -> str:
-    def sub(m: re.Match) -> str:
+    def sub(m: re.Match[str]) -> str:
         var = m.group(1) or m.group(2)
         if var not in os.environ:
             raise ConfigError(f"{where}: ${var} is not set")
