@@ -10,7 +10,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 
-import bench  # noqa: E402
+import bench  # type: ignore[import-not-found]  # noqa: E402  (tools/ is put on sys.path above)
 
 pytestmark = pytest.mark.tools
 
@@ -29,7 +29,7 @@ def test_parse_commands_reads_run_tool_records(tmp_path: Path) -> None:
     assert cmds[0].cwd == stage and cmds[0].recorded_s == 0.04 and cmds[1].recorded_s is None
 
 
-def test_bench_functions_on_a_tiny_adder(tmp_path: Path, monkeypatch) -> None:
+def test_bench_functions_on_a_tiny_adder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path / "cache"))
     design, cand = bench.size_design("adder", 4, tmp_path / "adder4")
     assert design.verification.equivalence.enabled and cand.top == "adder4"
@@ -51,3 +51,15 @@ def test_bench_functions_on_a_tiny_adder(tmp_path: Path, monkeypatch) -> None:
            "overhead": [over], "pool": {"candidates": 2, "labels": ["a", "b"], "runs": [pool]}, "sizes": [size]}
     md = bench.render(res)
     assert "| adder4 |" in md and "hh share" in md and "| mult | 4 |" in md and "speed-up" in md
+
+
+def test_sandbox_cost_in_alternating_pairs_with_the_tools_launched(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path / "cache"))
+    design, cand = bench.size_design("adder", 4, tmp_path / "adder4")
+    sb = bench.measure_sandbox(design, cand, tmp_path, repeats=2)
+    assert len(sb["walls"]["required"]) == len(sb["walls"]["off"]) == len(sb["pair_ratios"]) == 2
+    assert sb["tool_calls"] == len(sb["launches"]) >= 5
+    assert any(n.startswith("yosys") for n in sb["launches"]) and "iverilog" in sb["launches"]
+    md = "\n".join(bench.render_sandbox([sb, {**sb, "design": "other"}]))
+    assert f"- adder4, other ({sb['tool_calls']}): " in md and "over 2 adjacent pairs" in md

@@ -30,8 +30,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
+from typing import TypedDict
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -41,10 +44,107 @@ from hyperheurist.config import DesignConfig, load_design  # noqa: E402
 from hyperheurist.evaluate import EvalTask, Outcome, evaluate  # noqa: E402
 from hyperheurist.hdl.canonical import _CACHE as canonical_cache  # noqa: E402
 from hyperheurist.recipe import load_flow  # noqa: E402
+from hyperheurist.runner import ToolResult  # noqa: E402
 from hyperheurist.search.state import State  # noqa: E402
 
 GATE_ORDER = ("safety", "compile", "structure", "simulation", "equivalence")
 PPA_ORDER = ("synth_s", "sta_s", "power_s")
+
+
+# ---- the records bench.json holds -------------------------------------------------------------------
+class OverheadSample(TypedDict):
+    hh_s: float
+    tool_s: float
+    recorded_tool_s: float
+    insitu_tool_s: float
+    commands: int
+    stages: dict[str, float]
+    cells: int | None
+
+
+class OverheadResult(TypedDict):
+    design: str
+    candidate: str
+    repeats: int
+    hh_s: float
+    tool_s: float
+    overhead_s: float
+    overhead_ratio: float
+    overhead_ratios: list[float]
+    insitu_ratio: float
+    recorded_tool_s: float
+    commands: int
+    cells: int | None
+    stages: dict[str, float]
+    per_command_last: dict[str, float]
+    second_eval_s: float
+    cache_hit_s: float
+    samples: list[OverheadSample]
+
+
+class SandboxResult(TypedDict):
+    design: str
+    on_s: float  # median sandboxed evaluation wall
+    off_s: float  # median unsandboxed
+    tool_calls: int
+    launches: list[str]  # the tools one evaluation starts, in order (stage name and executable)
+    overhead_ratio: float  # median over adjacent pairs of (sandboxed - unsandboxed) / sandboxed
+    pair_ratios: list[float]
+    per_call_ms: float
+    walls: dict[str, list[float]]
+
+
+class PoolRun(TypedDict):
+    jobs: int
+    wall_s: float
+    valid: int
+    eval_s_sum: float
+
+
+class PoolSummary(TypedDict):
+    jobs: int
+    wall_s: float
+    walls: list[float]
+    valid: int
+
+
+class PoolResult(TypedDict):
+    candidates: int
+    labels: list[str]
+    runs: list[PoolSummary]
+    repeats: int
+
+
+class SizeResult(TypedDict, total=False):
+    kind: str
+    bits: int
+    cells: int | None
+    hh_s: float | None
+    stages: dict[str, float]
+    repeats: int
+    error: str
+
+
+class Host(TypedDict):
+    cpus: int | None
+    python: str
+    platform: str
+
+
+class Settings(TypedDict):
+    repeats: int
+    benchmarks: list[str]
+
+
+class Results(TypedDict, total=False):
+    when: str
+    host: Host
+    settings: Settings
+    overhead: list[OverheadResult]
+    sandbox: list[SandboxResult]
+    pool: PoolResult
+    sizes: list[SizeResult]
+    wall_s: float
 
 
 # ---- COMMANDS files and their direct re-run -------------------------------------------------------
@@ -99,7 +199,7 @@ def replay_env() -> dict[str, str]:
 def replay(commands: list[Command], env: dict[str, str] | None = None, timeout_s: float = 600) -> list[float]:
     """Re-run each command directly (no hh in between); wall seconds per command."""
     env = env if env is not None else replay_env()
-    walls = []
+    walls: list[float] = []
     for c in commands:
         run_env = env
         saved = c.cwd / f"{c.name}.env.json"  # the cocotb test command's environment, saved by run_cocotb
@@ -132,19 +232,21 @@ class InSitu:
     def __enter__(self) -> InSitu:
         import hyperheurist.runner as runner
 
-        self._runner, self._orig = runner, runner._log_command
+        self._orig = orig = runner._log_command
 
-        def hook(log_dir, name, argv, cwd, res):
+        def hook(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: ToolResult | None) -> None:
             if res is not None:
                 self.tool_s += res.wall_s
                 self.count += 1
-            return self._orig(log_dir, name, argv, cwd, res)
+            orig(log_dir, name, argv, cwd, res)
 
         runner._log_command = hook
         return self
 
-    def __exit__(self, *exc) -> None:
-        self._runner._log_command = self._orig
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        import hyperheurist.runner as runner
+
+        runner._log_command = self._orig
 
 
 def run_eval(design: DesignConfig, cand: Candidate, run_dir: Path, *, gates: bool = True,
@@ -168,16 +270,25 @@ def stage_times(out: Outcome) -> dict[str, float]:
     for r in (out.gate_report or {}).get("results", []):
         if not r.get("skipped"):
             st[r["gate"]] = float(r["wall_s"])
-    m = out.evaluation.metrics or {}
-    for k, v in (m.get("timings") or {}).items():
+    m = out.evaluation.metrics
+    for k, v in (m.timings if m else {}).items():
         st[k] = float(v)
     return st
 
 
-def measure_overhead(design: DesignConfig, cand: Candidate, root: Path, repeats: int = 3) -> dict:
+def reference(design: DesignConfig, label: str = "reference") -> Candidate:
+    """The benchmark's reference design as the candidate to evaluate."""
+    if design.verification.reference is None:
+        raise ValueError(f"{design.name}: no verification.reference to evaluate")
+    return Candidate.from_paths([design.verification.reference], design.top, label=label)
+
+
+def measure_overhead(design: DesignConfig, cand: Candidate, root: Path, repeats: int = 3) -> OverheadResult:
     """Median hh wall vs the median summed wall of the same tool commands run directly."""
     env = replay_env()
-    samples = []
+    samples: list[OverheadSample] = []
+    per_command: dict[str, float] = {}
+    wall2 = wall3 = 0.0
     for i in range(repeats):
         fresh_cache(root)
         run_dir = Path(tempfile.mkdtemp(prefix=f"run{i}-", dir=root))
@@ -187,12 +298,13 @@ def measure_overhead(design: DesignConfig, cand: Candidate, root: Path, repeats:
         if not ev.valid:
             raise RuntimeError(f"{design.name}: evaluation failed at {ev.failed_gate}: {ev.message}")
         cmds = parse_commands(run_dir)
-        tool = replay(cmds, env)
+        tool_walls = replay(cmds, env)
         recorded = sum(c.recorded_s or 0.0 for c in cmds)
-        samples.append({"hh_s": wall, "tool_s": sum(tool), "recorded_tool_s": recorded, "insitu_tool_s": situ.tool_s,
-                        "commands": len(cmds),
-                        "stages": stage_times(out), "cells": ev.metrics["cells"] if ev.metrics else None,
-                        "per_command": {c.name: round(w, 4) for c, w in zip(cmds, tool)}})
+        samples.append({"hh_s": round(wall, 4), "tool_s": round(sum(tool_walls), 4),
+                        "recorded_tool_s": round(recorded, 4), "insitu_tool_s": round(situ.tool_s, 4),
+                        "commands": len(cmds), "stages": stage_times(out),
+                        "cells": ev.metrics.cells if ev.metrics else None})
+        per_command = {c.name: round(w, 4) for c, w in zip(cmds, tool_walls, strict=True)}
         if i == repeats - 1:
             # the same candidate again: gates re-run (their stage folders are rewritten), PPA from cache
             out2, wall2 = run_eval(design, cand, run_dir)
@@ -212,22 +324,32 @@ def measure_overhead(design: DesignConfig, cand: Candidate, root: Path, repeats:
         "recorded_tool_s": round(statistics.median(s["recorded_tool_s"] for s in samples), 4),
         "commands": samples[0]["commands"], "cells": samples[0]["cells"],
         "stages": {k: round(v, 4) for k, v in stages.items()},
-        "per_command_last": samples[-1]["per_command"],
+        "per_command_last": per_command,
         "second_eval_s": round(wall2, 4), "cache_hit_s": round(wall3, 4),
-        "samples": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in s.items()
-                     if k not in ("per_command",)} for s in samples],
+        "samples": samples,
     }
 
 
 # ---- sandbox cost ----------------------------------------------------------------------------------
-def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: int = 3) -> dict:
+def launch_names(root: Path) -> list[str]:
+    """The tools an evaluation started, in stage order: the run_tool name, and the executable when it differs."""
+    out = []
+    for c in parse_commands(root):
+        exe = Path(c.argv[0]).name
+        out.append(c.name if c.name == exe else f"{c.name} ({exe})")
+    return out
+
+
+def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: int = 3) -> SandboxResult:
     """One full evaluation (cold PPA cache) with every tool in the bubblewrap sandbox and with
-    ``limits.sandbox: off``, interleaved so load changes hit both; medians."""
+    ``limits.sandbox: off``, in adjacent pairs whose order alternates (so a load change or a warm-up
+    effect hits both modes alike). The share is the median over pairs of (sandboxed - off) / sandboxed."""
     off = design.model_copy(update={"limits": design.limits.model_copy(update={"sandbox": "off"})})
     walls: dict[str, list[float]] = {"required": [], "off": []}
-    tools = 0
+    launches: list[str] = []
     for i in range(repeats):
-        for mode, d in (("required", design), ("off", off)):
+        pair = [("required", design), ("off", off)]
+        for mode, d in pair if i % 2 == 0 else pair[::-1]:
             fresh_cache(root)
             canonical_cache.clear()  # each evaluation preprocesses its candidate and reference afresh
             run_dir = Path(tempfile.mkdtemp(prefix=f"sb-{mode}{i}-", dir=root))
@@ -235,16 +357,20 @@ def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: 
             if not out.evaluation.valid:
                 raise RuntimeError(f"{design.name} ({mode}): {out.evaluation.failed_gate}: {out.evaluation.message}")
             walls[mode].append(wall)
-            tools = len(parse_commands(run_dir))
-    on, unboxed = statistics.median(walls["required"]), statistics.median(walls["off"])
-    return {"design": design.name, "on_s": round(on, 4), "off_s": round(unboxed, 4), "tool_calls": tools,
-            "overhead_ratio": round((on - unboxed) / on, 4), "per_call_ms": round(1000 * (on - unboxed) / max(1, tools), 2),
+            if mode == "required":
+                launches = launch_names(run_dir)
+    pairs = list(zip(walls["required"], walls["off"], strict=True))
+    ratios = [(on - unboxed) / on for on, unboxed in pairs]
+    tools = len(launches)
+    return {"design": design.name, "on_s": round(statistics.median(walls["required"]), 4),
+            "off_s": round(statistics.median(walls["off"]), 4), "tool_calls": tools, "launches": launches,
+            "overhead_ratio": round(statistics.median(ratios), 4), "pair_ratios": [round(r, 4) for r in ratios],
+            "per_call_ms": round(1000 * statistics.median(on - unboxed for on, unboxed in pairs) / max(1, tools), 2),
             "walls": {k: [round(w, 4) for w in v] for k, v in walls.items()}}
 
 
 # ---- pool speed-up --------------------------------------------------------------------------------
-def _pool_task(args: tuple) -> tuple[bool, float]:
-    task = args
+def _pool_task(task: EvalTask) -> tuple[bool, float]:
     t0 = time.monotonic()
     out = evaluate(task)
     return out.evaluation.valid, time.monotonic() - t0
@@ -255,7 +381,7 @@ def pool_candidates(names: list[str], count: int = 8) -> list[tuple[DesignConfig
     per: list[list[tuple[DesignConfig, Candidate]]] = []
     for n in names:
         d = load_design(REPO / "benchmarks" / n / "design.yaml")
-        items = [(d, Candidate.from_paths([d.verification.reference], d.top, label=f"{n}/reference"))]
+        items = [(d, reference(d, f"{n}/reference"))]
         for p in sorted((REPO / "benchmarks" / n / "seeds").glob("ok_*.v")):
             items.append((d, Candidate.from_paths([p], d.top, label=f"{n}/{p.stem}")))
         per.append(items)
@@ -271,7 +397,7 @@ def pool_candidates(names: list[str], count: int = 8) -> list[tuple[DesignConfig
     return out
 
 
-def measure_pool(cands: list[tuple[DesignConfig, Candidate]], jobs: int, root: Path) -> dict:
+def measure_pool(cands: list[tuple[DesignConfig, Candidate]], jobs: int, root: Path) -> PoolRun:
     """Wall time of evaluating every candidate on a LocalExecutor(jobs), cold cache, pool start included."""
     from hyperheurist.executors import LocalExecutor
 
@@ -325,21 +451,22 @@ def size_design(kind: str, bits: int, folder: Path) -> tuple[DesignConfig, Candi
     return d, Candidate.from_paths([folder / "reference.v"], top, label=f"{kind}{bits}")
 
 
-def measure_size(kind: str, bits: int, root: Path, repeats: int = 1, cheap_s: float = 5.0) -> dict:
+def measure_size(kind: str, bits: int, root: Path, repeats: int = 1, cheap_s: float = 5.0) -> SizeResult:
     """Median of ``repeats`` evaluations (one only when the first takes more than ``cheap_s``)."""
     d, c = size_design(kind, bits, root / f"{kind}{bits}")
-    samples = []
-    for i in range(repeats):
+    samples: list[tuple[float, dict[str, float], int | None]] = []
+    for _ in range(repeats):
         fresh_cache(root)
         out, wall = run_eval(d, c, Path(tempfile.mkdtemp(prefix=f"size-{kind}{bits}-", dir=root)))
         if not out.evaluation.valid:
             raise RuntimeError(f"{kind}{bits}: {out.evaluation.failed_gate}: {out.evaluation.message}")
-        samples.append((wall, stage_times(out), out.evaluation.metrics["cells"]))
+        m = out.evaluation.metrics
+        samples.append((wall, stage_times(out), m.cells if m else None))
         if wall > cheap_s:
             break
     stages = {k: round(statistics.median(s[1].get(k, 0.0) for s in samples), 4) for k in samples[0][1]}
-    return {"kind": kind, "bits": bits, "cells": samples[0][2], "hh_s": round(statistics.median(s[0] for s in samples), 4),
-            "stages": stages, "repeats": len(samples)}
+    return {"kind": kind, "bits": bits, "cells": samples[0][2],
+            "hh_s": round(statistics.median(s[0] for s in samples), 4), "stages": stages, "repeats": len(samples)}
 
 
 # ---- report ---------------------------------------------------------------------------------------
@@ -347,17 +474,40 @@ def _f(x: float | None, nd: int = 2) -> str:
     return "-" if x is None else f"{x:.{nd}f}"
 
 
-def render(res: dict) -> str:
+def render_sandbox(rows: list[SandboxResult]) -> list[str]:
+    """The sandbox table, its summary line and the tools each evaluation launches."""
+    lines = ["## Sandbox cost (one full evaluation, cold PPA cache, every tool in bubblewrap vs limits.sandbox: off)",
+             "", "| benchmark | launches | sandboxed s | unsandboxed s | sandbox share | per launch ms |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['design']} | {r['tool_calls']} | {_f(r['on_s'])} | {_f(r['off_s'])} | "
+                     f"{100 * r['overhead_ratio']:.1f}% | {r['per_call_ms']:.1f} |")
+    shares = [r["overhead_ratio"] for r in rows]
+    lines += ["", f"sandbox share = median over {len(rows[0]['pair_ratios'])} adjacent pairs of evaluations (which "
+              f"mode runs first alternates) of (sandboxed - unsandboxed) / sandboxed wall; per launch = the median "
+              f"pair difference / launches. Across benchmarks: median {100 * statistics.median(shares):.1f}%, "
+              f"max {100 * max(shares):.1f}% (target: under 5%).", "", "Tools launched per evaluation:", ""]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r["launches"]), []).append(r["design"])
+    for launches, designs in groups.items():
+        lines.append(f"- {', '.join(designs)} ({len(launches)}): {', '.join(launches)}")
+    return [*lines, ""]
+
+
+def render(res: Results) -> str:
     lines = [f"# Evaluation benchmark ({res['when']}, {res['host']['cpus']} CPUs, {res['host']['python']})", "",
              f"Medians of {res['settings']['repeats']} repeats; the machine is shared, so figures are noisy.", ""]
     if res.get("overhead"):
         lines += ["## Full evaluation (all gates + PPA, cold PPA cache) vs the same tool commands run directly", "",
-                  "| benchmark | cells | hh wall s | tool wall s (re-run) | hh share | hh share in situ | 2nd eval s (gates + cached PPA) | PPA cache hit s | stages s |",
+                  "| benchmark | cells | hh wall s | tool wall s (re-run) | hh share | hh share in situ | "
+                  "2nd eval s (gates + cached PPA) | PPA cache hit s | stages s |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in res["overhead"]:
             st = ", ".join(f"{k.removesuffix('_s')} {v:.2f}" for k, v in r["stages"].items())
             lines.append(f"| {r['design']} | {r['cells']} | {_f(r['hh_s'])} | {_f(r['tool_s'])} | "
-                         f"{100 * r['overhead_ratio']:.1f}% | {100 * r['insitu_ratio']:.1f}% | {_f(r['second_eval_s'])} | {_f(r['cache_hit_s'], 3)} | {st} |")
+                         f"{100 * r['overhead_ratio']:.1f}% | {100 * r['insitu_ratio']:.1f}% | "
+                         f"{_f(r['second_eval_s'])} | {_f(r['cache_hit_s'], 3)} | {st} |")
         ratios = [r["overhead_ratio"] for r in res["overhead"]]
         situ = [r["insitu_ratio"] for r in res["overhead"]]
         lines += ["", f"hh share = (hh wall - tool wall) / hh wall, tool wall = the evaluation's recorded commands "
@@ -366,33 +516,26 @@ def render(res: dict) -> str:
                   f"but run_tool's own start/wait latency counts as tool time): median "
                   f"{100 * statistics.median(situ):.1f}%, max {100 * max(situ):.1f}%.", ""]
     if res.get("sandbox"):
-        lines += ["## Sandbox cost (one full evaluation, cold PPA cache, every tool in bubblewrap vs limits.sandbox: off)", "",
-                  "| benchmark | tool calls | sandboxed s | unsandboxed s | sandbox share | per call ms |",
-                  "|---|---:|---:|---:|---:|---:|"]
-        for r in res["sandbox"]:
-            lines.append(f"| {r['design']} | {r['tool_calls']} | {_f(r['on_s'])} | {_f(r['off_s'])} | "
-                         f"{100 * r['overhead_ratio']:.1f}% | {r['per_call_ms']:.1f} |")
-        shares = [r["overhead_ratio"] for r in res["sandbox"]]
-        lines += ["", f"sandbox share = (sandboxed - unsandboxed) / sandboxed wall: median "
-                  f"{100 * statistics.median(shares):.1f}%, max {100 * max(shares):.1f}% (target: under 5%).", ""]
+        lines += render_sandbox(res["sandbox"])
     if res.get("pool"):
         p = res["pool"]
         lines += [f"## Local process pool (distinct candidates, cold cache, pool start-up included; median of "
                   f"{p.get('repeats', 1)})", "",
                   "| jobs | candidates | wall s | speed-up |", "|---:|---:|---:|---:|"]
         base = p["runs"][0]["wall_s"]
-        for r in p["runs"]:
-            lines.append(f"| {r['jobs']} | {p['candidates']} | {_f(r['wall_s'])} | {base / r['wall_s']:.2f}x |")
+        for pr in p["runs"]:
+            lines.append(f"| {pr['jobs']} | {p['candidates']} | {_f(pr['wall_s'])} | {base / pr['wall_s']:.2f}x |")
         lines += ["", f"candidates: {', '.join(p['labels'])}", ""]
     if res.get("sizes"):
-        keys = [k for k in (*GATE_ORDER, *PPA_ORDER) if any(k in s["stages"] for s in res["sizes"])]
+        keys = [k for k in (*GATE_ORDER, *PPA_ORDER) if any(k in z["stages"] for z in res["sizes"])]
         lines += ["## Growth with design size (generated combinational designs)", "",
                   "| design | bits | cells | total s | " + " | ".join(k.removesuffix("_s") for k in keys) + " |",
                   "|---|---:|---:|---:|" + "---:|" * len(keys)]
-        for s in res["sizes"]:
-            lines.append(f"| {s['kind']} | {s['bits']} | {s['cells'] if s['cells'] is not None else '-'} | "
-                         f"{_f(s['hh_s'])} | " + " | ".join(_f(s["stages"].get(k)) for k in keys) + " |"
-                         + (f" failed: {s['error']}" if s.get("error") else ""))
+        for z in res["sizes"]:
+            cells = z.get("cells")
+            lines.append(f"| {z['kind']} | {z['bits']} | {cells if cells is not None else '-'} | "
+                         f"{_f(z.get('hh_s'))} | " + " | ".join(_f(z["stages"].get(k)) for k in keys) + " |"
+                         + (f" failed: {z['error']}" if z.get("error") else ""))
         lines.append("")
     return "\n".join(lines)
 
@@ -416,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [b for b in args.benchmarks.split(",") if b] or sorted(
         p.parent.name for p in (REPO / "benchmarks").glob("*/design.yaml"))
     t_start = time.monotonic()
-    res: dict = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    res: Results = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                  "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
                  "settings": {"repeats": args.repeats, "benchmarks": names}}
     old_cache = os.environ.get("HH_CACHE_DIR")
@@ -427,33 +570,32 @@ def main(argv: list[str] | None = None) -> int:
                 res["overhead"] = []
                 for n in names:
                     d = load_design(REPO / "benchmarks" / n / "design.yaml")
-                    c = Candidate.from_paths([d.verification.reference], d.top, label="reference")
-                    r = measure_overhead(d, c, root, args.repeats)
-                    res["overhead"].append(r)
-                    print(f"bench: {n}: hh {r['hh_s']:.2f} s, tools {r['tool_s']:.2f} s, "
-                          f"share {100 * r['overhead_ratio']:.1f}% (in situ {100 * r['insitu_ratio']:.1f}%), 2nd eval {r['second_eval_s']:.2f} s, "
-                          f"cache hit {r['cache_hit_s']:.3f} s", flush=True)
+                    o = measure_overhead(d, reference(d), root, args.repeats)
+                    res["overhead"].append(o)
+                    print(f"bench: {n}: hh {o['hh_s']:.2f} s, tools {o['tool_s']:.2f} s, "
+                          f"share {100 * o['overhead_ratio']:.1f}% (in situ {100 * o['insitu_ratio']:.1f}%), "
+                          f"2nd eval {o['second_eval_s']:.2f} s, cache hit {o['cache_hit_s']:.3f} s", flush=True)
             if "sandbox" not in skip:
                 res["sandbox"] = []
                 for n in names:
                     d = load_design(REPO / "benchmarks" / n / "design.yaml")
-                    c = Candidate.from_paths([d.verification.reference], d.top, label="reference")
-                    r = measure_sandbox(d, c, root, args.repeats)
-                    res["sandbox"].append(r)
-                    print(f"bench: {n}: sandboxed {r['on_s']:.2f} s, off {r['off_s']:.2f} s, "
-                          f"share {100 * r['overhead_ratio']:.1f}% ({r['tool_calls']} tool calls)", flush=True)
+                    b = measure_sandbox(d, reference(d), root, args.repeats)
+                    res["sandbox"].append(b)
+                    print(f"bench: {n}: sandboxed {b['on_s']:.2f} s, off {b['off_s']:.2f} s, "
+                          f"share {100 * b['overhead_ratio']:.1f}% ({b['tool_calls']} launches)", flush=True)
             if "pool" not in skip:
                 cands = pool_candidates([b for b in args.pool_benchmarks.split(",") if b], args.pool_candidates)
                 jobs = [int(x) for x in args.jobs.split(",") if x]
-                walls: dict[int, list[dict]] = {j: [] for j in jobs}
-                for rep in range(args.pool_repeats):  # interleaved, so load changes hit every pool size
+                walls: dict[int, list[PoolRun]] = {j: [] for j in jobs}
+                for _ in range(args.pool_repeats):  # interleaved, so load changes hit every pool size
                     for j in jobs:
                         r = measure_pool(cands, j, root)
                         walls[j].append(r)
                         print(f"bench: pool jobs={j}: {r['wall_s']:.2f} s for {len(cands)} candidates "
                               f"({r['valid']} valid)", flush=True)
-                runs = [{"jobs": j, "wall_s": round(statistics.median(r["wall_s"] for r in walls[j]), 3),
-                         "walls": [r["wall_s"] for r in walls[j]], "valid": walls[j][0]["valid"]} for j in jobs]
+                runs: list[PoolSummary] = [
+                    {"jobs": j, "wall_s": round(statistics.median(r["wall_s"] for r in walls[j]), 3),
+                     "walls": [r["wall_s"] for r in walls[j]], "valid": walls[j][0]["valid"]} for j in jobs]
                 res["pool"] = {"candidates": len(cands), "labels": [c.label for _, c in cands], "runs": runs,
                                "repeats": args.pool_repeats}
             if "sizes" not in skip and args.sizes:
@@ -462,12 +604,12 @@ def main(argv: list[str] | None = None) -> int:
                     kind, _, widths = part.partition(":")
                     for bits in [int(b) for b in widths.split(",") if b.strip()]:
                         try:
-                            s = measure_size(kind.strip(), bits, root, args.repeats)
+                            z = measure_size(kind.strip(), bits, root, args.repeats)
                         except RuntimeError as exc:  # e.g. a synthesis timeout: reported, not fatal
-                            s = {"kind": kind.strip(), "bits": bits, "cells": None, "hh_s": None, "stages": {},
+                            z = {"kind": kind.strip(), "bits": bits, "cells": None, "hh_s": None, "stages": {},
                                  "error": str(exc)[:200]}
-                        res["sizes"].append(s)
-                        print(f"bench: {kind}{bits}: {s['cells']} cells, {_f(s['hh_s'])} s", flush=True)
+                        res["sizes"].append(z)
+                        print(f"bench: {kind}{bits}: {z.get('cells')} cells, {_f(z.get('hh_s'))} s", flush=True)
         finally:
             if old_cache is None:
                 os.environ.pop("HH_CACHE_DIR", None)
