@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from hyperheurist.hdl.elaborate import CHILD_ARGV, CHILD_READABLE, Elaborated, elaborated, instance_paths
+from hyperheurist.hdl.parse import parse_files
 from hyperheurist.hdl.ports import ElaborationError, Parameter, Port, read_module
 from hyperheurist.runner import run_tool
 
@@ -29,19 +30,19 @@ endmodule
 
 def test_widths_and_parameters_come_from_elaboration(tmp_path: Path) -> None:
     (tmp_path / "m.sv").write_text(RTL)
-    view = read_module([tmp_path / "m.sv"], "m", params={"W": "6"})
+    view = read_module(parse_files([tmp_path / "m.sv"]), "m", params={"W": "6"})
     ports = {p.name: p for p in view.ports}
-    assert ports["a"] == Port("a", "input", 6, False, "m.sv:3")
-    assert ports["y"] == Port("y", "output", 13, True, "m.sv:3")
+    assert ports["a"] == Port("a", "input", 6, False, "m.sv:3", "logic[5:0]")
+    assert ports["y"] == Port("y", "output", 13, True, "m.sv:3", "logic signed[12:0]")
     assert not ports["r"].integral and ports["d"].unpacked and ports["d"].width == 0
     assert view.parameters == (Parameter("W", "6", 32, False), Parameter("K", "8'd165", 8, False),
                                Parameter("L", "12", 32, True))
     assert view.widths["w"] == 12 and view.widths["pk"] == 8
     with pytest.raises(ElaborationError, match=r"top module 'x' not found \(modules: leaf, m\)"):
-        read_module([tmp_path / "m.sv"], "x")
+        read_module(parse_files([tmp_path / "m.sv"]), "x")
     (tmp_path / "e.sv").write_text("module e (input a, output b);\n  assign b = nope;\nendmodule\n")
     with pytest.raises(ElaborationError, match=r"e\.sv:2:\d+: error: use of undeclared identifier 'nope'"):
-        read_module([tmp_path / "e.sv"], "e")
+        read_module(parse_files([tmp_path / "e.sv"]), "e")
 
 
 def test_structure_view_names_simulation_only_constructs(tmp_path: Path) -> None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from pyslang import SourceManager, ast
+from pyslang import SourceManager, ast, syntax
 
-from .parse import elaborate, first_error, module_name, modules, parse_files, where
+from .parse import elaborate, first_error, module_name, modules, where
 
 DIRS = {"In": "input", "Out": "output", "InOut": "inout", "Ref": "ref"}
 
@@ -21,6 +20,7 @@ class Port:
     width: int  # bits (0 for a type with no fixed width, such as an unpacked array)
     signed: bool
     where: str  # file:line of the declaration
+    type: str = ""  # as pyslang prints it: ``logic[5:0]``, ``real``, ``logic[7:0]$[0:3]``
     integral: bool = True  # a bit vector (not real, string, unpacked array, ...)
     unpacked: bool = False  # an unpacked array port (``[7:0] d [0:3]``)
 
@@ -56,7 +56,7 @@ def module_view(inst: ast.InstanceSymbol, sm: SourceManager) -> ModuleView:
         if not isinstance(p, ast.PortSymbol):
             continue  # interface ports and multi-ports: not bit vectors either way
         t = p.type
-        ports.append(Port(p.name, direction(p), int(t.bitWidth), bool(t.isSigned), where(sm, p.location),
+        ports.append(Port(p.name, direction(p), int(t.bitWidth), bool(t.isSigned), where(sm, p.location), str(t),
                           bool(t.isIntegral), bool(t.isUnpackedArray)))
     params = [Parameter(p.name, str(p.value), int(p.type.bitWidth), bool(p.isLocalParam))
               for p in inst.body.parameters if isinstance(p, ast.ParameterSymbol)]
@@ -65,11 +65,9 @@ def module_view(inst: ast.InstanceSymbol, sm: SourceManager) -> ModuleView:
     return ModuleView(tuple(ports), tuple(params), widths)
 
 
-def read_module(files: Sequence[Path], top: str, include_dirs: Sequence[Path] = (),
-                defines: Mapping[str, str] | None = None, params: Mapping[str, str] | None = None) -> ModuleView:
-    """Parse and elaborate trusted ``files`` in process with ``top`` as the top module; ElaborationError when
-    they do not elaborate cleanly or define no module ``top``."""
-    trees = parse_files(files, include_dirs, defines)
+def read_module(trees: Sequence[syntax.SyntaxTree], top: str, params: Mapping[str, str] | None = None) -> ModuleView:
+    """Elaborate trusted trees (from ``parse_files``) in process with ``top`` as the top module;
+    ElaborationError when they do not elaborate cleanly or define no module ``top``."""
     declared = sorted({module_name(m) for t in trees for m in modules(t)})
     if top not in declared:
         raise ElaborationError(f"top module {top!r} not found (modules: {', '.join(declared) or 'none'})")

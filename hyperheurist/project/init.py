@@ -12,20 +12,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import click
-import pyslang
 import yaml
-from pyslang import ast, syntax
 
 from ..errors import ConfigError, InputError
+from ..hdl.parse import K, parse_files, walk
+from ..hdl.ports import ElaborationError, read_module
 from ..jsonio import write_text_atomic
 from .filelist import SourceSet, is_filelist, parse_filelist
 
 _CLOCK = re.compile(r"^(clk|clock|i_clk|clk_i|.*_clk|clk_.*|.*clock.*)$", re.I)
 _RESET = re.compile(r"^(rst|reset|areset|arst|i_rst|rst_i).*|.*_(rst|reset)(_n|_ni|n|_b|_l)?$", re.I)
 _ACTIVE_LOW = re.compile(r"(_n|_ni|n|_b|_l|_neg)$", re.I)
-DIRS = {"In": "input", "Out": "output", "InOut": "inout"}
 
 
 @dataclass(frozen=True)
@@ -36,58 +36,33 @@ class PortSpec:
     signed: bool
 
 
-def _options(ss: SourceSet) -> pyslang.Bag:
-    pp = pyslang.parsing.PreprocessorOptions()
-    pp.additionalIncludePaths = [str(d) for d in ss.include_dirs] + sorted({str(f.parent) for f in ss.files})
-    pp.predefines = [f"{k}={v}" if v else k for k, v in ss.defines.items()]
-    return pyslang.Bag([pp])
+class ResetGuess(TypedDict):
+    name: str
+    active: str  # "high" / "low"
+    sync: bool
 
 
 def read_interface(ss: SourceSet, top: str) -> tuple[list[PortSpec], list[str]]:
     """(ports of ``top``, the text of every sensitivity list) or InputError naming file:line."""
-    sm = pyslang.SourceManager()
-    bag = _options(ss)
-    trees = [syntax.SyntaxTree.fromFile(str(f), sm, bag) for f in ss.files]
-    opts = ast.CompilationOptions()
-    opts.topModules = {top}
-    comp = ast.Compilation(pyslang.Bag([opts]))
-    for t in trees:
-        comp.addSyntaxTree(t)
-    modules: list[str] = []
-    for t in trees:
-        def decl(node) -> bool:
-            if str(node.kind).split(".")[-1] == "ModuleDeclaration":
-                modules.append(node.header.name.valueText)
-            return True
-        t.root.visit(decl)
-    if top not in modules:
-        raise InputError(f"top module {top!r} not found (modules: {', '.join(sorted(set(modules))) or 'none'})")
-    root = comp.getRoot()
-    errors = [d for d in comp.getAllDiagnostics() if d.isError()]
-    if errors:  # pyslang's own first line: file:line:col: error: what
-        raise InputError(pyslang.DiagnosticEngine.reportAll(sm, errors[:1]).strip().splitlines()[0])
-    inst = next(i for i in root.topInstances if i.name == top)
+    include_dirs = [*ss.include_dirs, *sorted({f.parent for f in ss.files})]
+    trees = parse_files(ss.files, include_dirs, ss.defines)
+    try:
+        view = read_module(trees, top)
+    except ElaborationError as exc:
+        raise InputError(str(exc)) from None
     ports = []
-    for p in inst.body.portList:
-        where = f"{sm.getFileName(p.location)}:{sm.getLineNumber(p.location)}"
-        if p.type.isUnpackedArray:
-            raise InputError(f"{where}: port {p.name}: unpacked array ports are not supported yet; pack it "
+    for p in view.ports:
+        if p.unpacked:
+            raise InputError(f"{p.where}: port {p.name}: unpacked array ports are not supported yet; pack it "
                              f"([N-1:0][W-1:0]) or wrap the module")
-        if not p.type.isIntegral:
-            raise InputError(f"{where}: port {p.name}: type {p.type} is not a bit vector")
-        ports.append(PortSpec(p.name, DIRS.get(str(p.direction).split(".")[-1], "inout"), int(p.type.bitWidth),
-                              bool(p.type.isSigned)))
-    events: list[str] = []
-    for t in trees:
-        def visit(node) -> bool:
-            if str(node.kind).split(".")[-1] == "EventControlWithExpression":
-                events.append(str(node))
-            return True
-        t.root.visit(visit)
+        if not p.integral:
+            raise InputError(f"{p.where}: port {p.name}: type {p.type} is not a bit vector")
+        ports.append(PortSpec(p.name, p.dir if p.dir in ("input", "output") else "inout", p.width, p.signed))
+    events = [str(n) for t in trees for n in walk(t.root) if n.kind == K.EventControlWithExpression]
     return ports, events
 
 
-def guess_clock_reset(ports: list[PortSpec], events: list[str]) -> tuple[str | None, dict | None]:
+def guess_clock_reset(ports: list[PortSpec], events: list[str]) -> tuple[str | None, ResetGuess | None]:
     """The clock: a 1-bit input named like one and used on an edge; the reset: named like one.
 
     Asynchronous when the reset appears in an edge list, active low when its name says so."""
@@ -109,7 +84,7 @@ def _flow(data: object) -> str:
     return yaml.safe_dump(data, default_flow_style=True, sort_keys=False, width=1000).strip()
 
 
-def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, reset: dict | None,
+def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, reset: ResetGuess | None,
                 sources: list[str], reference: str, period_ns: float) -> str:
     lines = ["# written by hh init: check every line marked REVIEW, then run `hh gate {this file}`",
              f"name: {name}", f"top: {top}", "spec: spec.md                # REVIEW: describe the behaviour",
@@ -137,14 +112,15 @@ def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, r
     return "\n".join(lines)
 
 
-def spec_stub(top: str, ports: list[PortSpec], clock: str | None, reset: dict | None) -> str:
+def spec_stub(top: str, ports: list[PortSpec], clock: str | None, reset: ResetGuess | None) -> str:
     rows = "\n".join(f"| `{p.name}` | {p.dir} | {p.width}{' signed' if p.signed else ''} |  |" for p in ports)
     timing = f"Clocked on the rising edge of `{clock}`." if clock else "Combinational."
     if reset:
         timing += (f" Reset `{reset['name']}` is active {reset['active']}, "
                    f"{'synchronous' if reset['sync'] else 'asynchronous'}.")
     return (f"# {top}\n\nREVIEW: the generator and the LLM moves read this text; say what `{top}` computes, "
-            f"its latency and any corner cases.\n\n{timing}\n\n| port | dir | width | meaning |\n|---|---|---|---|\n{rows}\n")
+            f"its latency and any corner cases.\n\n{timing}\n\n"
+            f"| port | dir | width | meaning |\n|---|---|---|---|\n{rows}\n")
 
 
 def _rel(p: Path, base: Path) -> str:
@@ -215,8 +191,8 @@ def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], o
 @click.option("-o", "--output", "output", default="design.yaml", show_default=True, type=click.Path(dir_okay=False),
               help="Where to write the design.yaml (spec.md goes beside it).")
 @click.option("--name", default=None, help="Design name (default: the top module).")
-@click.option("--clock-period", "period_ns", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Target clock period in ns.")
+@click.option("--clock-period", "period_ns", default=10.0, show_default=True,
+              type=click.FloatRange(min=0, min_open=True), help="Target clock period in ns.")
 @click.option("--force", is_flag=True, help="Overwrite an existing design.yaml or filelist.")
 def init(files: tuple[str, ...], top: str, filelists: tuple[str, ...], output: str, name: str | None,
          period_ns: float, force: bool) -> int:
