@@ -91,7 +91,7 @@ def _recorded_best(rd: RunDir, records: list[dict], summary: dict) -> list[tuple
 def check_best(rd: RunDir, design, records: list[dict], workdir: Path) -> list[str]:
     """Problems found with the recorded best: its numbers do not reproduce, or the journal holds a better one."""
     from .flow import Scorer
-    from .ppa import estimate
+    from .ppa import PPAMetrics, estimate
     from .recipe import Recipe, load_flow
 
     if not rd.summary.is_file():
@@ -110,9 +110,9 @@ def check_best(rd: RunDir, design, records: list[dict], workdir: Path) -> list[s
                     None)
     if baseline is not None:
         scorer = Scorer(design, flow)
-        scorer.baseline = baseline
+        scorer.baseline = PPAMetrics.from_dict(baseline)
         for i, m in sorted(valid, key=lambda im: im[0]):
-            c = scorer(m)
+            c = scorer(PPAMetrics.from_dict(m))
             if c < best["cost"] - 1e-9 * max(1.0, abs(best["cost"])):
                 problems.append(f"journal record {i} scores {c:.6g}, better than the recorded best {best['cost']:.6g}")
                 break

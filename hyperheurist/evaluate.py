@@ -1,4 +1,4 @@
-"""One candidate evaluation: the gates (against the parent in Phase 2), then PPA.
+"""One candidate evaluation: one pipeline through the stage runner, gates then PPA.
 
 Runs in worker processes; everything it needs travels in an ``EvalTask`` (picklable), everything it
 finds comes back as an ``Evaluation`` without cost (the parent process scores it against the baseline).
@@ -9,12 +9,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .config import DesignConfig
-from .errors import EXIT_INVALID, HHError
+from .errors import HHError
+from .formal.verdict import Verdict
+from .gates.result import GateReport
+from .journal import INFRA
 from .rundir import RunDir
 from .runner import set_run_commands_file
 from .search.state import Evaluation, State
+from .stages.context import StageContext
+from .stages.model import StageId
 
 
 @dataclass(frozen=True)
@@ -29,10 +35,10 @@ class EvalTask:
 
 @dataclass(frozen=True)
 class Outcome:
-    """An evaluation plus, when gates ran, the full gate report (for Phase-1 records and repair)."""
+    """An evaluation plus, when gates ran, the pipeline's report (for Phase-1 records and repair)."""
 
     evaluation: Evaluation
-    gate_report: dict | None = None
+    gate_report: dict[str, Any] | None = None
 
 
 def worker_init(commands_file: str | None) -> None:
@@ -45,57 +51,60 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def proof_of(ctx: StageContext) -> dict[str, Any] | None:
+    """The equivalence verdict (``Verdict.to_dict()`` and ``wall_s``) when the equivalence stage ran."""
+    res = ctx.results.get(StageId.EQUIVALENCE)
+    if res is None or res.skipped or not isinstance(res.value, Verdict):
+        return None
+    return {**res.value.to_dict(), "wall_s": round(res.wall_s, 4)}
+
+
+def evaluation_folder(cdir: Path, task: EvalTask) -> Path:
+    """One folder per evaluation: two chains may propose the same RTL with different recipes (or parents)
+    in one batch, and a shared folder let one evaluation's simulator delete the other's build mid-run."""
+    name = f"eval-{task.state.recipe.digest}"
+    return cdir / (name if task.parent is None else f"{name}-vs-{task.parent.candidate.short}")
+
+
 def evaluate(task: EvalTask) -> Outcome:
-    """Gates, then PPA. Gates are skipped when only the recipe changed (the RTL is the parent's,
-    already proven) or when the caller says so; in Phase 2 the parent is the differential reference."""
-    from .gates import run_gates
-    from .gates.chain import settle_synthesis
-    from .ppa import PPACache, estimate
+    """The evaluation pipeline: the gates (against the parent in Phase 2; the reference in Phase 1), then
+    synthesis onto the liberty (the synthesis verdict), STA and power. Only the PPA stages run when only
+    the recipe changed (the RTL is the parent's, already proven) or when the caller says so."""
+    from .gates.chain import gate_context
+    from .ppa.estimate import PPAReuse, key_for, metrics_of, ppa_context
+    from .ppa.cache import PPACache
+    from .stages.pipelines import EVAL_PIPELINE, PPA_PIPELINE
+    from .stages.runner import StageRunner
 
     t0 = time.monotonic()
-    state = task.state
+    state, design = task.state, task.design
     cdir = RunDir(task.run_dir).candidate_dir(state.candidate)
     same_rtl = task.parent is not None and task.parent.candidate.digest == state.candidate.digest
-    report_dict = None
-    report = None
-    reference = task.parent.candidate if task.parent is not None else None
-    # one gate folder per evaluation: two chains may propose the same RTL with different recipes in one
-    # batch, and a shared folder let one evaluation's simulator delete the other's build mid-run
-    gdir = cdir if reference is None else cdir / f"vs-{reference.short}-{state.recipe.digest}"
-
-    def rejected(report) -> Outcome:
-        failed = report.failed
-        ev = Evaluation(key=state.key, valid=False, failed_gate=failed.gate if failed else "unknown",
-                        message=failed.message if failed else "", wall_s=time.monotonic() - t0)
-        return Outcome(ev, report.to_dict())
-
+    gated = task.gates and not same_rtl
+    ctx: StageContext | None = None
     try:
-        if task.gates and not same_rtl:
-            # the PPA synthesis below stands in for the structure gate's generic synthesis (settled
-            # by running it only if the PPA synthesis fails): the same verdicts, one synthesis less
-            report = run_gates(state.candidate, task.design, gdir, reference=reference, defer_synthesis=True)
-            report_dict = report.to_dict()
-            if not report.passed:
-                return rejected(report)
-        metrics = estimate(state.candidate, task.design, state.recipe, cdir / f"ppa-{state.recipe.digest}",
-                           power=task.power, cache=PPACache.default())
-    except HHError as exc:
-        if report is not None:
-            try:
-                settled = settle_synthesis(report, state.candidate, task.design, gdir, reference=reference)
-            except HHError:
-                settled = report
-            if not settled.passed:
-                return rejected(settled)  # the structure gate's synthesis fails too: a structure verdict
-        if exc.exit_code == EXIT_INVALID:
-            # a tool stopped by our limits on this candidate, or Yosys refusing its RTL: the design's fault,
-            # as in hh ppa (exit 1), never an infrastructure fault that would stop the search
-            ev = Evaluation(key=state.key, valid=False, failed_gate="synthesis", message=first_line(exc),
-                            wall_s=time.monotonic() - t0)
+        ctx = ppa_context(state.candidate, design, state.recipe, task.power)
+        if gated:
+            g = gate_context(state.candidate, design, task.parent.candidate if task.parent else None, None)
+            ctx.golden, ctx.equivalence = g.golden, g.equivalence
+        reuse = PPAReuse(PPACache.default(), key_for(state.candidate, design, state.recipe, task.power))
+        if reuse.hit is not None and not gated:  # the RTL is proven and this recipe was estimated before
+            m = metrics_of(ctx, reuse)
+            return Outcome(Evaluation(key=state.key, valid=True, metrics=m, cached=True, wall_s=time.monotonic() - t0))
+        results = StageRunner(evaluation_folder(cdir, task), ctx, reuse).run(EVAL_PIPELINE if gated else PPA_PIPELINE)
+        report = GateReport(tuple(results))
+        report_dict = report.to_dict() if gated else None
+        failed = report.failed
+        if failed is not None:
+            ev = Evaluation(key=state.key, valid=False, failed_gate=str(failed.stage), message=failed.message,
+                            wall_s=time.monotonic() - t0, proof=proof_of(ctx))
             return Outcome(ev, report_dict)
-        # an infrastructure fault on this proposal: recorded, never accepted, the run goes on
-        ev = Evaluation(key=state.key, valid=False, failed_gate="infrastructure", message=first_line(exc),
-                        wall_s=time.monotonic() - t0)
-        return Outcome(ev, report_dict)
-    ev = Evaluation(key=state.key, valid=True, metrics=metrics, cached=metrics.cached, wall_s=time.monotonic() - t0)
+        metrics = metrics_of(ctx, reuse)
+    except HHError as exc:  # an infrastructure fault on this proposal: recorded, never accepted, the run goes on
+        ev = Evaluation(key=state.key, valid=False, failed_gate=INFRA, message=first_line(exc),
+                        wall_s=time.monotonic() - t0, proof=proof_of(ctx) if ctx is not None else None)
+        done = GateReport(tuple(ctx.results.values())) if gated and ctx is not None else None
+        return Outcome(ev, done.to_dict() if done is not None else None)
+    ev = Evaluation(key=state.key, valid=True, metrics=metrics, cached=metrics.cached, wall_s=time.monotonic() - t0,
+                    proof=proof_of(ctx))
     return Outcome(ev, report_dict)

@@ -117,10 +117,10 @@ def test_ray_evaluates_candidates_like_the_local_pool(ray_executor, tmp_path: Pa
         assert (a.evaluation.valid, a.evaluation.failed_gate, a.evaluation.message) == \
             (b.evaluation.valid, b.evaluation.failed_gate, b.evaluation.message)
         assert not b.evaluation.cached  # computed on the workers, into their own cache folder
-    same = {k: v for k, v in local[0].evaluation.metrics.items() if k != "timings"}
+    same = {k: v for k, v in local[0].evaluation.metrics.to_dict().items() if k != "timings"}
     assert remote[0].evaluation.valid
-    assert {k: v for k, v in remote[0].evaluation.metrics.items() if k != "timings"} == same
+    assert {k: v for k, v in remote[0].evaluation.metrics.to_dict().items() if k != "timings"} == same
     assert remote[1].evaluation.failed_gate == "structure"
     assert any((tmp_path / "cache-ray").rglob("*.json"))  # HH_CACHE_DIR reached the workers
     assert "yosys" in (tmp_path / "ray" / "COMMANDS").read_text()  # worker_init ran on the workers
-    assert (tmp_path / "ray" / "candidates" / cands[0].short / f"ppa-{recipe.digest}").is_dir()
+    assert (tmp_path / "ray" / "candidates" / cands[0].short / f"eval-{recipe.digest}").is_dir()

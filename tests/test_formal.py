@@ -15,16 +15,17 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.errors import ConfigError
 from hyperheurist.formal.miter import MiterSpec
-from hyperheurist.formal.replay import replay
+from hyperheurist.formal.replay import Replay, replay
 from hyperheurist.gates import run_gates
-from hyperheurist.gates.result import GateResult
-from hyperheurist.runner import run_tool
+from hyperheurist.stages.context import StageContext
+from hyperheurist.stages.model import StageId, StageResult
+from hyperheurist.stages.runner import StageRunner
 
 DATA = Path(__file__).parent / "data" / "formal"
 pytestmark = pytest.mark.tools
 
 
-def equiv(tmp_path: Path, yaml: str, rtl: str, overrides: dict | None = None, gates=("equivalence",)) -> GateResult:
+def equiv(tmp_path: Path, yaml: str, rtl: str, overrides: dict | None = None, gates=("equivalence",)) -> StageResult:
     d = load_design(DATA / yaml, overrides)
     cand = Candidate.from_paths([DATA / rtl], top=d.top)
     rep = run_gates(cand, d, tmp_path / "cand", only=list(gates))
@@ -94,20 +95,28 @@ def test_a_counterexample_icarus_does_not_reproduce_is_not_a_refutation(tmp_path
     spec = MiterSpec(iface=d.interface, gold_top="hhref_gated", gate_top="gated", reset_inputs={"en": 1})
     frames = [{"rst_n": 0, "en": 1, "d": 0}] * 2 + [{"rst_n": 1, "en": 1, "d": k} for k in range(5)]
 
-    def run(argv, *, name, stage, timeout_s, cwd=None):
-        return run_tool(argv, name=name, log_dir=stage, timeout_s=timeout_s, cwd=cwd or stage)
+    class ReplayStage:  # the replay plan alone, served by the stage runner
+        id, inputs, outputs, config = StageId.EQUIVALENCE, (), (), ()
 
-    def folder(name: str, cand: str) -> Path:  # tools see their own folder (sandbox): sources go there
-        f = tmp_path / name
-        f.mkdir()
-        (f / "ref.v").write_text((DATA / "gated.v").read_text().replace("module gated", "module hhref_gated"))
-        (f / "cand.v").write_text((DATA / cand).read_text())
-        return f
+        def skip_reason(self, ctx: StageContext) -> None:
+            return None
 
-    same = replay(run, folder("r1", "gated.v"), spec, frames, [Path("ref.v")], Path("."), [Path("cand.v")], Path("."), 30)
+        def plan(self, ctx: StageContext):
+            rep = yield from replay(".", spec, frames, ["ref.v"], ".", ["cand.v"], ".", 30)
+            return StageResult(self.id, True, "replayed", value=rep)
+
+    def replayed(name: str, cand: str) -> Replay:
+        stage = tmp_path / name / "01-equivalence"  # tools see the run folder (sandbox): sources go there
+        stage.mkdir(parents=True)
+        (stage / "ref.v").write_text((DATA / "gated.v").read_text().replace("module gated", "module hhref_gated"))
+        (stage / "cand.v").write_text((DATA / cand).read_text())
+        ctx = StageContext(cand=Candidate.from_paths([DATA / cand], top=d.top), design=d)
+        StageRunner(tmp_path / name, ctx).run([ReplayStage()])
+        return ctx.value(StageId.EQUIVALENCE, Replay)
+
+    same = replayed("r1", "gated.v")
     assert not same.reproduced and not same.error
-    bad = replay(run, folder("r2", "gated_parity.v"), spec, frames, [Path("ref.v")], Path("."), [Path("cand.v")],
-                 Path("."), 30)
+    bad = replayed("r2", "gated_parity.v")
     assert bad.reproduced and bad.port == "odd"
 
 

@@ -1,5 +1,6 @@
-"""run_gates(defer_synthesis=True) and evaluate(): the structure gate's generic synthesis is left to
-the PPA synthesis that follows, with the same verdicts as the full chain."""
+""""Synthesizes" is the synthesis stage's verdict: Yosys' generic synthesis in ``hh gate``, the PPA synthesis
+onto the liberty in an evaluation; the structure stage never synthesizes, and a design failing two stages
+gets the verdict of the first."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.errors import ToolError
 from hyperheurist.evaluate import EvalTask, evaluate
-from hyperheurist.gates import run_gates, structure
-from hyperheurist.gates.chain import settle_synthesis
+from hyperheurist.gates import run_gates
+from hyperheurist.gates.synthesis import GenericSynthesisStage
+from hyperheurist.ppa.synth import SynthesisStage
 from hyperheurist.recipe import load_flow
 from hyperheurist.search.state import State
+from hyperheurist.stages.context import StageContext
+from hyperheurist.stages.model import Plan, failed
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "benchmarks" / "adder32"
@@ -26,57 +30,64 @@ def _cand(name: str) -> tuple:
     return d, Candidate.from_paths([BENCH / "seeds" / name], d.top)
 
 
-def _key(report) -> list[tuple]:
-    return [(r.gate, r.passed, r.skipped, r.message) for r in report.results]
+def _synthesis_fails(monkeypatch, stage: type) -> None:
+    """Pretend Yosys refuses to synthesize this design (every other check is real)."""
+
+    def plan(self, ctx: StageContext) -> Plan:
+        return failed(self.id, "yosys rejected the design: pretend")
+        yield  # a plan is a generator
+
+    monkeypatch.setattr(stage, "plan", plan)
 
 
-def _synth_fails(monkeypatch) -> None:
-    """Pretend Yosys' generic synth fails on this design (the rest of the structure checks pass)."""
-    real = structure._yosys
-
-    def fake(ctx, stage, synth=True):
-        return "yosys synthesis failed: pretend" if synth else real(ctx, stage, synth)
-
-    monkeypatch.setattr(structure, "_yosys", fake)
-
-
-def test_valid_design_same_report_without_the_generic_synth(tmp_path: Path) -> None:
+def test_hh_gate_synthesizes_in_its_own_stage(tmp_path: Path) -> None:
     d, c = _cand("ok_1_naive.v")
-    full = run_gates(c, d, tmp_path / "full")
-    fast = run_gates(c, d, tmp_path / "fast", defer_synthesis=True)
-    assert fast.passed and _key(full) == _key(fast)
-    assert "synth -top" in (tmp_path / "full" / "03-structure" / "structure.ys").read_text()
-    assert "synth -top" not in (tmp_path / "fast" / "03-structure" / "structure.ys").read_text()
-    assert settle_synthesis(fast, c, d, tmp_path / "fast") == fast  # it synthesizes: unchanged
+    rep = run_gates(c, d, tmp_path / "wd")
+    assert rep.passed and rep.results[-1].gate == "synthesis" and not rep.results[-1].skipped
+    assert "synth -top" not in (tmp_path / "wd" / "03-structure" / "structure.ys").read_text()
+    assert "synth -top adder32" in (tmp_path / "wd" / "06-synthesis" / "synth.ys").read_text()
 
 
-def test_later_failure_settles_the_synthesis_first(tmp_path: Path, monkeypatch) -> None:
-    _synth_fails(monkeypatch)
-    d, c = _cand("bad_carry_index.v")  # fails the simulation gate
-    full = run_gates(c, d, tmp_path / "full")
-    fast = run_gates(c, d, tmp_path / "fast", defer_synthesis=True)
-    assert _key(full) == _key(fast)
-    assert fast.failed.gate == "structure" and fast.failed.message == "yosys synthesis failed: pretend"
-    assert [r.message for r in fast.results if r.skipped][-2:] == ["not run: structure failed"] * 2
-    assert not (tmp_path / "fast" / "04-simulation").exists()  # the speculative stage is gone
-
-
-def test_evaluate_turns_a_ppa_synthesis_failure_into_the_structure_verdict(tmp_path: Path, monkeypatch) -> None:
-    import hyperheurist.ppa as ppa
-
+def test_a_synthesis_failure_is_the_synthesis_verdict(tmp_path: Path, monkeypatch) -> None:
+    _synthesis_fails(monkeypatch, GenericSynthesisStage)
     d, c = _cand("ok_1_naive.v")
+    rep = run_gates(c, d, tmp_path / "wd")
+    assert rep.failed is not None and rep.failed.gate == "synthesis" and "pretend" in rep.failed.message
+    assert all(r.passed for r in rep.results[:-1])
+
+
+def test_the_first_failing_stage_gives_the_verdict(tmp_path: Path, monkeypatch) -> None:
+    _synthesis_fails(monkeypatch, GenericSynthesisStage)
+    d, c = _cand("bad_carry_index.v")  # fails the simulation stage, and (pretend) synthesis
+    rep = run_gates(c, d, tmp_path / "wd")
+    assert rep.failed is not None and rep.failed.gate == "simulation"
+    assert [(r.gate, r.message) for r in rep.results if r.skipped] == [
+        ("equivalence", "not run: simulation failed"), ("synthesis", "not run: simulation failed")]
+    assert not (tmp_path / "wd" / "06-synthesis").exists()
+
+
+def test_evaluate_the_liberty_synthesis_is_the_synthesis_verdict(tmp_path: Path, monkeypatch) -> None:
+    d, c = _cand("ok_1_naive.v")
+    monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path / "cache"))
     task = EvalTask(d, tmp_path / "run", State(c, load_flow(d.ppa.flow).recipe), None, d.ppa.power)
+    _synthesis_fails(monkeypatch, SynthesisStage)
+    out = evaluate(task)
+    assert out.evaluation.failed_gate == "synthesis" and "pretend" in out.evaluation.message
+    assert out.gate_report is not None
+    stages = {g["gate"]: g for g in out.gate_report["results"]}
+    assert stages["equivalence"]["passed"] and not stages["equivalence"]["skipped"]
+    assert stages["sta"]["skipped"] and stages["sta"]["message"] == "not run: synthesis failed"
+    assert out.evaluation.proof is not None and out.evaluation.proof["verdict"] == "proven"
 
-    def broken(*a, **k):
+
+def test_evaluate_a_tool_fault_in_synthesis_is_infrastructure(tmp_path: Path, monkeypatch) -> None:
+    d, c = _cand("ok_1_naive.v")
+    monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path / "cache"))
+
+    def plan(self, ctx: StageContext) -> Plan:
         raise ToolError("yosys synthesis failed: ERROR: pretend")
+        yield
 
-    monkeypatch.setattr(ppa, "estimate", broken)
-    out = evaluate(task)  # the generic synthesis works: a tool fault, as before
+    monkeypatch.setattr(SynthesisStage, "plan", plan)
+    out = evaluate(EvalTask(d, tmp_path / "run", State(c, load_flow(d.ppa.flow).recipe), None, d.ppa.power))
     assert out.evaluation.failed_gate == "infrastructure" and "pretend" in out.evaluation.message
-
-    _synth_fails(monkeypatch)
-    out = evaluate(EvalTask(d, tmp_path / "run2", task.state, None, d.ppa.power))
-    assert out.evaluation.failed_gate == "structure"
-    assert out.evaluation.message == "yosys synthesis failed: pretend"
-    gates = {g["gate"]: g for g in out.gate_report["results"]}
-    assert gates["simulation"]["skipped"] and gates["simulation"]["message"] == "not run: structure failed"

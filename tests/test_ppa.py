@@ -14,10 +14,13 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import Weights, load_design
 from hyperheurist.errors import ConfigError, ToolError
 from hyperheurist.ppa import PPACache, PPAMetrics, cost, estimate, ppa_report_text
+from hyperheurist.ppa.estimate import ppa_context
 from hyperheurist.ppa.liberty import read_liberty
-from hyperheurist.ppa.sta import run_sta
-from hyperheurist.ppa.synth import build_script
+from hyperheurist.ppa.sta import StaStage
+from hyperheurist.ppa.synth import Synthesized, build_script
 from hyperheurist.recipe import ABC_SCRIPTS, Recipe
+from hyperheurist.stages.model import StageId, StageResult
+from hyperheurist.stages.runner import StageRunner
 
 DATA = Path(__file__).parent / "data" / "ppa"
 OSU018 = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
@@ -42,16 +45,16 @@ def _numbers(m: PPAMetrics) -> dict:
 
 def test_every_recipe_knob_changes_the_script() -> None:
     base = Recipe()
-    script = build_script([Path("a.v")], "top", base, OSU018, [])
+    script = build_script(["a.v"], "top", base, OSU018, {})
     variants = [base.with_(abc_script=s) for s in ABC_SCRIPTS if s != base.abc_script]
     variants += [base.with_(abc_delay_target_ps=700), base.with_(fsm=False), base.with_(fsm_encoding="one-hot"),
                  base.with_(fsm_encoding="binary"), base.with_(share=False), base.with_(opt_full=True),
                  base.with_(flatten=False)]
-    scripts = [build_script([Path("a.v")], "top", r, OSU018, []) for r in variants]
+    scripts = [build_script(["a.v"], "top", r, OSU018, {}) for r in variants]
     assert all(s != script for s in scripts)
     assert len(set(scripts)) == len(scripts)
     assert "abc -liberty" in script and "dfflibmap -liberty" in script
-    assert "-D 700" in build_script([Path("a.v")], "top", base.with_(abc_delay_target_ps=700), OSU018, [])
+    assert "-D 700" in build_script(["a.v"], "top", base.with_(abc_delay_target_ps=700), OSU018, {})
 
 
 def test_bad_parameter_value_is_a_config_error(tmp_path: Path) -> None:
@@ -69,7 +72,7 @@ def test_area_grows_with_width_and_params_are_applied(tmp_path: Path) -> None:
     assert m16.cells > m8.cells
     assert sum(m8.cell_histogram.values()) == m8.cells
     assert m8.power_fidelity == "vectorless" and m8.power_mw > 0 and m8.leakage_mw > 0
-    for stage in ("10-synth", "11-sta", "12-power"):
+    for stage in ("01-safety", "02-synthesis", "03-sta", "04-power"):
         assert (tmp_path / "w8" / stage / "result.json").is_file()
 
 
@@ -150,8 +153,11 @@ def test_unreadable_liberty_is_a_one_line_tool_error(tmp_path: Path) -> None:
 def test_netlist_rejected_by_opensta_is_a_tool_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.v"
     bad.write_text("module acc(clk, s);\n input clk;\n output s;\n NOSUCHCELL u0 (.A(clk), .Y(s));\nendmodule garbage (\n")
+    ctx = ppa_context(_cand("acc", "acc.v"), _design("acc"), Recipe(), "vectorless")
+    netlist = Synthesized("bad.v", "", {}, {}, {}, 0)  # as if the synthesis stage had made it
+    ctx.results[StageId.SYNTHESIS] = StageResult(StageId.SYNTHESIS, True, "", value=netlist)
     with pytest.raises(ToolError) as exc:
-        run_sta(bad, "acc", _design("acc"), read_liberty(OSU018), tmp_path, timeout_s=30)
+        StageRunner(tmp_path, ctx).run([StaStage()])
     line = str(exc.value).splitlines()[0]
     assert "OpenSTA rejected" in line and ("syntax error" in line or "not found" in line)
 
@@ -192,7 +198,7 @@ def test_gated_activity_draws_less_activity_power(tmp_path: Path) -> None:
         det = m.details["power"]
         assert det["nets_seen"] >= det["nets_in_netlist"] - 2, "VCD names must map onto the netlist's nets"
         assert det["toggles"] > 0 and m.power_split["switching_mw"] > 0 and m.power_split["internal_mw"] > 0
-        assert m.leakage_mw > 0 and not (tmp_path / "g" / "12-power" / "activity.vcd").exists()
+        assert m.leakage_mw > 0 and not (tmp_path / "g" / "04-power" / "activity.vcd").exists()
     again = estimate(_cand("gated", "gated.v"), d, Recipe(), tmp_path / "g2", power="activity")
     assert again.power_mw == gated.power_mw, "activity power is deterministic (seeded stimulus)"
 
@@ -215,7 +221,7 @@ def test_vcd_toggle_counting(tmp_path: Path) -> None:
                    "$scope module u0 $end\n$var wire 1 $ Y $end\n$upscope $end\n$upscope $end\n$upscope $end\n"
                    "$enddefinitions $end\n#0\n$dumpvars\n0!\nbx \"\n0#\n0$\n$end\n"
                    "#5\n1!\nb1010 \"\n1#\n1$\n#10\n0!\nb11 \"\nx#\n#15\n1!\n0#\n")
-    t = count_toggles(vcd, "tb.dut", skip={"u0"})
+    t = count_toggles(vcd.read_text(), "tb.dut", skip={"u0"})
     assert t.counts["clk"] == [2, 1]
     assert t.counts["q[3]"] == [0, 1] and t.counts["q[1]"] == [0, 0] and t.counts["q[0]"] == [1, 0]
     assert t.counts["n[2]"] == [1, 0], "transitions through X do not count"

@@ -10,18 +10,16 @@ wall-clock backstop; a limit reached is "undecided", never a pass.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Generator
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..runner import ToolResult
+from ..stages.model import Invocation, Reply, Request, ToolRun, call
 from .miter import AIG
 
 CEX_FILE = "hh_cex.txt"
 ASSERTED = re.compile(r"was asserted in frame (\d+)")
 NO_FAIL = re.compile(r"No output (?:asserted|failed) in (\d+) frames")
-
-Run = Callable[..., ToolResult]  # gates.tooling.run bound to the gate's context
 
 
 @dataclass
@@ -30,13 +28,17 @@ class AbcOutcome:
     engine: str
     detail: str = ""  # undecided: why; bmc: frames searched
     frames: int = 0  # bmc: frames without a difference; cex: the frame of the difference
+    cex: str = ""  # cex: ABC's counterexample file (``write_cex -n``)
 
 
-def _abc(run: Run, stage: Path, commands: str, name: str, limit_s: float) -> tuple[ToolResult, str]:
-    (stage / CEX_FILE).unlink(missing_ok=True)
-    res = run(["yosys-abc", "-c", f"read_aiger {AIG}; strash; {commands}"], name=name, stage=stage,
-              timeout_s=limit_s + 2)  # ABC checks -T only between SAT calls: the wall clock backstops it
-    return res, res.stdout + "\n" + res.stderr
+Engine = Generator[Request, Reply, AbcOutcome]
+
+
+def _abc(commands: str, name: str, limit_s: float) -> Generator[Request, Reply, tuple[ToolRun, str]]:
+    # ABC checks -T only between SAT calls: the wall clock backstops it
+    run = yield from call(Invocation(name, ("yosys-abc", "-c", f"read_aiger {AIG}; strash; {commands}"),
+                                     outputs=(CEX_FILE,), timeout_s=limit_s + 2))
+    return run, run.text()
 
 
 def _undecided(res: ToolResult, text: str, engine: str, limit_s: float) -> AbcOutcome:
@@ -48,42 +50,42 @@ def _undecided(res: ToolResult, text: str, engine: str, limit_s: float) -> AbcOu
     return AbcOutcome("undecided", engine, f"no verdict ({last[0][:120]})")
 
 
-def combinational(run: Run, stage: Path, limit_s: float) -> AbcOutcome:
+def combinational(limit_s: float) -> Engine:
     t = max(1, int(limit_s))
-    res, text = _abc(run, stage, f"&get; &cec -m -C 100000 -T {t}", "abc-cec", limit_s)
-    if "Networks are equivalent" in text and not res.timed_out:
+    run, text = yield from _abc(f"&get; &cec -m -C 100000 -T {t}", "abc-cec", limit_s)
+    if "Networks are equivalent" in text and not run.result.timed_out:
         return AbcOutcome("proved", "abc &cec")
     if "NOT EQUIVALENT" not in text:
-        return _undecided(res, text, "abc &cec", limit_s)
+        return _undecided(run.result, text, "abc &cec", limit_s)
     # &cec's own counterexample refers to its internal network (write_cex asserts in ABC 1.01):
     # ask ABC's SAT sweeper for the model of the known-satisfiable miter
-    res, text = _abc(run, stage, f"iprove; write_cex -n {CEX_FILE}", "abc-iprove", limit_s)
-    if "SATISFIABLE" in text and "UNSATISFIABLE" not in text and (stage / CEX_FILE).is_file():
-        return AbcOutcome("cex", "abc &cec")
-    return _undecided(res, text, "abc &cec (refuted; no counterexample from iprove)", limit_s)
+    run, text = yield from _abc(f"iprove; write_cex -n {CEX_FILE}", "abc-iprove", limit_s)
+    if "SATISFIABLE" in text and "UNSATISFIABLE" not in text and CEX_FILE in run.outputs:
+        return AbcOutcome("cex", "abc &cec", cex=run.outputs[CEX_FILE])
+    return _undecided(run.result, text, "abc &cec (refuted; no counterexample from iprove)", limit_s)
 
 
-def bmc(run: Run, stage: Path, frames: int, limit_s: float) -> AbcOutcome:
+def bmc(frames: int, limit_s: float) -> Engine:
     t = max(1, int(limit_s))
-    res, text = _abc(run, stage, f"bmc3 -F {frames} -T {t}; write_cex -n {CEX_FILE}", "abc-bmc3", limit_s)
+    run, text = yield from _abc(f"bmc3 -F {frames} -T {t}; write_cex -n {CEX_FILE}", "abc-bmc3", limit_s)
     m = ASSERTED.search(text)
-    if m and (stage / CEX_FILE).is_file():
-        return AbcOutcome("cex", "abc bmc3", frames=int(m.group(1)))
+    if m and CEX_FILE in run.outputs:
+        return AbcOutcome("cex", "abc bmc3", frames=int(m.group(1)), cex=run.outputs[CEX_FILE])
     m = NO_FAIL.search(text)
-    if m and not res.timed_out:
+    if m and not run.result.timed_out:
         return AbcOutcome("undecided", "abc bmc3", f"no difference in {m.group(1)} frames", frames=int(m.group(1)))
-    return _undecided(res, text, "abc bmc3", limit_s)
+    return _undecided(run.result, text, "abc bmc3", limit_s)
 
 
-def prove(run: Run, stage: Path, limit_s: float) -> AbcOutcome:
+def prove(limit_s: float) -> Engine:
     """Unbounded: signal correspondence (``scorr``, induction over classes of equal signals, which
     merges what parent and child share) and then PDR on what is left. A difference found here is only
     located (its frame); ``bmc`` then gives the counterexample on the unreduced miter."""
     t = max(1, int(limit_s))
-    res, text = _abc(run, stage, f"scorr -C 30000; pdr -T {t}", "abc-pdr", limit_s)
-    if "Property proved" in text and not res.timed_out:
+    run, text = yield from _abc(f"scorr -C 30000; pdr -T {t}", "abc-pdr", limit_s)
+    if "Property proved" in text and not run.result.timed_out:
         return AbcOutcome("proved", "abc scorr+pdr")
     m = ASSERTED.search(text)
     if m:
         return AbcOutcome("cex", "abc scorr+pdr", frames=int(m.group(1)))
-    return _undecided(res, text, "abc scorr+pdr", limit_s)
+    return _undecided(run.result, text, "abc scorr+pdr", limit_s)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Generator
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..sim.difftb import TbPort, TbSpec, differential_tb
-from ..sim.stimulus import write_hex
-from .abc import Run
+from ..sim.stimulus import hex_text
+from ..stages.model import Invocation, Reply, Request, call
 from .cex import Frames
 from .miter import MiterSpec
 
@@ -47,27 +47,26 @@ def stimulus(spec: MiterSpec, frames: Frames) -> Frames:
     return out
 
 
-def replay(run: Run, folder: Path, spec: MiterSpec, frames: Frames, gold_files: list[Path], gold_inc: Path,
-           gate_files: list[Path], gate_inc: Path, timeout_s: float) -> Replay:
+def replay(folder: str, spec: MiterSpec, frames: Frames, gold_files: list[str], gold_inc: str,
+           gate_files: list[str], gate_inc: str, timeout_s: float) -> Generator[Request, Reply, Replay]:
+    """Compile and run the bench in ``folder`` (of the stage folder); file arguments relative to ``folder``."""
     iface = spec.iface
-    folder.mkdir(parents=True, exist_ok=True)
     token = hashlib.sha256(repr(frames).encode()).hexdigest()[:12]
     ports = [TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")]
     tb = TbSpec(ports=ports, clock=iface.clock, reset=iface.reset.name if iface.reset else None,
                 reset_active_low=bool(iface.reset and iface.reset.active == "low"), cycles=len(frames), seed=0,
                 token=token, compare_from=spec.phase_cycles, compare_when=tuple(sorted(spec.compare_when.items())))
-    for p in iface.data_inputs():
-        write_hex(folder / f"stim_{p.name}.hex", [f.get(p.name, 0) for f in frames], p.width)
+    files = {f"stim_{p.name}.hex": hex_text([f.get(p.name, 0) for f in frames], p.width) for p in iface.data_inputs()}
     if iface.reset:
-        write_hex(folder / "stim_reset.hex", [f.get(iface.reset.name, 0) for f in frames], 1)
-    (folder / "hh_replay_tb.v").write_text(
-        differential_tb(tb, spec.gate_top, spec.gold_top, spec.gate_params, spec.gold_params), encoding="utf-8")
-    argv = ["iverilog", "-g2012", "-s", "hh_diff_tb", "-o", "replay.vvp", f"-I{gold_inc}", f"-I{gate_inc}",
-            "hh_replay_tb.v", *map(str, gate_files), *map(str, gold_files)]
-    res = run(argv, name="iverilog-replay", stage=folder, timeout_s=timeout_s)
-    if not res.ok:
-        return Replay(False, error=f"the replay bench does not compile: {res.describe()}")
-    sim = run(["vvp", "-n", "replay.vvp"], name="vvp-replay", stage=folder, timeout_s=timeout_s)
+        files["stim_reset.hex"] = hex_text([f.get(iface.reset.name, 0) for f in frames], 1)
+    files["hh_replay_tb.v"] = differential_tb(tb, spec.gate_top, spec.gold_top, spec.gate_params, spec.gold_params)
+    argv = ("iverilog", "-g2012", "-s", "hh_diff_tb", "-o", "replay.vvp", f"-I{gold_inc}", f"-I{gate_inc}",
+            "hh_replay_tb.v", *gate_files, *gold_files)
+    run = yield from call(Invocation("iverilog-replay", argv, files={f"{folder}/{k}": v for k, v in files.items()},
+                                     cwd=folder, timeout_s=timeout_s))
+    if not run.result.ok:
+        return Replay(False, error=f"the replay bench does not compile: {run.result.describe()}")
+    sim = (yield from call(Invocation("vvp-replay", ("vvp", "-n", "replay.vvp"), cwd=folder, timeout_s=timeout_s))).result
     for m in MISMATCH.finditer(sim.stdout):
         if m.group(1) == token:
             return Replay(True, cycle=int(m.group(2)), port=m.group(3), reference=m.group(4), candidate=m.group(5))

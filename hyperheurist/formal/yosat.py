@@ -9,10 +9,10 @@ sequential: bounded to the reset phase plus ``depth`` cycles.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
-from pathlib import Path
 
-from .abc import Run
+from ..stages.model import Invocation, Reply, Request, call
 from .miter import FLAT_IL
 
 ENGINE = "yosys sat -enable_undef"
@@ -25,14 +25,15 @@ class SatOutcome:
     text: str = ""  # the solver log (the -show-inputs table of a counterexample)
 
 
-def sat(run: Run, stage: Path, steps: int | None, limit_s: float) -> SatOutcome:
+def sat(steps: int | None, limit_s: float) -> Generator[Request, Reply, SatOutcome]:
     t = max(1, int(limit_s))
     cmd = f"sat -prove trigger 0 -enable_undef -set-def-inputs -show-inputs -timeout {t}"
     if steps is not None:
         cmd += f" -seq {steps} -set-init-undef"
-    script = stage / "hh_sat.ys"
-    script.write_text(f"read_rtlil {FLAT_IL}\nhierarchy -top hh_miter\n{cmd} hh_miter\n", encoding="utf-8")
-    res = run(["yosys", "-s", script.name], name="yosys-sat", stage=stage, timeout_s=limit_s + 30)
+    script = f"read_rtlil {FLAT_IL}\nhierarchy -top hh_miter\n{cmd} hh_miter\n"
+    run = yield from call(Invocation("yosys-sat", ("yosys", "-s", "hh_sat.ys"), files={"hh_sat.ys": script},
+                                     timeout_s=limit_s + 30))
+    res = run.result
     text = res.stdout
     if res.timed_out or "TIMEOUT" in text or "Interrupted SAT solver" in text:
         return SatOutcome("undecided", f"time cap of {limit_s:g} s reached")

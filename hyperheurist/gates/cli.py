@@ -51,13 +51,14 @@ def _scrubbed(report: GateReport, tmp: Path | None) -> GateReport:
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON on stdout.")
 @click.option("--reference", help="Golden RTL: a file, folder or filelist (default: verification.reference).")
 @click.option("--equivalence/--no-equivalence", default=None, help="Force the formal gate on or off.")
-@click.option("--only", multiple=True, type=click.Choice(GATES), help="Run only these gates (repeatable).")
+@click.option("--only", multiple=True, type=click.Choice([str(g) for g in GATES]),
+              help="Run only these gates (repeatable; safety always runs).")
 @click.option("--workdir", type=click.Path(file_okay=False), help="Keep stage folders here (default: a temp folder).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a design.yaml key.")
 def gate(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...], junit_path: str | None,
          as_json: bool, reference: str | None, equivalence: bool | None, only: tuple[str, ...], workdir: str | None,
          overrides: tuple[str, ...]) -> int:
-    """Check RTL against DESIGN_YAML: safety, compile, structure, simulation, equivalence.
+    """Check RTL against DESIGN_YAML: safety, compile, structure, simulation, equivalence, synthesis.
 
     RTL is RTL_FILE... and/or -f FILELIST; with neither, the design's `sources:`."""
     suite = Path(design_yaml).stem if Path(design_yaml).stem != "design" else Path(design_yaml).resolve().parent.name

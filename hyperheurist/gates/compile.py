@@ -1,24 +1,39 @@
-"""Gate 2, compile: Icarus Verilog (-g2012) and Verilator --lint-only.
+"""Compile stage: Icarus Verilog (-g2012), then Verilator --lint-only.
 
-Waiver policy: every error fails the gate (Icarus errors, Verilator ``%Error``); Verilator lint
+Waiver policy: every error fails the stage (Icarus errors, Verilator ``%Error``); Verilator lint
 warnings (WIDTH*, UNUSED, CASEINCOMPLETE, ...) are reported in ``details.warnings`` but waived,
 because public RTL suites show that fatal WIDTH warnings reject good, idiomatic designs. The
 hazards that matter (latches, loops, multiple drivers, undriven outputs) are checked by the
-structure gate on Yosys' elaborated netlist instead of by lint heuristics.
-Verilator runs with ``--no-timing`` so delays are a structure-gate finding, not a lint error.
+structure stage on Yosys' elaborated netlist instead of by lint heuristics.
+Verilator runs with ``--no-timing`` so delays are a structure finding, not a lint error.
+Paths are relative to the stage folder: Verilator expands ``$VAR`` in file names, so the run
+folder's name must not reach it.
 """
 
 from __future__ import annotations
 
 import re
-import time
-from pathlib import Path
 
-from .context import GateContext
-from .result import GateResult, failed, passed
-from .tooling import rel, run, strip_paths
+from ..stages.context import StageContext
+from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
+from .tooling import strip_paths
 
 FILE_LINE = re.compile(r":\d+:")
+VERILATOR_ERR = re.compile(r"^%Error[^:]*: (.*)$", re.M)
+VERILATOR_WARN = re.compile(r"^%Warning-([A-Z0-9_]+): (.*)$", re.M)
+MAX_WARNINGS = 20
+
+
+def iverilog(ctx: StageContext) -> Invocation:
+    argv = ["iverilog", "-g2012", "-o", "a.vvp", "-s", ctx.top, f"-I{ctx.src_dir()}"]
+    argv += [f"-P{ctx.top}.{k}={v}" for k, v in ctx.params.items()]
+    return Invocation("iverilog", (*argv, *ctx.sources()))
+
+
+def verilator(ctx: StageContext) -> Invocation:
+    argv = ["verilator", "--lint-only", "-Wno-fatal", "--no-timing", "--top-module", ctx.top, f"-I{ctx.src_dir()}"]
+    argv += [f"-G{k}={v}" for k, v in ctx.params.items()]
+    return Invocation("verilator", (*argv, *ctx.sources()))
 
 
 def _iverilog_error(text: str) -> str | None:
@@ -30,33 +45,23 @@ def _iverilog_error(text: str) -> str | None:
     return None
 
 
-VERILATOR_ERR = re.compile(r"^%Error[^:]*: (.*)$", re.M)
-VERILATOR_WARN = re.compile(r"^%Warning-([A-Z0-9_]+): (.*)$", re.M)
-MAX_WARNINGS = 20
-
-
-def _iverilog(ctx: GateContext, stage: Path) -> str | None:
-    argv = ["iverilog", "-g2012", "-o", str(stage / "a.vvp"), "-s", ctx.top, f"-I{ctx.src_dir}"]
-    argv += [f"-P{ctx.top}.{k}={v}" for k, v in ctx.params.items()]
-    res = run(ctx, argv + [str(p) for p in ctx.sources()], name="iverilog", stage=stage)
+def iverilog_problem(run: ToolRun, timeout_s: float) -> str | None:
+    res = run.result
     if res.timed_out:
-        return f"iverilog timed out after {ctx.tool_timeout:g} s"
+        return f"iverilog timed out after {timeout_s:g} s"
     if res.returncode == 0:
         return None
-    text = strip_paths(res.stderr + "\n" + res.stdout)
+    text = strip_paths(run.text())
     line = _iverilog_error(text) or next((ln for ln in text.splitlines() if ln.strip()), res.describe())
     return f"iverilog: {line.strip()}"
 
 
-def _verilator(ctx: GateContext, stage: Path) -> tuple[str | None, list[str]]:
-    # relative paths: Verilator expands $VAR and $(VAR) in file names, so the run folder's name must not reach it
-    argv = ["verilator", "--lint-only", "-Wno-fatal", "--no-timing", "--top-module", ctx.top, f"-I{rel(ctx.src_dir, stage)}"]
-    argv += [f"-G{k}={v}" for k, v in ctx.params.items()]
-    res = run(ctx, argv + [rel(p, stage) for p in ctx.sources()], name="verilator", stage=stage)
-    text = strip_paths(res.stderr + "\n" + res.stdout)
+def verilator_verdict(run: ToolRun, timeout_s: float) -> tuple[str | None, list[str]]:
+    res = run.result
+    text = strip_paths(run.text())
     warnings = [f"{code}: {msg.strip()}" for code, msg in VERILATOR_WARN.findall(text)]
     if res.timed_out:
-        return f"verilator timed out after {ctx.tool_timeout:g} s", warnings
+        return f"verilator timed out after {timeout_s:g} s", warnings
     if res.returncode == 0:
         return None, warnings
     errors = [e for e in VERILATOR_ERR.findall(text) if not e.startswith("Exiting due to")]
@@ -64,14 +69,22 @@ def _verilator(ctx: GateContext, stage: Path) -> tuple[str | None, list[str]]:
     return f"verilator: {first.strip()}", warnings
 
 
-def check_compile(ctx: GateContext, stage: Path) -> GateResult:
-    t0 = time.monotonic()
-    err = _iverilog(ctx, stage)
-    if err:
-        return failed("compile", err, time.monotonic() - t0, tool="iverilog")
-    err, warnings = _verilator(ctx, stage)
-    details = {"warnings": warnings[:MAX_WARNINGS], "warning_count": len(warnings)}
-    if err:
-        return failed("compile", err, time.monotonic() - t0, tool="verilator", **details)
-    note = f" ({len(warnings)} lint warning(s) waived)" if warnings else ""
-    return passed("compile", f"iverilog and verilator lint clean{note}", time.monotonic() - t0, **details)
+class CompileStage:
+    id = StageId.COMPILE
+    inputs = ("canonical/canonical.v",)
+    outputs = ("a.vvp",)
+    config = ("top", "limits.tool_timeout_s")
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        return None
+
+    def plan(self, ctx: StageContext) -> Plan:
+        err = iverilog_problem((yield from call(iverilog(ctx))), ctx.tool_timeout)
+        if err:
+            return failed(self.id, err, tool="iverilog")
+        err, warnings = verilator_verdict((yield from call(verilator(ctx))), ctx.tool_timeout)
+        details = {"warnings": warnings[:MAX_WARNINGS], "warning_count": len(warnings)}
+        if err:
+            return failed(self.id, err, tool="verilator", **details)
+        note = f" ({len(warnings)} lint warning(s) waived)" if warnings else ""
+        return passed(self.id, f"iverilog and verilator lint clean{note}", **details)

@@ -24,7 +24,8 @@ def module_names(text: str) -> list[str]:
 
 def renamed(golden: Candidate) -> tuple[list[tuple[str, str]], str]:
     """(files with every defined module prefixed, the renamed top)."""
-    names = sorted({n for fname, t in golden.files if is_verilog(fname) for n in module_names(t)}, key=len, reverse=True)
+    names = sorted({n for fname, t in golden.files if is_verilog(fname) for n in module_names(t)},
+                   key=len, reverse=True)
     out = []
     for fname, text in golden.files:
         if is_verilog(fname):
@@ -34,14 +35,9 @@ def renamed(golden: Candidate) -> tuple[list[tuple[str, str]], str]:
     return out, PREFIX + golden.top
 
 
-def write_golden(golden: Candidate, folder: Path) -> tuple[list[Path], str]:
-    """Write the renamed golden into ``folder``; returns (compilable sources, renamed top)."""
+def golden_files(golden: Candidate, folder: str) -> tuple[dict[str, str], list[str], str]:
+    """The renamed golden as files under ``folder``: (files to write, compilable sources, renamed top)."""
     files, top = renamed(golden)
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, text in files:
-        p = folder / Path(name).name
-        p.write_text(text, encoding="utf-8", errors="surrogateescape")
-        if is_verilog(name) and not is_header(name):
-            paths.append(p)
-    return paths, top
+    out = {f"{folder}/{Path(name).name}": text for name, text in files}
+    sources = [f"{folder}/{Path(name).name}" for name, _ in files if is_verilog(name) and not is_header(name)]
+    return out, sources, top

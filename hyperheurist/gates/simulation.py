@@ -10,54 +10,58 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
-from pathlib import Path
+from collections.abc import Generator
+from typing import Any
 
-from ..sim.cocotb_run import run_cocotb
-from ..sim.difftb import TbPort, TbSpec, differential_tb, write_stimulus
-from .context import GateContext, checked_params
-from .golden import write_golden
-from .result import GateResult, failed, passed, short
-from .tooling import run, strip_paths
+from ..stages.context import StageContext
+from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
+from ..sim.difftb import TbPort, TbSpec, differential_tb, stimulus_files
+from .golden import golden_files
+from ..stages.context import CANONICAL, checked_params
+from .tooling import strip_paths
+from .vetting import Vetted
 
 MISMATCH = re.compile(r"HH_MISMATCH_(\w+) cycle=(\d+) port=(\w+) expected=(\S+) got=(\S+) inputs: ?(.*)")
+Check = Generator[Request, Reply, tuple[str | None, dict[str, Any]]]
 
 
-def _compile_and_run(ctx: GateContext, stage: Path, files: list[Path], tag: str,
-                     extra: list[str] | None = None) -> tuple[str | None, str]:
-    """(error, simulator stdout). A compile error, crash or timeout is an error string."""
-    vvp_file = stage / f"{tag}.vvp"
-    argv = ["iverilog", "-g2012", "-o", str(vvp_file), f"-I{ctx.src_dir}", *(extra or []), *map(str, files)]
-    res = run(ctx, argv, name=f"iverilog-{tag}", stage=stage)
+def _compile_and_run(ctx: StageContext, tag: str, files: dict[str, str], sources: list[str],
+                     extra: list[str]) -> Generator[Request, Reply, tuple[str | None, str]]:
+    """(error, simulator stdout) of a bench compiled and run in the subfolder ``tag``. A compile error,
+    crash or timeout is an error string."""
+    argv = ("iverilog", "-g2012", "-o", f"{tag}.vvp", f"-I{ctx.src_dir(tag)}", *extra, *sources)
+    res = (yield from call(Invocation(f"iverilog-{tag}", argv, files=files, cwd=tag))).result
     if not res.ok:
         text = strip_paths(res.stderr + "\n" + res.stdout).strip()
         return f"{tag} testbench does not compile: {text.splitlines()[0] if text else res.describe()}", ""
-    sim = run(ctx, ["vvp", "-n", str(vvp_file)], name=f"vvp-{tag}", stage=stage, timeout_s=ctx.sim_timeout)
+    sim = (yield from call(Invocation(f"vvp-{tag}", ("vvp", "-n", f"{tag}.vvp"), cwd=tag,
+                                      timeout_s=ctx.sim_timeout))).result
     if sim.timed_out:
-        return f"{tag} simulation killed at the {ctx.sim_timeout:g} s wall-clock timeout (the design hangs the simulator)", sim.stdout
+        return (f"{tag} simulation killed at the {ctx.sim_timeout:g} s wall-clock timeout (the design hangs the "
+                "simulator)"), sim.stdout
     if sim.output_limited:
         return f"{tag} simulation stopped: output exceeded the limit", sim.stdout
     return None, sim.stdout
 
 
-def differential(ctx: GateContext, stage: Path) -> tuple[str | None, dict]:
-    assert ctx.golden is not None
+def differential(ctx: StageContext) -> Check:
+    golden = ctx.value(StageId.SAFETY, Vetted).golden
+    assert golden is not None
     vcfg = ctx.design.verification.differential
     iface = ctx.design.interface
-    gold_src, gold_top = write_golden(ctx.golden, stage / "golden")
+    gfiles, gsrc, gold_top = golden_files(golden, "golden")
     token = hashlib.sha256(f"{ctx.cand.digest}:{vcfg.seed}".encode()).hexdigest()[:12]
     ports = [TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")]
     spec = TbSpec(ports=ports, clock=iface.clock, reset=iface.reset.name if iface.reset else None,
                   reset_active_low=bool(iface.reset and iface.reset.active == "low"),
                   cycles=vcfg.cycles, seed=vcfg.seed, token=token,
                   compare_when=tuple(sorted(ctx.design.verification.equivalence.compare_when.items())))
-    write_stimulus(spec, stage)
-    ctx.stage_inputs(stage)
-    tb = stage / "hh_diff_tb.v"
-    tb.write_text(differential_tb(spec, ctx.top, gold_top, ctx.params, checked_params(ctx.golden)), encoding="utf-8")
-    err, out = _compile_and_run(ctx, stage, [tb, *ctx.sources(), *gold_src], "differential",
-                                ["-s", "hh_diff_tb", f"-I{stage / 'golden'}"])
-    info: dict = {"cycles": vcfg.cycles, "seed": vcfg.seed}
+    bench = differential_tb(spec, ctx.top, gold_top, ctx.params, checked_params(golden))
+    local = {**gfiles, **stimulus_files(spec), **ctx.data_files(), "hh_diff_tb.v": bench}
+    err, out = yield from _compile_and_run(ctx, "differential", {f"differential/{k}": v for k, v in local.items()},
+                                           ["hh_diff_tb.v", *ctx.sources("differential"), *gsrc],
+                                           ["-s", "hh_diff_tb", "-Igolden"])
+    info: dict[str, Any] = {"cycles": vcfg.cycles, "seed": vcfg.seed}
     if err:
         return err, info
     for m in MISMATCH.finditer(out):
@@ -72,20 +76,21 @@ def differential(ctx: GateContext, stage: Path) -> tuple[str | None, dict]:
     return None, info
 
 
-def testbench(ctx: GateContext, stage: Path) -> tuple[str | None, dict]:
+def testbench(ctx: StageContext) -> Check:
     v = ctx.design.verification
     assert v.testbench is not None
-    ctx.stage_inputs(stage)
-    defparams = stage / "hh_defparams.v"
-    extra: list[Path] = []
+    files = {f"testbench/{k}": t for k, t in ctx.data_files().items()}
+    extra: list[str] = []
     if ctx.params:
         # -P only reaches root modules; the candidate sits under the testbench, so defparam it there
         from .rtl_ast import instance_paths
-        paths = instance_paths([v.testbench, *ctx.sources()], ctx.top)
+
+        paths = instance_paths([v.testbench, ctx.root / CANONICAL], ctx.top)
         body = "".join(f"  defparam {path}.{k} = {val};\n" for path in paths for k, val in ctx.params.items())
-        defparams.write_text(f"module hh_defparams;\n{body}endmodule\n", encoding="utf-8")
-        extra.append(defparams)
-    err, out = _compile_and_run(ctx, stage, [v.testbench, *ctx.sources(), *extra], "testbench")
+        files["testbench/hh_defparams.v"] = f"module hh_defparams;\n{body}endmodule\n"
+        extra.append("hh_defparams.v")
+    err, out = yield from _compile_and_run(ctx, "testbench", files,
+                                           [str(v.testbench), *ctx.sources("testbench"), *extra], [])
     if err:
         return err, {}
     if v.fail_regex:
@@ -99,35 +104,48 @@ def testbench(ctx: GateContext, stage: Path) -> tuple[str | None, dict]:
     return None, {}
 
 
-def cocotb(ctx: GateContext, stage: Path) -> tuple[str | None, dict]:
+def cocotb_check(ctx: StageContext) -> Check:
     v = ctx.design.verification
     assert v.cocotb is not None and v.test_dir is not None
-    build = stage / "cocotb"
-    out = run_cocotb(sources=ctx.sources(), toplevel=ctx.top, test_module=v.cocotb, test_dir=v.test_dir,
-                     build_dir=build, timeout_s=ctx.sim_timeout, simulator=v.simulator, params=ctx.params,
-                     seed=v.differential.seed, mem_mb=ctx.mem_mb, sandbox=ctx.sandbox)
+    out = yield from cocotb(CocotbRun(sources=tuple(ctx.sources()), toplevel=ctx.top, test_module=v.cocotb,
+                                      test_dir=v.test_dir, build_dir="cocotb", timeout_s=ctx.sim_timeout,
+                                      simulator=v.simulator, params=ctx.params, seed=v.differential.seed))
     info = {"tests": out.tests, "failures": out.failures, "simulator": v.simulator, "timed_out": out.timed_out}
     if not out.passed:
         return f"cocotb {v.cocotb}: {strip_paths(out.message)}", info
     return None, info
 
 
-def check_simulation(ctx: GateContext, stage: Path) -> GateResult:
-    t0 = time.monotonic()
-    v = ctx.design.verification
-    checks = []
-    if ctx.golden is not None and v.differential.enabled:
-        checks.append(("differential", differential))
-    if v.testbench is not None:
-        checks.append(("testbench", testbench))
-    if v.cocotb is not None:
-        checks.append(("cocotb", cocotb))
-    details: dict = {"checks": [name for name, _ in checks]}
-    for name, fn in checks:
-        sub = stage / name
-        sub.mkdir(parents=True, exist_ok=True)
-        err, info = fn(ctx, sub)
-        details[name] = info
-        if err:
-            return failed("simulation", short(err), time.monotonic() - t0, failed_check=name, **details)
-    return passed("simulation", f"{', '.join(details['checks'])} passed", time.monotonic() - t0, **details)
+class SimulationStage:
+    """The configured checks, cheapest first, stopping at the first failure: the differential test
+    against the golden side (``sim.difftb``; Icarus, seeded, every output every cycle), a self-checking
+    Verilog testbench judged by ``pass_regex``/``fail_regex``, the design's cocotb module (``sim.cocotb_run``).
+    Every simulator run has the wall-clock ``verification.timeout_s``; a killed run fails the stage."""
+
+    id = StageId.SIMULATION
+    inputs = ("canonical/canonical.v", "golden/canonical/canonical.v")
+    outputs = ("differential/", "testbench/", "cocotb/")
+    config = ("verification", "interface", "limits.tool_timeout_s")
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        v = ctx.design.verification
+        if not (v.cocotb or v.testbench or (ctx.golden is not None and v.differential.enabled)):
+            return "no simulation check configured"
+        return None
+
+    def plan(self, ctx: StageContext) -> Plan:
+        v = ctx.design.verification
+        checks = []
+        if ctx.golden is not None and v.differential.enabled:
+            checks.append(("differential", differential))
+        if v.testbench is not None:
+            checks.append(("testbench", testbench))
+        if v.cocotb is not None:
+            checks.append(("cocotb", cocotb_check))
+        details: dict[str, Any] = {"checks": [name for name, _ in checks]}
+        for name, check in checks:
+            err, info = yield from check(ctx)
+            details[name] = info
+            if err:
+                return failed(self.id, short(err), failed_check=name, **details)
+        return passed(self.id, f"{', '.join(details['checks'])} passed", **details)

@@ -1,36 +1,60 @@
-"""Gate 3, structure: the top module, its ports, and netlist hazards.
+"""Structure stage: the top module, its ports, and netlist hazards.
 
 Tool choice:
 - pyslang (``rtl_ast``): the top module exists, its ports (names, directions, widths after
   parameter overrides) match ``interface.all_ports()``, no ``initial`` blocks or ``#`` delays.
   A full SystemVerilog front end gives exact widths and file:line at ~1 ms; Yosys would drop
   delays and turn ``initial`` into init values without complaint.
-- Yosys (``hierarchy -check; proc; flatten; check``, then ``synth``): inferred latches
-  (``proc_dlatch`` reports each one with its process location), combinational loops, multiply
-  driven nets and undriven wires (``check``), and that the design elaborates and synthesizes.
+- Yosys (``hierarchy -check; proc; flatten; check``): inferred latches (``proc_dlatch`` reports
+  each one with its process location), combinational loops, multiply driven nets and undriven
+  wires (``check``), and that the design elaborates. Whether it synthesizes is the synthesis stage's.
   These are properties of the elaborated netlist, which is what Yosys computes; recovering them
   from an AST would re-implement elaboration.
 """
 
 from __future__ import annotations
 
+import json
 import re
-import time
+import sys
 from pathlib import Path
 
 from ..config import Interface
-from .context import GateContext
-from .elaborate import ElaborationFailed, elaborate_bounded
-from .result import GateResult, failed, passed
-from .rtl_ast import Elaborated
-from .tooling import clip, first_location, rel, run, strip_paths
+from ..stages.context import StageContext
+from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
+from . import rtl_ast
+from .rtl_ast import Elaborated, PortInfo
+from .tooling import clip, first_location, strip_paths
 
 LATCH = re.compile(r"^Latch inferred for signal `\\?([^']+)' from process `([^']+)'", re.M)
-WARNING = re.compile(r"^Warning: (.*)$", re.M)
 ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)  # Yosys writes `file.v:17: ERROR: ...` for front-end errors
+RTL_AST = Path(rtl_ast.__file__).resolve()
 
 
-def _port_problem(el: Elaborated, iface: Interface, top: str) -> str | None:
+def pyslang_invocation(ctx: StageContext) -> Invocation:
+    """pyslang elaboration of untrusted RTL in a sandboxed child with the design's limits: a generate
+    bomb or a pyslang crash ends the child, never hh (a crash is the design's fault)."""
+    return Invocation("pyslang", (sys.executable, "-I", str(RTL_AST), ctx.top, json.dumps(ctx.params), *ctx.sources()),
+                      readable=(RTL_AST.parent,), crash_is_data=True)
+
+
+def elaborated(run: ToolRun) -> Elaborated | str:
+    """pyslang's report, or why the design could not be elaborated."""
+    res = run.result
+    if res.limited:
+        return f"elaboration stopped: {res.describe()} (generate loop or recursion too large?)"
+    if res.returncode != 0:
+        last = [ln for ln in res.stderr.strip().splitlines() if ln.strip()][-1:] or [res.describe()]
+        return f"pyslang could not elaborate the design: {res.describe()}: {last[0][:200]}"
+    try:
+        data = json.loads(res.stdout)
+        data["ports"] = [PortInfo(**p) for p in data["ports"]]
+        return Elaborated(**data)
+    except (ValueError, TypeError, KeyError) as exc:
+        return f"pyslang's report is unreadable: {exc}"
+
+
+def port_problem(el: Elaborated, iface: Interface, top: str) -> str | None:
     got = {p.name: p for p in el.ports}
     for want in iface.all_ports():
         p = got.get(want.name)
@@ -47,20 +71,18 @@ def _port_problem(el: Elaborated, iface: Interface, top: str) -> str | None:
     return None
 
 
-def _yosys_script(ctx: GateContext, stage: Path, synth: bool = True) -> Path:
+def yosys_script(ctx: StageContext) -> str:
     chparam = "".join(f" -chparam {k} {v}" for k, v in ctx.params.items())
-    files = " ".join(rel(p, stage) for p in ctx.sources())
-    script = stage / "structure.ys"
-    script.write_text(
-        f"read_verilog -sv -I{rel(ctx.src_dir, stage)} {files}\n"
-        f"hierarchy -check -top {ctx.top}{chparam}\n"
-        "tee -o proc.log proc -noopt\n"
-        "flatten\n"
-        "tee -o check.log check\n"
-        + (f"synth -top {ctx.top} -flatten\n" if synth else ""),
-        encoding="utf-8",
-    )
-    return script
+    return (f"read_verilog -sv -I{ctx.src_dir()} {' '.join(ctx.sources())}\n"
+            f"hierarchy -check -top {ctx.top}{chparam}\n"
+            "tee -o proc.log proc -noopt\n"
+            "flatten\n"
+            "tee -o check.log check\n")
+
+
+def yosys_invocation(ctx: StageContext) -> Invocation:
+    return Invocation("yosys", ("yosys", "-q", "-s", "structure.ys"),
+                      files={"structure.ys": yosys_script(ctx), **ctx.data_files()}, outputs=("proc.log", "check.log"))
 
 
 def _check_findings(text: str, top: str) -> str | None:
@@ -90,51 +112,54 @@ def _check_findings(text: str, top: str) -> str | None:
     return None
 
 
-def _yosys(ctx: GateContext, stage: Path, synth: bool = True) -> str | None:
-    script = _yosys_script(ctx, stage, synth)
-    ctx.stage_inputs(stage)
-    res = run(ctx, ["yosys", "-q", "-s", str(script)], name="yosys", stage=stage)
-    text = clip(res.stdout + "\n" + res.stderr)
-    proc_log = clip((stage / "proc.log").read_text(errors="replace")) if (stage / "proc.log").exists() else ""
-    latch = LATCH.search(proc_log)
+def yosys_problem(run: ToolRun, top: str, timeout_s: float) -> str | None:
+    res = run.result
+    text = clip(run.text())
+    latch = LATCH.search(clip(run.outputs.get("proc.log", "")))
     if latch:
         signal = latch.group(1).split(".", 1)[-1].lstrip("\\")
         where = first_location(latch.group(2))
-        return f"{where + ': ' if where else ''}inferred latch for `{signal}` (assign it on every path of the combinational block, or make it a flip-flop)"
-    check_log = clip((stage / "check.log").read_text(errors="replace"), lines=4000) if (stage / "check.log").exists() else ""
-    finding = _check_findings(check_log, ctx.top)
+        return (f"{where + ': ' if where else ''}inferred latch for `{signal}` (assign it on every path of the "
+                "combinational block, or make it a flip-flop)")
+    check_log = clip(run.outputs.get("check.log", ""), lines=4000)
+    finding = _check_findings(check_log, top)
     if finding:
         return finding
     if res.timed_out:
-        return f"yosys timed out after {ctx.tool_timeout:g} s (design too large?)"
+        return f"yosys timed out after {timeout_s:g} s (design too large?)"
     if res.returncode != 0:
         err = ERROR.search(text)
         msg = strip_paths(err.group(1) + err.group(2)) if err else res.describe()
-        stage_name = "synthesis" if check_log else "elaboration"
-        return f"yosys {stage_name} failed: {msg}"
+        return f"yosys elaboration failed: {msg}"
     return None
 
 
-def check_structure(ctx: GateContext, stage: Path, synth: bool = True) -> GateResult:
-    """``synth=False`` leaves out the final generic ``synth`` (the caller synthesizes anyway and
-    settles the claim later: ``chain.settle_synthesis``); every other check is the same."""
-    t0 = time.monotonic()
-    try:
-        el = elaborate_bounded(ctx, stage)
-    except ElaborationFailed as exc:
-        return failed("structure", str(exc), time.monotonic() - t0)
-    if not el.top_found:
-        return failed("structure", f"top module `{ctx.top}` not found (modules: {', '.join(el.modules) or 'none'})",
-                      time.monotonic() - t0, modules=el.modules)
-    problem = _port_problem(el, ctx.design.interface, ctx.top)
-    if problem:
-        return failed("structure", problem, time.monotonic() - t0,
-                      ports=[p.__dict__ for p in el.ports])
-    if el.timing:
-        return failed("structure", f"{el.timing[0]} is not allowed in a design (simulation-only construct)",
-                      time.monotonic() - t0, timing=el.timing)
-    problem = _yosys(ctx, stage, synth)
-    if problem:
-        return failed("structure", problem, time.monotonic() - t0)
-    return passed("structure", f"top `{ctx.top}` and {len(el.ports)} ports match; no latches, loops, "
-                  "multiple or missing drivers; synthesizes", time.monotonic() - t0)
+class StructureStage:
+    """Whether it synthesizes is the synthesis stage's verdict, not this one's."""
+
+    id = StageId.STRUCTURE
+    inputs = ("canonical/canonical.v",)
+    outputs = ("proc.log", "check.log")
+    config = ("top", "interface", "limits.tool_timeout_s", "limits.tool_mem_mb")
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        return None
+
+    def plan(self, ctx: StageContext) -> Plan:
+        el = elaborated((yield from call(pyslang_invocation(ctx))))
+        if isinstance(el, str):
+            return failed(self.id, el)
+        if not el.top_found:
+            return failed(self.id, f"top module `{ctx.top}` not found (modules: {', '.join(el.modules) or 'none'})",
+                          modules=el.modules)
+        problem = port_problem(el, ctx.design.interface, ctx.top)
+        if problem:
+            return failed(self.id, problem, ports=[p.__dict__ for p in el.ports])
+        if el.timing:
+            return failed(self.id, f"{el.timing[0]} is not allowed in a design (simulation-only construct)",
+                          timing=el.timing)
+        problem = yosys_problem((yield from call(yosys_invocation(ctx))), ctx.top, ctx.tool_timeout)
+        if problem:
+            return failed(self.id, problem)
+        return passed(self.id, f"top `{ctx.top}` and {len(el.ports)} ports match; no latches, loops, "
+                      "multiple or missing drivers")

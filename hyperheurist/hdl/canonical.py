@@ -13,14 +13,17 @@ inlined, conditionals resolved: the safety scan that follows sees what the tools
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..candidate import Candidate
-from ..errors import ToolError
-from ..jsonio import write_text_atomic
-from ..runner import ToolResult, run_tool
+from ..config import Limits
+from .literals import define
+from ..runner import ToolResult
+from ..stages.model import Invocation, ToolRun
 
 CANONICAL = "canonical.v"
 # macros some tool in the flow predefines (or a user might expect one to): resolved alike for all
@@ -36,18 +39,17 @@ SOURCE_EXT = (".v", ".sv")
 
 @dataclass(frozen=True)
 class Canonical:
-    path: Path  # the canonical text every tool reads
-    text: str
+    text: str  # what every tool reads (saved as canonical/canonical.v in the run folder)
     warnings: tuple[str, ...]  # `file:line: ...` for each tool-specific conditional resolved here
 
 
 class PreprocessError(Exception):
-    """The preprocessor rejected the sources (a design fault, reported by the safety gate)."""
+    """The preprocessor rejected the sources (a design fault, reported by the safety stage)."""
 
 
 def _defines_file(defines: tuple[tuple[str, str], ...], include_dir: str) -> str:
     # ivlpp's -F format (what the iverilog driver writes): D:NAME=VALUE and I:DIR lines
-    lines = [f"D:{k}={v}" if v != "" else f"D:{k}=1" for k, v in sorted(defines)]
+    lines = [f"D:{k}={v}" if v != "" else f"D:{k}=1" for k, v in sorted(define(k, v) for k, v in defines)]
     lines.append(f"I:{include_dir}")
     return "\n".join(lines) + "\n"
 
@@ -72,8 +74,8 @@ def tool_conditionals(cand: Candidate) -> list[str]:
 
 
 # canonical texts made in this process, by candidate digest (sources and defines) and preprocessor:
-# a pure function of them, so the PPA synthesis and the next candidate's golden side reuse it instead
-# of starting the preprocessor (a sandboxed call) again
+# a pure function of them, so the next candidate's golden side (the same reference) or a recipe-only
+# evaluation reuses it instead of starting the preprocessor (a sandboxed call) again
 _CACHE: dict[str, str] = {}
 _CACHE_ENTRIES, _CACHE_TEXT = 64, 1 << 20
 
@@ -84,65 +86,52 @@ def _cache_key(cand: Candidate) -> str:
     return f"{cand.digest}:{tool_version('ivlpp')}"
 
 
-def _remember(key: str, text: str) -> None:
+def known(cand: Candidate) -> Canonical | None:
+    """The canonical text of ``cand`` if this process made it before."""
+    text = _CACHE.get(_cache_key(cand))
+    return None if text is None else Canonical(text, tuple(tool_conditionals(cand)))
+
+
+def remember(cand: Candidate, text: str) -> None:
     if len(text) > _CACHE_TEXT:
         return
     if len(_CACHE) >= _CACHE_ENTRIES:
         _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[key] = text
+    _CACHE[_cache_key(cand)] = text
 
 
-def preprocess_with(cand: Candidate, folder: Path, limits) -> Canonical:
-    """``preprocess`` under a design's ``limits`` (one place for the gates and the PPA)."""
-    return preprocess(cand, folder, timeout_s=limits.tool_timeout_s, mem_mb=limits.tool_mem_mb,
-                      sandbox=limits.sandbox, max_bytes=limits.max_file_bytes * limits.max_files)
-
-
-def _limit(cand: Candidate, cap: int) -> int:
+def output_cap(cand: Candidate, limits: Limits) -> int:
+    """Bytes the canonical text may reach: macro bombs stop here, at the kernel's file-size cap."""
     raw = sum(len(t.encode("utf-8", errors="surrogateescape")) for _, t in cand.files)
-    return max(1, min(cap, 8 * raw + (1 << 20)))  # macro bombs stop here, at the kernel's file-size cap
+    return max(1, min(limits.max_file_bytes * limits.max_files, 8 * raw + (1 << 20)))
 
 
-def preprocess(cand: Candidate, folder: Path, *, timeout_s: float, mem_mb: int, sandbox: str,
-               max_bytes: int) -> Canonical:
-    """Preprocess ``cand`` (its sources already written to ``folder/src``) into ``folder/canonical/``.
+PART = f".{CANONICAL}.part"
 
-    Raises PreprocessError when the sources do not preprocess (or the output exceeds ``max_bytes``),
-    ToolError when the preprocessor itself cannot run.
-    """
-    folder = Path(folder).resolve()
-    out_dir = folder / "canonical"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / CANONICAL
-    key = _cache_key(cand)
-    if key in _CACHE:  # the gates made it in this process (the PPA, the reference of the next candidate)
-        text = _CACHE[key]
-        write_text_atomic(path, text, errors="surrogateescape")
-        return Canonical(path=path, text=text, warnings=tuple(tool_conditionals(cand)))
-    sources = [f"../src/{Path(n).name}" for n, _ in cand.files if n.lower().endswith(SOURCE_EXT)]
+
+def invocation(cand: Candidate, limits: Limits, *, name: str, cwd: str, src: str) -> Invocation:
+    """The ``ivlpp`` run that writes ``PART`` in ``cwd`` from the sources in ``src`` (``src`` relative to
+    ``cwd``); no macro predefined, only the candidate's own defines. PreprocessError if there is no source."""
+    sources = [f"{src}/{Path(n).name}" for n, _ in cand.files if n.lower().endswith(SOURCE_EXT)]
     if not sources:
         raise PreprocessError("no Verilog source (.v/.sv) in the candidate")
-    (out_dir / "defines.ivlpp").write_text(_defines_file(cand.defines, "../src"), encoding="utf-8")
-    tmp = f".{CANONICAL}.part"
-    cap = _limit(cand, max_bytes)
-    res = run_tool(["ivlpp", "-L", "-Fdefines.ivlpp", f"-o{tmp}", *sources], name="ivlpp", log_dir=out_dir,
-                   timeout_s=timeout_s, cwd=out_dir, mem_mb=mem_mb, sandbox=sandbox, max_file_bytes=cap,
-                   max_output=1 << 20, readable=[folder / "src"])
-    part = out_dir / tmp
-    if res.limited or (part.is_file() and part.stat().st_size >= cap):
-        part.unlink(missing_ok=True)
+    return Invocation(name=name, argv=("ivlpp", "-L", "-Fdefines.ivlpp", f"-o{PART}", *sources), cwd=cwd,
+                      files={f"{cwd}/defines.ivlpp": _defines_file(cand.defines, src)}, outputs=(f"{cwd}/{PART}",),
+                      max_file_bytes=output_cap(cand, limits), max_output=1 << 20)
+
+
+def interpret(cand: Candidate, limits: Limits, run: ToolRun, src: str) -> Canonical:
+    """The canonical text from the ``ivlpp`` run, or PreprocessError (the design's fault)."""
+    res = run.result
+    cap = output_cap(cand, limits)
+    text = next(iter(run.outputs.values()), None)
+    if res.limited or (text is not None and len(text.encode("utf-8", "surrogateescape")) >= cap):
         raise PreprocessError(_limited(res, cap))
-    if res.signal_name:
-        raise ToolError(f"ivlpp {res.describe()} on {cand.short}; see {res.stderr_path}")
-    errors = _errors(res)
-    if res.returncode != 0 or errors or not part.is_file():
-        part.unlink(missing_ok=True)
+    errors = _errors(res, src)
+    if res.returncode != 0 or errors or text is None:
         raise PreprocessError(errors[0] if errors else f"preprocessing failed: {res.describe()}")
-    text = part.read_text(encoding="utf-8", errors="surrogateescape")
-    part.unlink()
-    write_text_atomic(path, text, errors="surrogateescape")  # two evaluations of one candidate write the same bytes
-    _remember(key, text)
-    return Canonical(path=path, text=text, warnings=tuple(tool_conditionals(cand)))
+    remember(cand, text)
+    return Canonical(text, tuple(tool_conditionals(cand)))
 
 
 def _limited(res: ToolResult, cap: int) -> str:
@@ -153,28 +142,28 @@ def _limited(res: ToolResult, cap: int) -> str:
     return f"the preprocessed design exceeds {cap} bytes (runaway macro expansion?)"
 
 
-def _errors(res: ToolResult) -> list[str]:
+def _errors(res: ToolResult, src: str) -> list[str]:
     """ivlpp's error lines, ``../src/x.v:3: message`` made ``x.v:3: message``."""
     out = []
     for line in (res.stderr + "\n" + res.stdout).splitlines()[:200]:
         line = line.strip()[:300]
         if not line or "warning" in line.lower():
             continue
-        out.append(line.replace("../src/", ""))
+        out.append(line.replace(f"{src}/", ""))
     return out
 
 
-def canonical_candidate(cand: Candidate, canon: Canonical) -> Candidate:
-    """``cand`` with its sources replaced by the canonical text (data files kept): what PPA synthesizes."""
+def canonical_candidate(cand: Candidate, text: str) -> Candidate:
+    """``cand`` with its sources replaced by the canonical text (data files kept)."""
     data = tuple((n, t) for n, t in cand.files if not n.lower().endswith(SOURCE_EXT + HEADER_EXT))
-    return Candidate(files=((CANONICAL, canon.text), *data), top=cand.top, params=cand.params, defines=(),
+    return Candidate(files=((CANONICAL, text), *data), top=cand.top, params=cand.params, defines=(),
                      parent=cand.parent, move=cand.move, origin=cand.origin, label=cand.label, meta=cand.meta)
 
 
 LINE_DIRECTIVE = re.compile(r'^[ \t]*`line[ \t]+(\d+)[ \t]+"([^"\n]*)"', re.M)
 
 
-def origin_locator(text: str):
+def origin_locator(text: str) -> Callable[[int], str]:
     """``f(n) -> "file:line"``: where line ``n`` of the canonical text came from (its `` `line ``
     directives name the original file and line), so messages point at what the author wrote."""
     marks: list[tuple[int, int, str]] = []  # (canonical line of the directive, its line number, file)
@@ -183,8 +172,6 @@ def origin_locator(text: str):
     starts = [c for c, _, _ in marks]
 
     def locate(n: int) -> str:
-        import bisect
-
         i = bisect.bisect_right(starts, n - 1) - 1  # the last directive above line n
         if i < 0:
             return f"{CANONICAL}:{n}"

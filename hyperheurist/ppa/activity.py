@@ -1,4 +1,5 @@
-"""Activity-based power: gate-level simulation of the mapped netlist under the design's stimulus.
+"""The power stage. ``vectorless``: OpenSTA's numbers from the STA stage (no tool). ``activity``: a
+gate-level simulation of the mapped netlist under the design's stimulus, as follows.
 
 The netlist runs with the liberty's Verilog cell models (``<lib>.v`` beside the ``.lib``) in Icarus,
 zero-delay (functional toggles, no glitches), driven by the seeded random and corner-case vectors
@@ -15,18 +16,18 @@ declared). Toggles per net come from the VCD. Then, per simulated cycle of ``ppa
 from __future__ import annotations
 
 import hashlib
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..candidate import Candidate
-from ..config import DesignConfig
 from ..errors import ConfigError, ToolError
-from ..runner import run_tool
-from ..sim.difftb import TbPort, TbSpec, write_stimulus
+from ..stages.context import StageContext
+from ..stages.model import Invocation, Plan, StageId, StageResult, call
+from ..sim.difftb import TbPort, TbSpec, stimulus_files
 from .liberty import Cell, Liberty, Pin
-from .netlist import FlatNetlist, Module, flatten
-from .sta import OUTPUT_LOAD_FANOUT
+from .sta import OUTPUT_LOAD_FANOUT, StaResult
+from .netlist import FlatNetlist, flatten
+from .synth import Synthesized
 from .vcd import count_toggles
 
 TB_TOP, DUT = "hh_act_tb", "hh_dut"
@@ -34,11 +35,13 @@ NOMINAL_SLEW_S = 0.1e-9
 
 
 @dataclass(frozen=True)
-class ActivityPower:
+class Power:
+    """The power stage's output (W)."""
+
     internal_w: float
     switching_w: float
     leakage_w: float
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 def cell_models(lib: Liberty) -> Path:
@@ -108,7 +111,8 @@ def net_loads(flat: FlatNetlist, lib: Liberty) -> dict[int, float]:
     return loads
 
 
-def energies(flat: FlatNetlist, lib: Liberty, toggles: dict[int, list[int]]) -> tuple[float, float, list]:
+def energies(flat: FlatNetlist, lib: Liberty,
+             toggles: dict[int, list[int]]) -> tuple[float, float, list[dict[str, Any]]]:
     """(switching J, internal J, the five nets with the most switching energy)."""
     loads = net_loads(flat, lib)
     v2 = lib.voltage ** 2
@@ -131,49 +135,69 @@ def energies(flat: FlatNetlist, lib: Liberty, toggles: dict[int, list[int]]) -> 
     return sum(per_net.values()), internal, hot
 
 
-def activity_power(netlist: Path, cand: Candidate, design: DesignConfig, lib: Liberty,
-                   modules: dict[str, Module], folder: Path) -> ActivityPower:
-    """Simulate ``netlist`` in ``folder`` and turn its toggles into internal, switching and leakage power."""
-    t0 = time.monotonic()
-    iface, vcfg, lim = design.interface, design.verification.differential, design.limits
+def activity_plan(ctx: StageContext, syn: Synthesized, lib: Liberty) -> Plan:
+    """Simulate the netlist in the stage folder; turn its toggles into internal, switching and leakage power."""
+    iface, vcfg = ctx.design.interface, ctx.design.verification.differential
     models = cell_models(lib)
-    token = hashlib.sha256(f"{cand.digest}:{vcfg.seed}:activity".encode()).hexdigest()[:12]
+    token = hashlib.sha256(f"{ctx.cand.digest}:{vcfg.seed}:activity".encode()).hexdigest()[:12]
     spec = TbSpec(ports=[TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")],
                   clock=iface.clock, reset=iface.reset.name if iface.reset else None,
                   reset_active_low=bool(iface.reset and iface.reset.active == "low"),
                   cycles=vcfg.cycles, seed=vcfg.seed, token=token)
-    write_stimulus(spec, folder)
-    (folder / "hh_act_tb.v").write_text(activity_tb(spec, cand.top), encoding="utf-8")
-    res = run_tool(["iverilog", "-g2012", "-o", "activity.vvp", "-s", TB_TOP, "hh_act_tb.v", str(netlist), str(models)],
-                   name="iverilog-activity", log_dir=folder, timeout_s=lim.tool_timeout_s, cwd=folder,
-                   mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox, readable=[Path(models).resolve().parent,
-                                                                          Path(netlist).resolve().parent])
+    argv = ("iverilog", "-g2012", "-o", "activity.vvp", "-s", TB_TOP, "hh_act_tb.v", ctx.rel(syn.netlist), str(models))
+    res = (yield from call(Invocation("iverilog-activity", argv, readable=(models.parent,),
+                                      files={**stimulus_files(spec), "hh_act_tb.v": activity_tb(spec, ctx.top)}))).result
     if not res.ok:
         first = (res.stderr or res.stdout).strip().splitlines()
         raise ToolError(f"gate-level netlist does not compile for activity power: {first[0] if first else res.describe()}")
-    sim = run_tool(["vvp", "-n", "activity.vvp"], name="vvp-activity", log_dir=folder, timeout_s=lim.tool_timeout_s,
-                   cwd=folder, mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox)
-    if not sim.ok or f"HH_ACT_DONE_{token}" not in sim.stdout:
-        raise ToolError(f"gate-level simulation for activity power failed: {sim.describe()} (see {folder})")
-    flat = flatten(modules, cand.top)
+    # the waveform is counted and dropped: the waveform of a netlist is rarely worth keeping
+    sim = yield from call(Invocation("vvp-activity", ("vvp", "-n", "activity.vvp"), outputs=("activity.vcd",),
+                                     consume=True))
+    vcd = sim.outputs.get("activity.vcd")
+    if not sim.result.ok or f"HH_ACT_DONE_{token}" not in sim.result.stdout or vcd is None:
+        raise ToolError(f"gate-level simulation for activity power failed: {sim.result.describe()} (see {ctx.here})")
+    flat = flatten(syn.modules, ctx.top)
     leaves = {path for path, _, _ in flat.instances}
-    counted = count_toggles(folder / "activity.vcd", f"{TB_TOP}.{DUT}", leaves)
+    counted = count_toggles(vcd, f"{TB_TOP}.{DUT}", leaves, where=ctx.own("activity.vcd"))
     toggles: dict[int, list[int]] = {}
     for name, rf in counted.counts.items():
         net = flat.aliases.get(name)
         if net is not None and net not in toggles:  # aliases of one net carry the same waveform
             toggles[net] = rf
     switching_j, internal_j, hot = energies(flat, lib, toggles)
-    seconds = vcfg.cycles * design.ppa.clock_period_ns * 1e-9
+    seconds = vcfg.cycles * ctx.design.ppa.clock_period_ns * 1e-9
     leakage_w = sum(lib.cells[c].leakage for _, c, _ in flat.instances if c in lib.cells) * lib.leakage_unit_w
-    vcd_bytes = (folder / "activity.vcd").stat().st_size
-    (folder / "activity.vcd").unlink()  # counted; the waveform of a netlist is rarely worth keeping
     total_toggles = sum(r + f for r, f in toggles.values())
     details = {"source": "gate-level simulation (Icarus, zero delay) of the mapped netlist",
                "stimulus": f"differential vectors: {vcfg.cycles} cycles, seed {vcfg.seed}", "cycles": vcfg.cycles,
                "nets_toggled": sum(1 for r, f in toggles.values() if r + f), "nets_seen": len(toggles),
                "nets_in_netlist": len({n for _, _, pins in flat.instances for n in pins.values()}),
-               "toggles": total_toggles, "toggles_per_net_cycle": round(total_toggles / max(1, len(toggles)) / vcfg.cycles, 6),
-               "hottest_nets": hot, "vcd_bytes": vcd_bytes, "sim_s": round(time.monotonic() - t0, 4)}
-    return ActivityPower(internal_w=internal_j / seconds, switching_w=switching_j / seconds, leakage_w=leakage_w,
-                         details=details)
+               "toggles": total_toggles,
+               "toggles_per_net_cycle": round(total_toggles / max(1, len(toggles)) / vcfg.cycles, 6),
+               "hottest_nets": hot, "vcd_bytes": len(vcd.encode("utf-8", "surrogateescape"))}
+    return _result(Power(internal_j / seconds, switching_j / seconds, leakage_w, details), "activity")
+
+
+def _result(pw: Power, fidelity: str) -> StageResult:
+    split = {"internal_mw": pw.internal_w * 1e3, "switching_mw": pw.switching_w * 1e3, "leakage_mw": pw.leakage_w * 1e3}
+    total = sum(split.values())
+    return StageResult(StageId.POWER, True, f"{total:.6g} mW ({fidelity})",
+                       {"fidelity": fidelity, **split, "details": pw.details}, value=pw)
+
+
+class PowerStage:
+    id = StageId.POWER
+    inputs = ("synthesis netlist.v", "sta vectorless power")
+    outputs = ("hh_act_tb.v",)
+    config = ("ppa.power", "ppa.input_activity", "ppa.clock_period_ns", "verification.differential", "ppa.liberty")
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        return None
+
+    def plan(self, ctx: StageContext) -> Plan:
+        assert ctx.liberty is not None
+        if ctx.power == "activity":
+            return (yield from activity_plan(ctx, ctx.value(StageId.SYNTHESIS, Synthesized), ctx.liberty))
+        sta = ctx.value(StageId.STA, StaResult)
+        details = {"source": "OpenSTA report_power", "input_activity": ctx.design.ppa.input_activity}
+        return _result(Power(sta.internal_w, sta.switching_w, sta.leakage_w, details), "vectorless")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from pathlib import Path
 
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _AUTO = re.compile(r"(?<![\w$\\])_\d+_(?![\w$])")
@@ -25,7 +24,6 @@ def canonical_netlist(text: str) -> str:
     return "\n".join(ln.strip() for ln in text.splitlines() if ln.strip())
 
 
-def netlist_digest(path: Path) -> str:
-    """sha256 of the canonical form of the netlist file."""
-    text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
+def netlist_digest(text: str) -> str:
+    """sha256 of the canonical form of a netlist's text."""
     return hashlib.sha256(canonical_netlist(text).encode("utf-8", "surrogateescape")).hexdigest()

@@ -1,4 +1,4 @@
-"""Static timing and vectorless power with OpenSTA: one ``sta`` process per netlist.
+"""The STA stage: static timing and vectorless power with OpenSTA, one ``sta`` process per netlist.
 
 Constraints (the SDC part of the script):
 - sequential designs: ``create_clock`` on the clock port at ``ppa.clock_period_ns``; inputs and
@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..config import DesignConfig
 from ..errors import ToolError
-from ..runner import run_tool
+from ..stages.context import StageContext
+from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
 from .liberty import Liberty
-from .synth import SynthesisRejected
+from .synth import Synthesized
 
 OUTPUT_LOAD_FANOUT = 4.0
 _MARK = "HH_SECTION"
@@ -41,11 +42,11 @@ class StaResult:
     internal_w: float
     switching_w: float
     leakage_w: float
-    wall_s: float
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 UNMAPPED = re.compile(r"module \$_(DLATCH|SR|DLATCHSR|ALDFF)\w* not found")
+
 
 def _tcl(text: str) -> str:
     """A Tcl word in braces; refuses characters that could escape them."""
@@ -54,7 +55,7 @@ def _tcl(text: str) -> str:
     return "{" + text + "}"
 
 
-def build_script(netlist: Path, top: str, design: DesignConfig, lib: Liberty, *, activity: float) -> str:
+def build_script(netlist: str, top: str, design: DesignConfig, lib: Liberty, *, activity: float) -> str:
     iface = design.interface
     tu_ns = lib.time_unit_s / 1e-9
     period = design.ppa.clock_period_ns / tu_ns  # OpenSTA takes times in the liberty's units
@@ -108,7 +109,7 @@ def _pin_name(text: str) -> str:
     return text.split(" (")[0].strip()
 
 
-def parse_report(text: str, period_lib: float, tu_ns: float) -> dict:
+def parse_report(text: str, period_lib: float, tu_ns: float) -> dict[str, Any]:
     """Pull slack, start/end points and the power split out of the marked script output."""
     sec = _sections(text)
     if "end" not in sec:
@@ -141,29 +142,41 @@ def parse_report(text: str, period_lib: float, tu_ns: float) -> dict:
     }
 
 
-def run_sta(netlist: Path, top: str, design: DesignConfig, lib: Liberty, folder: Path, *,
-            timeout_s: float, mem_mb: int | None = None) -> StaResult:
-    script = build_script(netlist, top, design, lib, activity=design.ppa.input_activity)
-    (folder / "sta.tcl").write_text(script, encoding="utf-8")
-    t0 = time.monotonic()
-    res = run_tool(["sta", "-no_init", "-no_splash", "-exit", "sta.tcl"], name="sta", log_dir=folder,
-                   timeout_s=timeout_s, cwd=folder, mem_mb=mem_mb or design.limits.tool_mem_mb,
-                   sandbox=design.limits.sandbox, readable=[Path(lib.path).resolve().parent, netlist.resolve().parent])
-    wall = time.monotonic() - t0
-    # OpenSTA prints read_verilog/link errors on stderr and later command errors on stdout:
-    # the earlier (root-cause) error is the one to report.
-    if res.limited:  # stopped by the design's limits: the design's fault, as in synthesis (exit 1)
-        raise SynthesisRejected(f"OpenSTA stopped on this design: {res.describe()}")
-    err = first_error(res.stderr) or first_error(res.stdout)
-    if err is not None and UNMAPPED.search(err):  # a latch or other cell the library cannot map: the design's
-        raise SynthesisRejected(f"the netlist keeps cells the liberty cannot map (a latch?): {err}")
-    if err is not None:
-        raise ToolError(f"OpenSTA rejected the netlist: {err} (see {folder / 'sta.stdout'})")
-    if not res.ok:
-        raise ToolError(f"OpenSTA failed: {res.describe()} (see {folder / 'sta.stdout'})")
-    tu_ns = lib.time_unit_s / 1e-9
-    d = parse_report(res.stdout, design.ppa.clock_period_ns / tu_ns, tu_ns)
-    return StaResult(delay_ns=d["delay_ns"], slack_ns=d["slack_ns"], start=d["start"], end=d["end"],
-                     path_group=d["path_group"], internal_w=d["internal_w"], switching_w=d["switching_w"],
-                     leakage_w=d["leakage_w"], wall_s=wall,
-                     details={k: d[k] for k in ("start_kind", "end_kind", "path_report")})
+class StaStage:
+    id = StageId.STA
+    inputs = ("synthesis netlist.v",)
+    outputs = ("sta.tcl",)
+    config = ("interface", "ppa.clock_period_ns", "ppa.input_activity", "ppa.liberty", "limits.tool_timeout_s")
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        return None
+
+    def plan(self, ctx: StageContext) -> Plan:
+        lib = ctx.liberty
+        assert lib is not None
+        netlist = ctx.value(StageId.SYNTHESIS, Synthesized).netlist
+        script = build_script(ctx.rel(netlist), ctx.top, ctx.design, lib, activity=ctx.design.ppa.input_activity)
+        run = yield from call(Invocation("sta", ("sta", "-no_init", "-no_splash", "-exit", "sta.tcl"),
+                                         files={"sta.tcl": script}, readable=(Path(lib.path).parent,)))
+        res = run.result
+        # OpenSTA prints read_verilog/link errors on stderr and later command errors on stdout:
+        # the earlier (root-cause) error is the one to report.
+        if res.limited:  # stopped by the design's limits: the design's fault
+            return failed(self.id, f"OpenSTA stopped on this design: {res.describe()}")
+        err = first_error(res.stderr) or first_error(res.stdout)
+        if err is not None and UNMAPPED.search(err):  # a latch or other cell the library cannot map
+            return failed(self.id, f"the netlist keeps cells the liberty cannot map (a latch?): {err}")
+        if err is not None:
+            raise ToolError(f"OpenSTA rejected the netlist: {err} (see {ctx.own('sta.stdout')})")
+        if not res.ok:
+            raise ToolError(f"OpenSTA failed: {res.describe()} (see {ctx.own('sta.stdout')})")
+        tu_ns = lib.time_unit_s / 1e-9
+        d = parse_report(res.stdout, ctx.design.ppa.clock_period_ns / tu_ns, tu_ns)
+        sta = StaResult(delay_ns=d["delay_ns"], slack_ns=d["slack_ns"], start=d["start"], end=d["end"],
+                        path_group=d["path_group"], internal_w=d["internal_w"], switching_w=d["switching_w"],
+                        leakage_w=d["leakage_w"], details={k: d[k] for k in ("start_kind", "end_kind", "path_report")})
+        return StageResult(self.id, True, f"critical path {sta.delay_ns:.3f} ns, slack {sta.slack_ns:.3f} ns",
+                           {"delay_ns": sta.delay_ns, "slack_ns": sta.slack_ns, "start": sta.start, "end": sta.end,
+                            "path_group": sta.path_group,
+                            "vectorless_power_w": {"internal": sta.internal_w, "switching": sta.switching_w,
+                                                   "leakage": sta.leakage_w}}, value=sta)

@@ -1,25 +1,29 @@
-"""Synthesis: a Recipe becomes a Yosys script (flatten, dfflibmap, abc -liberty) run in one process.
+"""The synthesis stage: a Recipe becomes a Yosys script (flatten, dfflibmap, abc -liberty) run in one process.
+
+Its verdict is the design's "synthesizes": Yosys refusing the canonical text (or stopped by the design's
+limits) fails the stage; a crash or a missing netlist without an error is an infrastructure fault.
 
 Every Recipe knob changes the script: ``flatten``, ``fsm``/``fsm_encoding`` (``fsm -encoding``),
 ``share``, ``opt_full`` (``opt -full``), ``abc_script`` (distinct ABC command sequences) and
 ``abc_delay_target_ps`` (``abc -D``). The netlist is written in the form OpenSTA 2019 accepts
 (``-simple-lhs``: no concatenated assign targets, which it rejects when output bits share a driver).
-Sources keep their own names (a Yosys error names the user's file and line) and are given to Yosys
+It reads the canonical text (whose `` `line`` directives keep the user's file and line in errors),
 relative to the stage folder it runs in.
 """
 
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..candidate import Candidate
-from ..config import PARAM_LITERAL
-from ..errors import EXIT_INVALID, ConfigError, ToolError
+from ..errors import EXIT_INVALID, ToolError
 from ..recipe import Recipe
-from ..runner import run_tool
+from ..stages.context import StageContext
+from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed, passed
+from .liberty import Liberty
+from .nethash import netlist_digest
+from .netlist import Module, histogram, parse_netlist
 
 # ABC command sequences per abc_script value; ``{D}`` becomes ``-D <ps>`` when a target is set.
 # "default" uses Yosys' own liberty script (no -script argument); "fast" uses ``abc -fast``.
@@ -31,11 +35,6 @@ ABC_SCRIPTS: dict[str, str | None] = {
     "resyn2": "+strash;balance;rewrite;refactor;balance;rewrite;rewrite,-z;balance;refactor,-z;"
               "rewrite,-z;balance;map,{D};topo",
 }
-_PARAM_VALUE = PARAM_LITERAL  # one rule: config.py refuses at load what synthesis would refuse here
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
-_DEFINE_VALUE = re.compile(r"^[A-Za-z0-9_.'+-]*$")
-_VERILOG_EXT = (".v", ".sv")
 # `file:line: ERROR: ...` (Yosys' own form for front-end errors) before any bare `ERROR:` line
 _LOCATED_ERROR = re.compile(r"^\s*(.+?):(\d+):\s*ERROR:(.*)$")
 NETLIST = "netlist.v"
@@ -48,51 +47,33 @@ class SynthesisRejected(ToolError):
 
 
 @dataclass(frozen=True)
-class SynthResult:
-    netlist: Path
-    wall_s: float
+class Synthesized:
+    """The synthesis stage's output: the mapped netlist (run-folder-relative) and what it is made of."""
+
+    netlist: str
+    digest: str  # ``nethash``: equal for netlists that differ only in Yosys' internal names
+    modules: dict[str, Module]
+    histogram: dict[str, int]
+    area_by_cell: dict[str, float]
     warnings: int
 
 
-def _quote(path: Path) -> str:
-    text = str(path)
-    if '"' in text or "\n" in text:
-        raise ToolError(f"unusable path for Yosys: {text!r}")
-    return f'"{text}"'
+def _quote(path: str) -> str:
+    if '"' in path or "\n" in path:
+        raise ToolError(f"unusable path for Yosys: {path!r}")
+    return f'"{path}"'
 
 
-def _param_args(cand: Candidate) -> list[str]:
-    out: list[str] = []
-    for name, value in sorted(cand.params):
-        value = str(value).strip()
-        if not _IDENT.match(name) or not _PARAM_VALUE.match(value):
-            raise ConfigError(f"parameter override {name}={value!r}: expected a Verilog identifier and constant")
-        out.append(f"-chparam {name} {value}")
-    return out
-
-
-def _define_args(cand: Candidate) -> list[str]:
-    out: list[str] = []
-    for name, value in sorted(cand.defines):
-        value = str(value)
-        if not _IDENT.match(name) or not _DEFINE_VALUE.match(value):
-            raise ConfigError(f"define {name}={value!r}: expected an identifier and a plain value")
-        out.append(f"-D{name}={value}" if value else f"-D{name}")
-    return out
-
-
-def build_script(sources: list[Path], top: str, recipe: Recipe, liberty: Path, params: list[str], *,
-                 include_dirs: list[Path] = (), defines: list[str] = ()) -> str:  # type: ignore[assignment]
-    """The Yosys script for one recipe (pure: easy to test that every knob matters)."""
-    lib = _quote(liberty)
+def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, params: dict[str, str], *,
+                 include_dirs: tuple[str, ...] = ()) -> str:
+    """The Yosys script for one recipe (pure: easy to test that every knob matters); ``params`` checked
+    by ``hdl.literals``, folders our own, relative to the stage folder."""
+    lib = _quote(str(liberty))
     opt = "opt -full" if recipe.opt_full else "opt"
-    for d in include_dirs:  # our own folder names, relative to the stage folder
-        if not _SAFE_NAME.match(str(d)):
-            raise ToolError(f"unusable include folder for Yosys: {str(d)!r}")
-    front = "".join(f"-I{d} " for d in include_dirs) + "".join(f"{d} " for d in defines)
+    front = "".join(f"-I{d} " for d in include_dirs)
     # -sv always, as the structure and equivalence gates read it: one language for one canonical text
     lines = [f"read_verilog -defer -sv {front}{_quote(s)}" for s in sources]
-    lines.append(" ".join(["hierarchy -check -top", top, *params]))
+    lines.append(" ".join(["hierarchy -check -top", top, *(f"-chparam {k} {v}" for k, v in sorted(params.items()))]))
     lines += ["proc", "flatten" if recipe.flatten else "# flatten: off (hierarchy kept)", "opt_expr", "opt_clean"]
     if recipe.fsm:
         lines.append("fsm" if recipe.fsm_encoding == "auto" else f"fsm -encoding {recipe.fsm_encoding}")
@@ -135,45 +116,46 @@ def first_error(text: str) -> str | None:
     return None
 
 
-def write_sources(cand: Candidate, folder: Path) -> list[Path]:
-    """Write every candidate file into ``folder/src`` under its own name; return the ones to read.
-
-    Headers are written but only reached through `include (``-I src``); data files sit beside them.
-    A name unfit for a Yosys script (the safety gate normally refused it already) gets our own name."""
-    src = folder / "src"
-    src.mkdir(parents=True, exist_ok=True)
-    sources = []
-    for i, (name, text) in enumerate(cand.files):
-        base = Path(name).name
-        if not _SAFE_NAME.match(base):
-            base = f"f{i:02d}{'.sv' if name.endswith('.sv') else '.v'}"
-        p = src / base
-        p.write_text(text, encoding="utf-8", errors="surrogateescape")
-        if base.lower().endswith(_VERILOG_EXT):
-            sources.append(p)
-    return sources
+def _area(hist: dict[str, int], lib: Liberty) -> dict[str, float]:
+    missing = sorted(c for c in hist if c not in lib.cells)
+    if missing:
+        raise ToolError(f"mapped netlist uses cells not in {lib.path}: {', '.join(missing[:5])}")
+    return {c: n * lib.cells[c].area for c, n in hist.items()}
 
 
-def synthesize(cand: Candidate, recipe: Recipe, liberty: Path, folder: Path, *, timeout_s: float,
-               mem_mb: int | None = None, sandbox: str = "required") -> SynthResult:
-    """Run Yosys in ``folder``; the netlist lands in ``folder/netlist.v``. Failures raise ToolError."""
-    folder = Path(folder).resolve()
-    sources = [p.relative_to(folder) for p in write_sources(cand, folder)]
-    script = build_script(sources, cand.top, recipe, Path(liberty), _param_args(cand),
-                          include_dirs=[Path("src")], defines=_define_args(cand))
-    (folder / "synth.ys").write_text(script, encoding="utf-8")
-    t0 = time.monotonic()
-    res = run_tool(["yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"], name="yosys", log_dir=folder,
-                   timeout_s=timeout_s, cwd=folder, mem_mb=mem_mb, sandbox=sandbox,
-                   readable=[Path(liberty).resolve().parent])
-    wall = time.monotonic() - t0
-    if not res.ok or not (folder / NETLIST).is_file():
-        err = first_error(res.stdout + "\n" + res.stderr)
-        if err is None and (folder / "yosys.log").is_file():
-            err = first_error((folder / "yosys.log").read_text(encoding="utf-8", errors="replace"))
-        where = f"(log: {folder / 'yosys.log'})"
-        if res.limited or (err is not None and res.returncode not in (0, None) and not res.signal_name):
-            raise SynthesisRejected(f"yosys rejected the design: {err or res.describe()} {where}")
-        raise ToolError(f"yosys synthesis failed: {err or res.describe()} {where}")
-    warnings = sum(1 for ln in (res.stdout + res.stderr).splitlines() if ln.startswith("Warning"))
-    return SynthResult(folder / NETLIST, wall, warnings)
+class SynthesisStage:
+    id = StageId.SYNTHESIS
+    inputs = ("canonical/canonical.v",)
+    outputs = (NETLIST, "yosys.log")
+    config = ("top", "ppa.liberty", "recipe", "limits.tool_timeout_s", "limits.tool_mem_mb")
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        return None
+
+    def plan(self, ctx: StageContext) -> Plan:
+        assert ctx.recipe is not None and ctx.liberty is not None
+        lib = ctx.liberty
+        script = build_script(ctx.sources(), ctx.top, ctx.recipe, Path(lib.path), ctx.params,
+                              include_dirs=(ctx.src_dir(),))
+        run = yield from call(Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
+                                         files={"synth.ys": script, **ctx.data_files()},
+                                         outputs=(NETLIST, "yosys.log"), readable=(Path(lib.path).parent,)))
+        res = run.result
+        netlist = run.outputs.get(NETLIST)
+        if not res.ok or netlist is None:
+            err = first_error(run.text()) or first_error(run.outputs.get("yosys.log", ""))
+            where = f"(log: {ctx.own('yosys.log')})"
+            if res.limited or (err is not None and res.returncode != 0):
+                return failed(self.id, f"yosys rejected the design: {err or res.describe()} {where}")
+            raise ToolError(f"yosys synthesis failed: {err or res.describe()} {where}")
+        modules = parse_netlist(netlist, where=ctx.own(NETLIST))
+        hist = dict(sorted(histogram(modules, ctx.top).items()))
+        area_by = _area(hist, lib)
+        warnings = sum(1 for ln in run.text().splitlines() if ln.startswith("Warning"))
+        digest = netlist_digest(netlist)
+        out = Synthesized(ctx.own(NETLIST), digest, modules, hist, area_by, warnings)
+        area = sum(area_by.values())
+        return StageResult(self.id, True, f"{sum(hist.values())} cells, {area:.1f} um2",
+                           {"netlist": NETLIST, "recipe": ctx.recipe.to_dict(), "area_um2": area,
+                            "cells": sum(hist.values()), "cell_histogram": hist, "netlist_digest": digest},
+                           value=out)

@@ -44,7 +44,7 @@ def _pad(value: str, width: int) -> str:
     return fill * (width - len(value)) + value
 
 
-def count_toggles(path: Path, scope: str, skip: set[str]) -> Toggles:
+def count_toggles(text: str, scope: str, skip: set[str], where: str = "VCD") -> Toggles:
     """Transitions of every bit declared under ``scope`` (a dotted path such as ``tb.dut``), except
     in sub-scopes whose relative path is in ``skip`` (e.g. standard-cell instances)."""
     want = scope.split(".")
@@ -54,70 +54,65 @@ def count_toggles(path: Path, scope: str, skip: set[str]) -> Toggles:
     state: dict[str, str] = {}
     out = Toggles()
     in_header = True
-    try:
-        fh = open(path, encoding="ascii", errors="replace")
-    except OSError as exc:
-        raise ToolError(f"cannot read VCD {path}: {exc.strerror}") from None
-    with fh:
-        for line in fh:
-            if in_header:
-                tok = line.split()
-                if not tok:
-                    continue
-                if tok[0] == "$scope" and len(tok) >= 3:
-                    stack.append(tok[2])
-                elif tok[0] == "$upscope":
-                    if stack:
-                        stack.pop()
-                elif tok[0] == "$var" and len(tok) >= 5:
-                    if stack[: len(want)] != want:
-                        continue
-                    rel = ".".join(stack[len(want):])
-                    if rel and any(rel == s or rel.startswith(s + ".") for s in skip):
-                        continue
-                    width, code, ref = int(tok[2]), tok[3], tok[4]
-                    rng = tok[5] if len(tok) > 5 and tok[5].startswith("[") else None
-                    names = [f"{rel}.{b}" if rel else b for b in _bit_names(ref, rng, width)]
-                    ids.setdefault(code, []).append(names)
-                    width_of[code] = width
-                    for n in names:
-                        out.counts.setdefault(n, [0, 0])
-                elif tok[0] == "$enddefinitions":
-                    in_header = False
+    for line in text.splitlines():
+        if in_header:
+            tok = line.split()
+            if not tok:
                 continue
-            c = line[:1]
-            if c == "#":
-                try:
-                    out.end_time = int(line[1:])
-                except ValueError:
-                    pass
-                continue
-            if c == "$":
-                continue  # $dumpvars / $end / $comment around value changes
-            if c in "bB":
-                parts = line[1:].split()
-                if len(parts) != 2:
+            if tok[0] == "$scope" and len(tok) >= 3:
+                stack.append(tok[2])
+            elif tok[0] == "$upscope":
+                if stack:
+                    stack.pop()
+            elif tok[0] == "$var" and len(tok) >= 5:
+                if stack[: len(want)] != want:
                     continue
-                value, code = parts
-            elif c in "01xXzZ":
-                value, code = c, line[1:].strip()
-            else:
-                continue  # real values, blank lines
-            if code not in ids:
-                continue
-            value = _pad(value.lower(), width_of[code])
-            old = state.get(code)
-            state[code] = value
-            if old is None:  # the initial value
-                continue
-            for i, (a, b) in enumerate(zip(old, value)):
-                if a == b:
+                rel = ".".join(stack[len(want):])
+                if rel and any(rel == s or rel.startswith(s + ".") for s in skip):
                     continue
-                kind = 0 if (a, b) == ("0", "1") else 1 if (a, b) == ("1", "0") else -1
-                if kind < 0:
-                    continue
-                for names in ids[code]:
-                    out.counts[names[i]][kind] += 1
+                width, code, ref = int(tok[2]), tok[3], tok[4]
+                rng = tok[5] if len(tok) > 5 and tok[5].startswith("[") else None
+                names = [f"{rel}.{b}" if rel else b for b in _bit_names(ref, rng, width)]
+                ids.setdefault(code, []).append(names)
+                width_of[code] = width
+                for n in names:
+                    out.counts.setdefault(n, [0, 0])
+            elif tok[0] == "$enddefinitions":
+                in_header = False
+            continue
+        c = line[:1]
+        if c == "#":
+            try:
+                out.end_time = int(line[1:])
+            except ValueError:
+                pass
+            continue
+        if c == "$":
+            continue  # $dumpvars / $end / $comment around value changes
+        if c in "bB":
+            parts = line[1:].split()
+            if len(parts) != 2:
+                continue
+            value, code = parts
+        elif c in "01xXzZ":
+            value, code = c, line[1:].strip()
+        else:
+            continue  # real values, blank lines
+        if code not in ids:
+            continue
+        value = _pad(value.lower(), width_of[code])
+        old = state.get(code)
+        state[code] = value
+        if old is None:  # the initial value
+            continue
+        for i, (a, b) in enumerate(zip(old, value)):
+            if a == b:
+                continue
+            kind = 0 if (a, b) == ("0", "1") else 1 if (a, b) == ("1", "0") else -1
+            if kind < 0:
+                continue
+            for names in ids[code]:
+                out.counts[names[i]][kind] += 1
     if in_header:
-        raise ToolError(f"VCD {path} is truncated (no $enddefinitions)")
+        raise ToolError(f"{where} is truncated (no $enddefinitions)")
     return out

@@ -12,9 +12,8 @@ tells an async reset from a sync one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from .stimulus import StimPort, reset_schedule, vectors, write_hex
+from .stimulus import StimPort, hex_text, reset_schedule, vectors
 
 
 @dataclass(frozen=True)
@@ -45,14 +44,16 @@ def _params(params: dict[str, str]) -> str:
     return "#(" + ", ".join(f".{k}({v})" for k, v in params.items()) + ") " if params else ""
 
 
-def write_stimulus(spec: TbSpec, folder: Path) -> None:
+def stimulus_files(spec: TbSpec) -> dict[str, str]:
+    """The $readmemh files of the seeded vectors: ``stim_<port>.hex`` per data input, ``stim_reset.hex``."""
     data = [p for p in spec.ports if p.dir == "input" and p.name not in (spec.clock, spec.reset)]
     vecs = vectors([StimPort(p.name, p.width) for p in data], spec.cycles, spec.seed)
-    for p in data:
-        write_hex(folder / f"stim_{p.name}.hex", [v[p.name] for v in vecs], p.width)
+    out = {f"stim_{p.name}.hex": hex_text([v[p.name] for v in vecs], p.width) for p in data}
     if spec.reset:
         active = 0 if spec.reset_active_low else 1
-        write_hex(folder / "stim_reset.hex", [active if r else 1 - active for r in reset_schedule(spec.cycles, spec.seed)], 1)
+        schedule = reset_schedule(spec.cycles, spec.seed)
+        out["stim_reset.hex"] = hex_text([active if r else 1 - active for r in schedule], 1)
+    return out
 
 
 def differential_tb(spec: TbSpec, dut: str, gold: str, dut_params: dict[str, str],

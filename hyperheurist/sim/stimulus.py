@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ def reset_schedule(cycles: int, seed: int) -> list[bool]:
     return sched
 
 
-def write_hex(path: Path, values: list[int], width: int) -> None:
-    """A $readmemh file, one value per line."""
+def hex_text(values: list[int], width: int) -> str:
+    """A $readmemh file's text, one value per line."""
     digits = max(1, (width + 3) // 4)
-    Path(path).write_text("".join(f"{v:0{digits}x}\n" for v in values), encoding="ascii")
+    return "".join(f"{v:0{digits}x}\n" for v in values)

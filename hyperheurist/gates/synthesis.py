@@ -1,0 +1,44 @@
+"""The synthesis stage of ``hh gate``: does the canonical design synthesize (Yosys' generic ``synth``)?
+
+In an evaluation the PPA synthesis onto the liberty (``ppa.synth.SynthesisStage``) gives this verdict
+instead; ``hh gate`` needs no liberty, so it asks Yosys' technology-independent flow.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..stages.context import StageContext
+from ..stages.model import Invocation, Plan, StageId, call, failed, passed
+from .tooling import clip, strip_paths
+
+ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)  # Yosys writes `file.v:17: ERROR: ...` for front-end errors
+
+
+def script(ctx: StageContext) -> str:
+    chparam = "".join(f" -chparam {k} {v}" for k, v in ctx.params.items())
+    return (f"read_verilog -sv -I{ctx.src_dir()} {' '.join(ctx.sources())}\n"
+            f"hierarchy -check -top {ctx.top}{chparam}\n"
+            f"synth -top {ctx.top} -flatten\n")
+
+
+class GenericSynthesisStage:
+    id = StageId.SYNTHESIS
+    inputs = ("canonical/canonical.v",)
+    outputs = ("synth.ys",)
+    config = ("top", "limits.tool_timeout_s", "limits.tool_mem_mb")
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        return None
+
+    def plan(self, ctx: StageContext) -> Plan:
+        run = yield from call(Invocation("yosys", ("yosys", "-q", "-s", "synth.ys"),
+                                         files={"synth.ys": script(ctx), **ctx.data_files()}))
+        res = run.result
+        if res.timed_out:
+            return failed(self.id, f"yosys timed out after {ctx.tool_timeout:g} s (design too large?)")
+        if not res.ok:
+            err = ERROR.search(clip(run.text()))
+            msg = strip_paths(err.group(1) + err.group(2)) if err else res.describe()
+            return failed(self.id, f"yosys synthesis failed: {msg}")
+        return passed(self.id, "synthesizes (yosys synth)")
