@@ -1,5 +1,6 @@
 """Wrap-around counter rewrites (register width, comparisons the counter never meets), proven
-equivalent from reset by a bounded Yosys SAT proof with undef modelling; and the patterns they refuse."""
+equivalent from reset by the formal engines: an unbounded proof (ABC scorr+pdr), not a bounded one;
+and the patterns they refuse."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from hyperheurist.candidate import Candidate
+from hyperheurist.config import Reset
+from hyperheurist.formal.verdict import Verdict
 from hyperheurist.recipe import Recipe
-from hyperheurist.rewrite.prove import prove_equivalent
+from hyperheurist.rewrite.interface import module_interface
+from hyperheurist.rewrite.prove import ProofTask, prove_rewrite
 from hyperheurist.search.moves.counters import CounterDeadCompare, CounterWidth
 from hyperheurist.search.state import MoveContext, State
 
@@ -42,10 +46,15 @@ def _apply(move, text: str) -> str | None:
     return None if new is None else new.candidate.files[0][1]
 
 
+def _prove(tmp_path: Path, a: str, b: str) -> Verdict:
+    iface = module_interface(a, "t", clock="clk", reset=Reset(name="rst", active="high"))
+    return prove_rewrite(ProofTask(a, b, "t", iface, depth=16), tmp_path)
+
+
 def _proven(tmp_path: Path, a: str, b: str) -> bool:
-    p = prove_equivalent(a, "t", b, "t", tmp_path, depth=16, reset=("rst", 1))
-    assert p.conclusive, p.message
-    return p.equivalent
+    v = _prove(tmp_path, a, b)
+    assert v.kind in ("proven", "refuted"), v.summary()  # a real proof either way, never only a bound
+    return v.kind == "proven"
 
 
 def test_counter_width_is_proven(tmp_path: Path) -> None:
@@ -65,7 +74,8 @@ def test_dead_compares_are_proven(tmp_path: Path) -> None:
 
 def test_a_wrong_limit_would_be_caught(tmp_path: Path) -> None:
     """The proofs above can fail: narrowing below the range changes the behaviour."""
-    assert not _proven(tmp_path, COUNTER, COUNTER.replace("reg [7:0] c;", "reg [1:0] c;"))
+    v = _prove(tmp_path, COUNTER, COUNTER.replace("reg [7:0] c;", "reg [1:0] c;"))
+    assert v.kind == "refuted" and v.counterexample, v.summary()
 
 
 @pytest.mark.parametrize("change", [

@@ -1,6 +1,6 @@
 """The FSM re-encoding move finds FSMs written the usual ways (a comment before the state register,
-a sensitivity list naming it) and every re-encoding it makes is formally proven (bounded from reset,
-Yosys SAT with undef modelling) against the original."""
+a sensitivity list naming it) and every re-encoding it makes is formally proven from reset against
+the original (the formal engines: an unbounded proof, not a bound)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from hyperheurist.candidate import Candidate
+from hyperheurist.config import Reset
+from hyperheurist.formal.verdict import Verdict
 from hyperheurist.recipe import Recipe
-from hyperheurist.rewrite.prove import prove_equivalent
+from hyperheurist.rewrite.interface import module_interface
+from hyperheurist.rewrite.prove import ProofTask, accepted, prove_rewrite
 from hyperheurist.search.moves.fsm import FsmEncoding
 from hyperheurist.search.moves.verilog import K, node_text, parse, walk
 from hyperheurist.search.state import MoveContext, State
@@ -40,6 +43,11 @@ endmodule
 """
 
 
+def _prove(parent: str, child: str, folder: Path) -> Verdict:
+    iface = module_interface(parent, "ctl", clock="clk", reset=Reset(name="rst", active="high"))
+    return prove_rewrite(ProofTask(parent, child, "ctl", iface, depth=10), folder)
+
+
 def _state(text: str) -> State:
     return State(Candidate.from_text(text, "ctl"), Recipe())
 
@@ -60,15 +68,15 @@ def test_fsm_with_comments_and_sensitivity_list_is_reencoded_and_proven(tmp_path
     assert new is not None, "the FSM was skipped"
     text = _text(new)
     assert text != FSM and "// the state register" in text
-    proof = prove_equivalent(FSM, "ctl", text, "ctl", tmp_path, depth=10, reset=("rst", 1))
-    assert proof.equivalent and proof.conclusive, (proof.message, text)
+    v = _prove(FSM, text, tmp_path)
+    assert accepted(v) and v.kind == "proven", (v.summary(), text)
 
 
 def test_the_prover_catches_a_wrong_reencoding(tmp_path: Path) -> None:
     """The proof above can fail: codes that collide (HOLD = RUN) change the behaviour."""
     wrong = FSM.replace("HOLD = 2'd2", "HOLD = 2'd1")
-    proof = prove_equivalent(FSM, "ctl", wrong, "ctl", tmp_path, depth=10, reset=("rst", 1))
-    assert proof.conclusive and not proof.equivalent
+    v = _prove(FSM, wrong, tmp_path)
+    assert v.kind == "refuted" and not accepted(v), v.summary()
 
 
 def test_edge_on_the_state_register_is_left_alone() -> None:

@@ -1,10 +1,12 @@
 """make qor: the QoR suite of suboptimal/hand-optimised pairs (benchmarks/qor/<pair>/).
 
-Per pair: prove slow.v == fast.v (ABC &cec for combinational pairs, bounded Yosys SAT from reset for
-sequential ones, both with undefined bits as free values), measure both with the flow's default recipe
-(the start scores 1.0), run ``hh run`` offline from slow.v, prove every RTL change the run accepted
-against slow.v, and report whether hh reached the hand-optimised cost. Also the distinct-netlist rate
-of the run (Phase-2 evaluations whose mapped netlist had not been seen before in that run).
+Per pair: prove slow.v == fast.v (``hyperheurist.rewrite.prove``: the formal engines, X-aware miter,
+ABC &cec for combinational pairs, scorr+pdr from reset for sequential ones, bmc3 when no unbounded
+proof comes), measure both with the flow's default recipe (the start scores 1.0), run ``hh run``
+offline from slow.v, prove every RTL change the run accepted against slow.v, and report whether hh
+reached the hand-optimised cost. Only a ``proven`` verdict counts; ``bounded`` is reported as such.
+Also the distinct-netlist rate of the run (Phase-2 evaluations whose mapped netlist had not been seen
+before in that run).
 
     python tools/qor.py [--pairs a,b] [--iterations N] [--out results]
     python tools/qor.py --distinct RUN_DIR [RUN_DIR ...]     # distinct-netlist rate of finished runs
@@ -32,25 +34,24 @@ SUITE = REPO / "benchmarks" / "qor"
 REACH_TOL = 0.01  # hh "reaches" the hand version when its best cost is within 1% of the hand cost
 NOTES = """Notes. Start and hand are measured at the flow's default recipe; hh also tunes the recipe, so an hh best
 below the hand cost partly comes from recipe knobs (column "hh best via": the RTL move that made the best
-design and the knobs changed from the default). Pairs: combinational ones proven with ABC `&cec` (undefined bits
-free), sequential ones by a bounded Yosys SAT proof from reset with `-enable_undef` (24 cycles, width_counter
-110 = one full counter period). Accepted RTL changes are proven against `slow.v` the same way. hh runs offline,
+design and the knobs changed from the default). Pairs and accepted RTL changes are proven against `slow.v` with
+the formal engines (X-aware miter; ABC `&cec` for combinational pairs, `scorr`+`pdr` from reset for sequential
+ones, `bmc3` to 24 cycles when no unbounded proof comes); only the verdict `proven` counts. hh runs offline,
 seed 1, 2 chains, the iterations in each design.yaml (30), one evaluation job, on a shared loaded machine.
 """
-SEQ_DEPTH = 24  # cycles of the bounded proof from reset; a pair asks for more in verification.equivalence.depth
+SEQ_DEPTH = 24  # cycles bmc3 searches when no unbounded proof comes; a pair asks for more in its design.yaml
 
 
 def prove(design: DesignConfig, gold: str, gate: str, workdir: Path) -> dict:
-    from hyperheurist.rewrite.prove import prove_equivalent
+    """The verdict of ``gate`` against ``gold``: its kind, whether it counts (proven), engine and reason."""
+    from hyperheurist.rewrite.prove import ProofTask, accepted, prove_rewrite
 
-    it = design.interface
-    if it.sequential:
-        reset = (it.reset.name, 1 if it.reset.active == "high" else 0) if it.reset else None
-        p = prove_equivalent(gold, design.top, gate, design.top, workdir, reset=reset, timeout_s=600,
-                             depth=max(SEQ_DEPTH, design.verification.equivalence.depth))
-    else:
-        p = prove_equivalent(gold, design.top, gate, design.top, workdir, engine="cec", timeout_s=300)
-    return {"equivalent": p.equivalent, "conclusive": p.conclusive, "method": p.method, "message": p.message}
+    eq = design.verification.equivalence
+    task = ProofTask(gold, gate, design.top, design.interface, depth=max(SEQ_DEPTH, eq.depth), timeout_s=600,
+                     reset_cycles=eq.reset_cycles, reset_inputs=dict(eq.reset_inputs),
+                     compare_when=dict(eq.compare_when))
+    v = prove_rewrite(task, workdir)
+    return {"verdict": v.kind, "proven": accepted(v), "engine": v.engine, "reason": v.reason, "depth": v.depth}
 
 
 def measure(design: DesignConfig, path: Path, workdir: Path) -> dict:
@@ -115,7 +116,8 @@ def run_hh(design_yaml: Path, out: Path, iterations: int | None, timeout_s: floa
     if iterations is not None:
         argv += ["--iterations", str(iterations)]
     env = {**os.environ, "HH_CACHE_DIR": str(out / "cache")}
-    proc = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL, env=env)
+    proc = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=timeout_s,
+                          stdin=subprocess.DEVNULL, env=env)
     runs = sorted((out / "runs" / load_design(design_yaml).name).glob("*"), key=lambda p: p.stat().st_mtime)
     done = [r for r in runs if (r / "summary.json").is_file()]
     if proc.returncode != 0 or not done:
@@ -152,7 +154,7 @@ def one_pair(pair: Path, out: Path, iterations: int | None, timeout_s: float) ->
         p = prove(design, slow, sources_of(run_dir, dg), work / f"accepted-{i:02d}")
         proofs.append({"digest": dg[:12], **p})
     row["accepted_rtl"] = proofs
-    row["all_proven"] = all(p["equivalent"] for p in proofs)
+    row["all_proven"] = all(p["proven"] for p in proofs)
     return row
 
 
@@ -178,24 +180,25 @@ def via(row: dict) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    lines = [("| pair | class | start A/D/P/cost | hand | hh best | reached | hh best via | RTL changes accepted (proven) "
-              "| distinct netlists |"), "|---|---|---|---|---|---|---|---|---|"]
+    lines = [("| pair | class | start A/D/P/cost | hand | hh best | reached | hh best via "
+              "| RTL changes accepted (proven) | distinct netlists |"), "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         acc = r.get("accepted_rtl") or []
         d = r.get("distinct") or {}
         rate = f"{d['distinct']}/{d['evaluations']}" if d.get("evaluations") else "-"
-        proof = "" if r["pair_proof"]["equivalent"] else " (pair NOT proven)"
+        proof = "" if r["pair_proof"]["proven"] else f" (pair {r['pair_proof']['verdict']}, not proven)"
         lines.append(f"| {r['pair']}{proof} | {r['class']} | {_fmt(r['start'])} | {_fmt(r['hand'])} | "
                      f"{_fmt(r.get('hh')) if r.get('hh') else 'failed: ' + r.get('error', '')} | "
                      f"{'yes' if r.get('reached') else 'no'} | {via(r) if r.get('hh') else '-'} | "
-                     f"{len(acc)} ({sum(p['equivalent'] for p in acc)}) | {rate} |")
+                     f"{len(acc)} ({sum(p['proven'] for p in acc)}) | {rate} |")
     return "\n".join(lines)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", help="comma-separated pair names (default: all of benchmarks/qor)")
-    ap.add_argument("--iterations", type=int, default=None, help="annealing iterations per chain (default: design.yaml)")
+    ap.add_argument("--iterations", type=int, default=None,
+                    help="annealing iterations per chain (default: design.yaml)")
     ap.add_argument("--out", type=Path, default=REPO / "results")
     ap.add_argument("--work", type=Path, default=REPO / "runs" / "qor")
     ap.add_argument("--timeout", type=float, default=1800.0)
@@ -232,7 +235,7 @@ def main() -> int:
 def write_report(out: Path, rows: list[dict]) -> None:
     reached = sum(bool(r.get("reached")) for r in rows)
     accepted = sum(len(r.get("accepted_rtl") or []) for r in rows)
-    proven = sum(sum(p["equivalent"] for p in r.get("accepted_rtl") or []) for r in rows)
+    proven = sum(sum(p["proven"] for p in r.get("accepted_rtl") or []) for r in rows)
     evals = sum((r.get("distinct") or {}).get("evaluations") or 0 for r in rows)
     distinct = sum((r.get("distinct") or {}).get("distinct") or 0 for r in rows)
     head = (f"hh reached the hand-optimised cost (within {REACH_TOL:.0%}) on **{reached}/{len(rows)}** pairs; "
@@ -240,9 +243,9 @@ def write_report(out: Path, rows: list[dict]) -> None:
             f"{distinct}/{evals} Phase-2 evaluations yielded a distinct netlist.")
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "qor.json", {"rows": rows, "reached": reached, "pairs": len(rows)})
-    (out / "qor.md").write_text("# QoR suite (make qor)\n\n" + head + "\n\nA/D/P = area um2 / delay ns / power mW; "
-                                  "cost under each pair's objective (the start scores 1.0).\n\n" + table(rows) + "\n\n" + NOTES,
-                                  encoding="utf-8")
+    legend = "A/D/P = area um2 / delay ns / power mW; cost under each pair's objective (the start scores 1.0)."
+    (out / "qor.md").write_text(f"# QoR suite (make qor)\n\n{head}\n\n{legend}\n\n{table(rows)}\n\n{NOTES}",
+                                encoding="utf-8")
     print(head)
 
 

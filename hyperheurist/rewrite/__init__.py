@@ -1,1 +1,3 @@
-"""Word-level RTL rewriting: datapath rules applied on the extracted RTL, each rewrite proven."""
+"""RTL rewrites and their proofs: ``prove`` proves a rewritten design against its parent with the
+formal engines (``hyperheurist.formal``); ``interface`` reads a module's ports when no design.yaml
+gives them."""
