@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pyslang
 from pyslang import ast, parsing, syntax
 
 K = syntax.SyntaxKind
+# a syntax node as callers use it: pyslang's stubs type ``.kind`` but not which attributes a node of that
+# kind has (``.header`` of a module, ``.left`` of a binary expression); code narrows by ``.kind``
+Syntax = Any
 MAX_TEXT = 2_000_000  # characters: larger sources are not parsed in process
 # elaboration bounds, most under pyslang's defaults: a generate or recursion bomb stops here
 BOUNDS = {"maxGenerateSteps": 65536, "maxInstanceDepth": 64, "maxInstanceArray": 65536,
@@ -82,7 +86,7 @@ def first_error(comp: ast.Compilation, sm: pyslang.SourceManager) -> str | None:
     return pyslang.DiagnosticEngine.reportAll(sm, errors[:1]).strip().splitlines()[0]
 
 
-def walk(node: syntax.SyntaxNode) -> Iterator[syntax.SyntaxNode]:
+def walk(node: Syntax) -> Iterator[Syntax]:
     """Every syntax node below ``node`` (pre-order, tokens skipped)."""
     yield node
     for child in node:
@@ -90,7 +94,7 @@ def walk(node: syntax.SyntaxNode) -> Iterator[syntax.SyntaxNode]:
             yield from walk(child)
 
 
-def nodes(seq: syntax.SyntaxNode) -> list[syntax.SyntaxNode]:
+def nodes(seq: Syntax) -> list[Syntax]:
     """The syntax nodes of a separated list (drops the comma tokens)."""
     return [x for x in seq if isinstance(x, syntax.SyntaxNode)]
 

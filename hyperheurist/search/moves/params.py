@@ -6,18 +6,10 @@ import random
 from dataclasses import dataclass
 
 from ...candidate import Candidate
+from ...hdl.literals import param_override
+from ...hdl.parse import MAX_TEXT, module_name, modules, parse
 from ..state import MoveContext, State
-from .verilog import (
-    MAX_TEXT,
-    Edit,
-    apply_edits,
-    module_name,
-    modules,
-    overridable_parameters,
-    parameter_declarators,
-    parse,
-    span,
-)
+from .verilog import Edit, apply_edits, overridable_parameters, parameter_declarators, span
 
 
 def declared_parameters(files: tuple[tuple[str, str], ...], top: str) -> dict[str, str]:
@@ -59,10 +51,11 @@ class TunableParamMove:
 
 def bake_parameters(cand: Candidate) -> Candidate:
     """The same design with its parameter overrides written into the top module's defaults, so the
-    sources alone (``hh gate``, another tool) give exactly the design that was scored."""
+    sources alone (``hh gate``, another tool) give exactly the design that was scored. A value that is
+    not a literal every tool reads alike raises LiteralError (a ValueError), as config would have."""
     if not cand.params:
         return cand
-    want = dict(cand.params)
+    want = dict(param_override(k, v) for k, v in cand.params)
     files = []
     for name, text in cand.files:
         edits: list[Edit] = []

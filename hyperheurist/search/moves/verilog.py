@@ -1,4 +1,4 @@
-"""pyslang helpers for the RTL moves: parse, walk, exact source spans, text edits, re-parse checks.
+"""Source edits for the RTL moves on hdl.parse's trees: exact spans, text edits, re-parse checks.
 
 LLM/user Verilog is untrusted: everything here is a pure function of the text (pyslang parses in
 process; nothing is executed), and a rewrite is only returned when it parses back with no more
@@ -8,13 +8,26 @@ errors than the original.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from pyslang import ast, syntax
+from ...hdl.parse import (
+    MAX_TEXT,
+    K,
+    Syntax,
+    module_name,
+    modules,
+    nodes,
+    parse,
+    semantic_errors,
+    syntax_errors,
+    walk,
+)
 
-K = syntax.SyntaxKind
-MAX_TEXT = 2_000_000  # characters; larger sources are left alone
+# the parse helpers the moves import from here (hdl.parse is their home)
+__all__ = ["MAX_TEXT", "Edit", "K", "Syntax", "apply_edits", "clean_rewrite", "identifiers", "module_name", "modules",
+           "node_text", "nodes", "overridable_parameters", "parameter_declarators", "parse", "semantic_errors", "span",
+           "syntax_errors", "walk"]
 
 
 @dataclass(frozen=True)
@@ -24,36 +37,7 @@ class Edit:
     text: str
 
 
-def parse(text: str) -> syntax.SyntaxTree:
-    return syntax.SyntaxTree.fromText(text)
-
-
-def syntax_errors(tree: syntax.SyntaxTree) -> int:
-    return sum(1 for d in tree.diagnostics if d.isError())
-
-
-def semantic_errors(texts: list[str]) -> int:
-    """Errors of a full elaboration of all sources together (undeclared names, bad widths, ...)."""
-    comp = ast.Compilation()
-    for t in texts:
-        comp.addSyntaxTree(parse(t))
-    return sum(1 for d in comp.getAllDiagnostics() if d.isError())
-
-
-def nodes(seq) -> list:
-    """The syntax nodes of a separated list (drops the comma tokens)."""
-    return [x for x in seq if isinstance(x, syntax.SyntaxNode)]
-
-
-def walk(node) -> Iterator:
-    """Every syntax node below ``node`` (pre-order, tokens skipped)."""
-    yield node
-    for child in node:
-        if isinstance(child, syntax.SyntaxNode):
-            yield from walk(child)
-
-
-def span(node, text: str) -> tuple[int, int] | None:
+def span(node: Syntax, text: str) -> tuple[int, int] | None:
     """Offsets of ``node`` in ``text``, or None when it comes from a macro or include (no exact range)."""
     r = node.sourceRange
     s, e = r.start.offset, r.end.offset
@@ -62,7 +46,7 @@ def span(node, text: str) -> tuple[int, int] | None:
         return None
     if _code(text[s:e]) != _code(str(node)):
         return None  # the node's text is not literally there (macro expansion)
-    return s, e
+    return int(s), int(e)
 
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -74,7 +58,7 @@ def _code(text: str) -> list[str]:
     return _COMMENT.sub(" ", text).split()
 
 
-def node_text(node, text: str) -> str | None:
+def node_text(node: Syntax, text: str) -> str | None:
     sp = span(node, text)
     return None if sp is None else text[sp[0]:sp[1]]
 
@@ -92,7 +76,7 @@ def apply_edits(text: str, edits: list[Edit]) -> str | None:
     return "".join(out)
 
 
-def clean_rewrite(old: str, new: str | None, others: list[str] = ()) -> bool:
+def clean_rewrite(old: str, new: str | None, others: Sequence[str] = ()) -> bool:
     """The rewrite parses and elaborates with no more errors than the original."""
     if new is None or new == old:
         return False
@@ -102,29 +86,21 @@ def clean_rewrite(old: str, new: str | None, others: list[str] = ()) -> bool:
     return semantic_errors([new, *rest]) <= semantic_errors([old, *rest])
 
 
-def modules(tree: syntax.SyntaxTree) -> list:
-    return [n for n in walk(tree.root) if n.kind == K.ModuleDeclaration]
-
-
-def module_name(mod) -> str:
-    return mod.header.name.valueText
-
-
-def identifiers(node) -> Iterator[str]:
+def identifiers(node: Syntax) -> Iterator[str]:
     """Names referenced under ``node`` (simple identifiers)."""
     for n in walk(node):
         if n.kind in (K.IdentifierName, K.IdentifierSelectName):
             yield n.identifier.valueText
 
 
-def parameter_declarators(mod) -> Iterator:
+def parameter_declarators(mod: Syntax) -> Iterator[Syntax]:
     """The declarators of a module's ``parameter`` (not localparam) declarations."""
     for n in walk(mod):
         if n.kind == K.ParameterDeclaration and n.keyword.kind.name == "ParameterKeyword":
             yield from nodes(n.declarators)
 
 
-def overridable_parameters(mod, text: str) -> dict[str, str]:
+def overridable_parameters(mod: Syntax, text: str) -> dict[str, str]:
     """``parameter`` (not localparam) names of a module and the text of their default values."""
     out: dict[str, str] = {}
     for d in parameter_declarators(mod):
