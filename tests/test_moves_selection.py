@@ -12,7 +12,8 @@ from hyperheurist.config import Anneal
 from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.recipe import Recipe
 from hyperheurist.search.annealer import Annealer
-from hyperheurist.search.netlists import INERT_GLOBAL
+from hyperheurist.search.netlists import INERT_GLOBAL, NetlistMemory
+from hyperheurist.search.schedule import Temperature
 from hyperheurist.search.selection import BEST_REWARD, AdaptiveSelector, reward
 from hyperheurist.search.state import Evaluation, MoveContext, State
 
@@ -110,3 +111,40 @@ def test_inert_knob_is_not_proposed_again_for_the_same_rtl() -> None:
     # and the chain never moves to a state whose netlist it has already seen for that RTL
     share_steps = [r for r in records if r["move"] == "share_knob" and r["proposal"]]
     assert share_steps and all(r["verdict"] == "rejected:known-netlist" and not r["accepted"] for r in share_steps)
+
+
+def _scored(v: int, recipe: Recipe, netlist: str) -> tuple[State, Evaluation]:
+    s = _st(v, recipe)
+    return s, Evaluation(key=s.key, valid=True, cost=1.0, metrics=_metrics(netlist))
+
+
+def test_netlist_memory_learns_inert_changes_per_rtl_and_live_knobs_stay() -> None:
+    mem = NetlistMemory()
+    parent = _scored(0, Recipe(), "n0")
+    mem.add(*parent)
+    same = _scored(0, Recipe().with_(share=False), "n0")
+    assert mem.learn(parent, same, recipe=True)  # a recipe change back to a netlist seen for this RTL
+    assert mem.skip(parent[0], same[0])  # and it is not proposed again for this RTL
+    other = _scored(1, Recipe(), "n1")
+    assert not mem.skip(other[0], _st(1, Recipe().with_(share=False)))  # other RTL: one trial is not enough
+    mem.learn(other, _scored(1, Recipe().with_(share=False), "n1"), recipe=True)
+    assert mem.knob_inert["share"] == INERT_GLOBAL
+    assert mem.skip(_st(2, Recipe()), _st(2, Recipe().with_(share=False)))  # never live: skipped everywhere
+    # a knob that changed a netlist once is never skipped globally, only per (RTL, knob=value)
+    mem.learn(parent, _scored(0, Recipe().with_(opt_full=True), "n2"), recipe=True)
+    for v in (3, 4, 5):
+        mem.learn(_scored(v, Recipe(), f"m{v}"), _scored(v, Recipe().with_(opt_full=True), f"m{v}"), recipe=True)
+    assert not mem.skip(_st(6, Recipe()), _st(6, Recipe().with_(opt_full=True)))
+    # an RTL move is never learnt as inert, whatever netlist it makes
+    assert not mem.learn(parent, _scored(7, Recipe(), "n0"), recipe=False)
+
+
+def test_temperature_cools_then_reheats_to_a_halving_level() -> None:
+    cfg = Anneal(t0=1.0, cooling=0.5, t_min=0.01, reheat_after=3)
+    t = Temperature(value=1.0)
+    assert [t.step(False, 1.0, cfg) for _ in range(2)] == [False, False] and t.value == 0.25
+    assert t.step(False, 1.0, cfg) and t.value == 1.0  # third iteration without a new best: reheat to t0
+    t.value = 0.01
+    assert not t.step(True, 1.0, cfg) and t.value == 0.01  # an improvement resets the count; floor t_min
+    assert [t.step(False, 1.0, cfg) for _ in range(3)] == [False, False, True] and t.value == 0.5  # t0 / 2
+    assert not Temperature().step(False, None, cfg)  # no T0 yet: greedy, nothing to cool
