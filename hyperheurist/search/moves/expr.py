@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pyslang import ast
+from pyslang.syntax import SyntaxKind
 
 from .verilog import Edit, K, modules, overridable_parameters, walk
 
@@ -51,7 +52,7 @@ def in_logic(node: Syntax) -> bool:
     return found
 
 
-def logic_nodes(root: Syntax, kinds: set[Any]) -> Iterator[Syntax]:
+def logic_nodes(root: Syntax, kinds: set[SyntaxKind]) -> Iterator[Syntax]:
     """The nodes of one of ``kinds`` below ``root`` that sit in logic (``in_logic``)."""
     return (n for n in walk(root) if n.kind in kinds and in_logic(n))
 
