@@ -16,17 +16,20 @@ import math
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
 from .candidate import Candidate
-from .config import load_design
+from .config import DesignConfig, load_design
 from .errors import EXIT_INVALID, EXIT_OK, InputError
+from .gates.result import GateReport
 from .journal import records_of
 from .jsonio import dumps, read_json
 from .rundir import RunDir
 from .sandbox import enforce as enforce_sandbox
 
+Record = dict[str, Any]  # one journal record or summary section (free-form JSON)
 METRIC_KEYS = ("area_um2", "cells", "delay_ns", "power_mw")
 REL_TOL = 1e-6
 
@@ -37,14 +40,14 @@ def load_candidate(folder: Path) -> Candidate:
     cand = replace(Candidate.from_paths([folder / "src" / Path(n).name for n in meta["files"]], meta["top"],
                                         origin=meta.get("origin", "seed"), label=meta.get("label", ""),
                                         **({"defines": meta["defines"]} if meta.get("defines") else {})),
-                   params=tuple(sorted(meta.get("params", {}).items())), parent=meta.get("parent"), move=meta.get("move"),
-                   defines=tuple(sorted(meta.get("defines", {}).items())))
+                   params=tuple(sorted(meta.get("params", {}).items())), parent=meta.get("parent"),
+                   move=meta.get("move"), defines=tuple(sorted(meta.get("defines", {}).items())))
     if cand.digest != meta["digest"]:
         raise InputError(f"{folder}: sources do not match the recorded digest")
     return cand
 
 
-def verified_records(rd: RunDir) -> list[dict]:
+def verified_records(rd: RunDir) -> list[Record]:
     """The journal's records, checked (chain, run id, resolved.yaml) and matched against summary.json."""
     records = records_of(rd.journal, rd.run_id, rd.resolved)
     summary = read_json(rd.summary) if rd.summary.is_file() else {}
@@ -53,11 +56,12 @@ def verified_records(rd: RunDir) -> list[dict]:
         n = head.get("records")
         if n != len(records) or records[n - 1]["hash"] != head.get("head"):
             raise InputError(f"{rd.journal}: {len(records)} records, but summary.json was written after record {n} "
-                             f"(hash {str(head.get('head'))[:12]}): records were deleted or added; cannot resume or audit from it")
+                             f"(hash {str(head.get('head'))[:12]}): records were deleted or added; "
+                             "cannot resume or audit from it")
     return records
 
 
-def accepted_digests(rd: RunDir, records: list[dict]) -> list[str]:
+def accepted_digests(rd: RunDir, records: list[Record]) -> list[str]:
     """Digests of the initial/best designs and of every accepted Phase-2 proposal, in first-seen order."""
     seen: dict[str, None] = {}
     for name in ("initial", "best"):
@@ -76,10 +80,11 @@ def _close(a: object, b: object) -> bool:
     return a == b
 
 
-def _recorded_best(rd: RunDir, records: list[dict], summary: dict) -> list[tuple[str, dict]]:
+def _recorded_best(rd: RunDir, records: list[Record], summary: Record) -> list[tuple[str, Record]]:
     """Every place the best design's metrics are written down: (where, metrics)."""
     key = summary["best"]["key"]
-    out = [("summary.json best", summary["best"]), ("best/ppa.json", read_json(rd.path / "best" / "ppa.json")["metrics"])]
+    out = [("summary.json best", summary["best"]),
+           ("best/ppa.json", read_json(rd.path / "best" / "ppa.json")["metrics"])]
     for i, rec in enumerate(records, 1):
         if rec.get("key") == key and rec.get("type") == "eval" and rec.get("valid"):
             out.append((f"journal record {i}", rec.get("metrics") or {}))
@@ -88,7 +93,7 @@ def _recorded_best(rd: RunDir, records: list[dict], summary: dict) -> list[tuple
     return out
 
 
-def check_best(rd: RunDir, design, records: list[dict], workdir: Path) -> list[str]:
+def check_best(rd: RunDir, design: DesignConfig, records: list[Record], workdir: Path) -> list[str]:
     """Problems found with the recorded best: its numbers do not reproduce, or the journal holds a better one."""
     from .flow import Scorer
     from .ppa import PPAMetrics, estimate
@@ -106,12 +111,14 @@ def check_best(rd: RunDir, design, records: list[dict], workdir: Path) -> list[s
     valid = [(i, r.get("metrics")) for i, r in enumerate(records, 1) if r.get("type") == "eval" and r.get("valid")]
     valid += [(i, r["evaluation"].get("metrics")) for i, r in enumerate(records, 1)
               if r.get("type") == "phase1" and r.get("verdict") == "valid"]
-    baseline = next((r["evaluation"]["metrics"] for r in records if r.get("type") == "phase1" and r.get("verdict") == "valid"),
-                    None)
+    baseline = next((r["evaluation"]["metrics"] for r in records
+                     if r.get("type") == "phase1" and r.get("verdict") == "valid"), None)
     if baseline is not None:
         scorer = Scorer(design, flow)
         scorer.baseline = PPAMetrics.from_dict(baseline)
         for i, m in sorted(valid, key=lambda im: im[0]):
+            if not isinstance(m, dict):
+                continue
             c = scorer(PPAMetrics.from_dict(m))
             if c < best["cost"] - 1e-9 * max(1.0, abs(best["cost"])):
                 problems.append(f"journal record {i} scores {c:.6g}, better than the recorded best {best['cost']:.6g}")
@@ -128,7 +135,7 @@ def check_best(rd: RunDir, design, records: list[dict], workdir: Path) -> list[s
     return problems
 
 
-def audit_run(run_dir: Path, workdir: Path) -> tuple[list[tuple[str, Candidate, object]], list[str]]:
+def audit_run(run_dir: Path, workdir: Path) -> tuple[list[tuple[str, Candidate, GateReport]], list[str]]:
     """(recorded digest, design with parameters baked in, its GateReport) for every accepted design, and
     the problems with the recorded best (its metrics do not reproduce, a better one is in the journal)."""
     from .gates import run_gates
@@ -140,7 +147,7 @@ def audit_run(run_dir: Path, workdir: Path) -> tuple[list[tuple[str, Candidate, 
     notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
     if notice:
         click.echo(notice, err=True)
-    out = []
+    out: list[tuple[str, Candidate, GateReport]] = []
     for digest in accepted_digests(rd, records):
         folder = rd.path / "candidates" / digest[:12]
         if not (folder / "candidate.json").is_file():

@@ -71,8 +71,8 @@ def evaluate(task: EvalTask) -> Outcome:
     synthesis onto the liberty (the synthesis verdict), STA and power. Only the PPA stages run when only
     the recipe changed (the RTL is the parent's, already proven) or when the caller says so."""
     from .gates.chain import gate_context
-    from .ppa.estimate import PPAReuse, key_for, metrics_of, ppa_context
     from .ppa.cache import PPACache
+    from .ppa.estimate import PPAReuse, key_for, metrics_of, ppa_context
     from .stages.pipelines import EVAL_PIPELINE, PPA_PIPELINE
     from .stages.runner import StageRunner
 

@@ -6,7 +6,8 @@ Layout::
         manifest.json   hh version, git revision, tool paths and versions, seed, argv
         resolved.yaml   the validated design.yaml with every path absolute
         COMMANDS        every tool command line, in order
-        candidates/<digest12>/src/*.v, candidate.json, NN-<stage>/{logs, COMMANDS, result.json}
+        candidates/<digest12>/src/*.v, candidate.json, eval-<recipe>[-vs-<parent12>]/ (one per evaluation:
+                        src/, canonical/, NN-<stage>/{logs, COMMANDS, result.json})
         journal.jsonl   one line per evaluation / annealing step
         summary.json    the outcome
 """
@@ -21,6 +22,7 @@ import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .candidate import Candidate
@@ -45,7 +47,7 @@ def git_revision(path: Path = REPO_ROOT) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> dict:
+def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> dict[str, Any]:
     return {
         "hyperheurist": __version__,
         "git_revision": git_revision(),
@@ -114,7 +116,8 @@ class RunDir:
         except BlockingIOError:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
             os.close(fd)
-            raise InputError(f"{self.path}: in use by another hh run (pid {holder}); wait for it or stop it first") from None
+            raise InputError(f"{self.path}: in use by another hh run (pid {holder}); "
+                             "wait for it or stop it first") from None
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         _held_locks[self.path] = fd
@@ -183,13 +186,6 @@ class RunDir:
                 info["sources_not_copied"] = f"{size} bytes, more than {SOURCE_COPY_LIMIT}"
             write_json(d / "candidate.json", info)
         return d
-
-
-def stage_dir(candidate_dir: Path, index: int, stage: str) -> Path:
-    """``NN-<stage>/`` inside a candidate folder (index gives the order stages ran in)."""
-    d = Path(candidate_dir) / f"{index:02d}-{stage}"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
 
 
 def default_jobs() -> int:

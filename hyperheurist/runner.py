@@ -19,9 +19,10 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import ToolError
 from .sandbox import BASE_PATH, Sandbox, check_mode, probe
@@ -79,7 +80,6 @@ class ToolResult:
     stderr_path: Path | None = None
     stdout: str = ""
     stderr: str = ""
-    extra: dict = field(default_factory=dict)
 
     @property
     def limited(self) -> bool:
@@ -125,7 +125,7 @@ class ToolResult:
             raise ToolError(f"{self.describe()}; see {self.stdout_path}\n{self.tail(8)}")
         return self
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "argv": self.argv, "cwd": self.cwd, "returncode": self.returncode,
             "wall_s": round(self.wall_s, 4), "timed_out": self.timed_out,
@@ -145,7 +145,7 @@ def _die_with_parent() -> None:
         pass
 
 
-def _limits(mem_mb: int | None, cpu_s: int | None, file_bytes: int):
+def _limits(mem_mb: int | None, cpu_s: int | None, file_bytes: int) -> Callable[[], None]:
     def apply() -> None:
         _die_with_parent()
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
@@ -202,7 +202,7 @@ class _ExitWaiter:
     the moment the tool exits; ``Popen.wait(timeout)`` polls with sleeps of up to 50 ms, which cost
     ~25 ms per tool call (measured by ``make bench``)."""
 
-    def __init__(self, proc: subprocess.Popen) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         self.proc = proc
         try:
             self.fd: int | None = os.pidfd_open(proc.pid)
@@ -226,7 +226,7 @@ class _ExitWaiter:
 
 
 def run_tool(
-    argv: Sequence[str | os.PathLike],
+    argv: Sequence[str | os.PathLike[str]],
     *,
     name: str,
     log_dir: Path,
@@ -246,7 +246,8 @@ def run_tool(
     ``max_output`` bounds the logs (checked while waiting); ``max_file_bytes`` is a hard per-file
     cap enforced by the kernel (the tool dies with SIGXFSZ). ``mem_mb`` caps the address space
     (default ``DEFAULT_MEM_MB``; 0 = no cap); ``cpu_s`` caps CPU time (default: a backstop of twice
-    the timeout, so a tool orphaned by a killed ``hh`` cannot spin forever). ``argv[0]`` is a tool name from ``tools.TOOLS`` (resolved to its path, ToolNotFound if missing)
+    the timeout, so a tool orphaned by a killed ``hh`` cannot spin forever). ``argv[0]`` is a tool name from
+    ``tools.TOOLS`` (resolved to its path, ToolNotFound if missing)
     or a path. Logs go to ``log_dir/<name>.stdout`` and ``.stderr``.
 
     ``sandbox``: "required" (default) runs the tool in the bubblewrap sandbox, where it sees the system

@@ -30,8 +30,12 @@ BASE = _m(1000, 4.0, 1.0)
 def test_weighted_rewards_slack_constrained_does_not() -> None:
     small_slow = _m(800, 4.9, 1.0)   # meets the 5 ns clock, 20% smaller
     big_fast = _m(1200, 2.0, 1.0)    # meets it with 3 ns to spare, 20% larger
-    w = lambda m: cost(m, BASE, W, 5.0, 2.0, "weighted")
-    c = lambda m: cost(m, BASE, W, 5.0, 2.0, "constrained")
+    def w(m: PPAMetrics) -> float:
+        return cost(m, BASE, W, 5.0, 2.0, "weighted")
+
+    def c(m: PPAMetrics) -> float:
+        return cost(m, BASE, W, 5.0, 2.0, "constrained")
+
     assert w(big_fast) < w(small_slow)          # the old objective prefers the faster, larger design
     assert c(small_slow) < c(big_fast)          # constrained: both meet the clock, smaller wins
     assert c(small_slow) == pytest.approx((0.8 + 1.0) / 2)
@@ -41,7 +45,9 @@ def test_weighted_rewards_slack_constrained_does_not() -> None:
 def test_constrained_violation_is_worse_than_any_reasonable_feasible_design() -> None:
     tiny_late = _m(100, 5.5, 0.1)     # 10x smaller but misses the clock by 0.5 ns
     huge_ok = _m(20000, 5.0, 20.0)    # 20x larger, meets it exactly
-    c = lambda m: cost(m, BASE, W, 5.0, 2.0, "constrained")
+    def c(m: PPAMetrics) -> float:
+        return cost(m, BASE, W, 5.0, 2.0, "constrained")
+
     assert c(huge_ok) < c(tiny_late)
     assert c(tiny_late) == pytest.approx((0.1 + 0.1) / 2 + INFEASIBLE + 2.0 * 0.5 / 5.0)
     assert c(_m(100, 5.2, 0.1)) < c(tiny_late)   # among violators, less violation is better

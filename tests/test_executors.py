@@ -113,7 +113,7 @@ def test_ray_evaluates_candidates_like_the_local_pool(ray_executor, tmp_path: Pa
         remote = ex.map(evaluate, tasks(tmp_path / "ray"))
     finally:
         ex.shutdown()
-    for a, b in zip(local, remote):
+    for a, b in zip(local, remote, strict=True):
         assert (a.evaluation.valid, a.evaluation.failed_gate, a.evaluation.message) == \
             (b.evaluation.valid, b.evaluation.failed_gate, b.evaluation.message)
         assert not b.evaluation.cached  # computed on the workers, into their own cache folder

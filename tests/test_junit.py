@@ -32,7 +32,8 @@ def test_exit_0_and_1_give_one_case_per_gate(tmp_path: Path, rtl: str, code: int
     res = hh("gate", str(DATA / "design.yaml"), str(DATA / rtl), "--junit", str(xml))
     assert res.returncode == code, res.stderr
     cases = _cases(xml)
-    assert [c.get("name") for c in cases] == ["safety", "compile", "structure", "simulation", "equivalence", "synthesis"]
+    assert [c.get("name") for c in cases] == ["safety", "compile", "structure", "simulation", "equivalence",
+                                              "synthesis"]
     assert len(ET.parse(xml).getroot().findall(".//failure")) == code
 
 

@@ -152,7 +152,8 @@ def test_unreadable_liberty_is_a_one_line_tool_error(tmp_path: Path) -> None:
 @pytest.mark.tools
 def test_netlist_rejected_by_opensta_is_a_tool_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.v"
-    bad.write_text("module acc(clk, s);\n input clk;\n output s;\n NOSUCHCELL u0 (.A(clk), .Y(s));\nendmodule garbage (\n")
+    bad.write_text("module acc(clk, s);\n input clk;\n output s;\n NOSUCHCELL u0 (.A(clk), .Y(s));\n"
+                   "endmodule garbage (\n")
     ctx = ppa_context(_cand("acc", "acc.v"), _design("acc"), Recipe(), "vectorless")
     netlist = Synthesized("bad.v", "", {}, {}, {}, 0)  # as if the synthesis stage had made it
     ctx.results[StageId.SYNTHESIS] = StageResult(StageId.SYNTHESIS, True, "", value=netlist)

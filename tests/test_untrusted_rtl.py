@@ -91,7 +91,7 @@ def gate_results(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProces
         os.unlink(c)
     tmp = tmp_path_factory.mktemp("untrusted")
     results = hh_many([["gate", str(DESIGN), str(p), "--workdir", str(tmp / p.stem)] for p in FILES], tmp / "io")
-    return {p.stem: (res, res.wall_s) for p, res in zip(FILES, results)}  # one at a time, each timed
+    return {p.stem: (res, res.wall_s) for p, res in zip(FILES, results, strict=True)}  # one at a time, each timed
 
 
 @pytest.mark.tools

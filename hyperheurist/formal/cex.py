@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 CEX_BIT = re.compile(r"^pi(\d+)@(\d+)=([01])\s*$", re.MULTILINE)
-SAT_ROW = re.compile(r"^\s*(\d+|init)?\s*\\([A-Za-z_][A-Za-z0-9_$]*)\s+(-?\d+|--)\s+([0-9a-fA-Fx-]+)\s+([01xz-]+)\s*$", re.MULTILINE)
+SAT_ROW = re.compile(r"^\s*(\d+|init)?\s*\\([A-Za-z_][A-Za-z0-9_$]*)\s+(-?\d+|--)\s+([0-9a-fA-Fx-]+)\s+([01xz-]+)\s*$",
+                     re.MULTILINE)
 
 Frames = list[dict[str, int]]  # one {port: value} per cycle, frame 0 first
 

@@ -53,7 +53,7 @@ def tie_inits(rtlil: str) -> tuple[str, int]:
     free = _uninitialised(lines, top)
     # async2sync puts a mux between an async-reset register and its named wire: name the register by it
     alias: dict[str, str] = {}
-    cell, ports = "", {}
+    cell, ports = "", dict[str, str]()
     for i in range(*top):
         s = lines[i].strip()
         if s.startswith("cell "):
@@ -90,7 +90,8 @@ def tie_inits(rtlil: str) -> tuple[str, int]:
     cells: list[str] = ["  cell $initstate \\hh_tie_initstate", "    connect \\Y \\hh_tie_first", "  end"]
     for k, (gold, gate, width) in enumerate(pairs):
         wires.append(f"  wire width {width} \\hh_tie_value{k}")
-        cells += [f"  cell $anyseq \\hh_tie_any{k}", f"    parameter \\WIDTH {width}", f"    connect \\Y \\hh_tie_value{k}", "  end"]
+        cells += [f"  cell $anyseq \\hh_tie_any{k}", f"    parameter \\WIDTH {width}",
+                  f"    connect \\Y \\hh_tie_value{k}", "  end"]
         for tag, name in (("g", gold), ("d", gate)):
             raw = f"\\hh_tie_raw{tag}{k}"
             at, wire = q_line[name]
@@ -99,7 +100,8 @@ def tie_inits(rtlil: str) -> tuple[str, int]:
             # sides, so ABC's induction (scorr) finds the two registers equal from the start
             wires += [f"  attribute \\init {width}'{'0' * width}", f"  wire width {width} {raw}"]
             cells += [f"  cell $mux \\hh_tie_mux{tag}{k}", f"    parameter \\WIDTH {width}", f"    connect \\A {raw}",
-                      f"    connect \\B \\hh_tie_value{k}", "    connect \\S \\hh_tie_first", f"    connect \\Y {wire}", "  end"]
+                      f"    connect \\B \\hh_tie_value{k}", "    connect \\S \\hh_tie_first",
+                      f"    connect \\Y {wire}", "  end"]
     lines[top[1]:top[1]] = cells
     lines[top[0] + 1:top[0] + 1] = wires
     return "\n".join(lines) + "\n", len(pairs)

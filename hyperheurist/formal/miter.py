@@ -52,7 +52,8 @@ def check_spec(spec: MiterSpec) -> None:
         if name not in data:
             raise ConfigError(f"verification.equivalence.reset_inputs: {name!r} is not a data input")
         if not 0 <= int(value) < (1 << data[name].width):
-            raise ConfigError(f"verification.equivalence.reset_inputs.{name}: {value} does not fit {data[name].width} bits")
+            raise ConfigError(f"verification.equivalence.reset_inputs.{name}: {value} does not fit "
+                              f"{data[name].width} bits")
     for out, qual in spec.compare_when.items():
         if out not in outs:
             raise ConfigError(f"verification.equivalence.compare_when: {out!r} is not an output")
@@ -93,14 +94,14 @@ def wrapper(spec: MiterSpec) -> str:
     for p in outs:
         lines.append(f"  wire [{p.width - 1}:0] hh_g_{p.name}, hh_d_{p.name};")
     for side, top, params in (("g", spec.gold_top, spec.gold_params), ("d", spec.gate_top, spec.gate_params)):
-        ports = ", ".join(conn + [f".{p.name}(hh_{side}_{p.name})" for p in outs])
-        lines.append(f"  {top} {_params(params)}hh_{'gold' if side == 'g' else 'gate'} ({ports});")
+        conns = ", ".join(conn + [f".{p.name}(hh_{side}_{p.name})" for p in outs])
+        lines.append(f"  {top} {_params(params)}hh_{'gold' if side == 'g' else 'gate'} ({conns});")
     diffs = []
     for p in outs:
         # per bit: the golden drives 0/1 and the candidate does not drive the same value (X on it differs)
-        bits = " | ".join(f"((hh_g_{p.name}[{i}] === 1'b0 || hh_g_{p.name}[{i}] === 1'b1) && hh_d_{p.name}[{i}] !== hh_g_{p.name}[{i}])"
-                          for i in range(p.width))
-        lines.append(f"  wire hh_x_{p.name} = {bits};")
+        differ = " | ".join(f"((hh_g_{p.name}[{i}] === 1'b0 || hh_g_{p.name}[{i}] === 1'b1) "
+                          f"&& hh_d_{p.name}[{i}] !== hh_g_{p.name}[{i}])" for i in range(p.width))
+        lines.append(f"  wire hh_x_{p.name} = {differ};")
         qual = spec.compare_when.get(p.name)
         diffs.append(f"(hh_g_{qual} === 1'b1 && hh_x_{p.name})" if qual else f"hh_x_{p.name}")
     lines.append(f"  assign trigger = !hh_in_reset && ({' || '.join(diffs)});")

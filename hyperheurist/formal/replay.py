@@ -66,7 +66,8 @@ def replay(folder: str, spec: MiterSpec, frames: Frames, gold_files: list[str], 
                                      cwd=folder, timeout_s=timeout_s))
     if not run.result.ok:
         return Replay(False, error=f"the replay bench does not compile: {run.result.describe()}")
-    sim = (yield from call(Invocation("vvp-replay", ("vvp", "-n", "replay.vvp"), cwd=folder, timeout_s=timeout_s))).result
+    sim = (yield from call(Invocation("vvp-replay", ("vvp", "-n", "replay.vvp"), cwd=folder,
+                                      timeout_s=timeout_s))).result
     for m in MISMATCH.finditer(sim.stdout):
         if m.group(1) == token:
             return Replay(True, cycle=int(m.group(2)), port=m.group(3), reference=m.group(4), candidate=m.group(5))

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Kind = Literal["proven", "bounded", "refuted", "inconclusive"]
 KINDS: tuple[str, ...] = ("proven", "bounded", "refuted", "inconclusive")
@@ -24,7 +24,7 @@ class Verdict:
     mode: str  # "combinational" | "sequential"
     reason: str = ""  # inconclusive: why; refuted: the difference; bounded: the depth reached
     depth: int | None = None  # cycles after reset searched (sequential)
-    counterexample: list[dict] = field(default_factory=list)
+    counterexample: list[dict[str, Any]] = field(default_factory=list)  # {"cycle", "inputs": {port: hex}}
     wall_s: float = 0.0
     files: dict[str, str] = field(default_factory=dict)  # name -> path relative to the stage folder
     golden: str = "the reference"  # what the candidate was compared with (Phase 2: its parent)
@@ -32,8 +32,8 @@ class Verdict:
     def accepted(self, policy: str) -> bool:
         return self.kind in POLICIES[policy]
 
-    def to_dict(self) -> dict:
-        out = {"verdict": self.kind, "engine": self.engine, "mode": self.mode, "reason": self.reason,
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"verdict": self.kind, "engine": self.engine, "mode": self.mode, "reason": self.reason,
                "depth": self.depth}
         if self.counterexample:
             out["counterexample"] = self.counterexample
@@ -48,7 +48,8 @@ class Verdict:
             scope = "full proof" if self.mode == "combinational" else "unbounded proof from reset"
             return f"proven equivalent to {self.golden} ({scope}; {how})"
         if self.kind == "bounded":
-            return f"bounded: no difference within {self.depth} cycles after reset, no unbounded proof ({how}){': ' + self.reason if self.reason else ''}"
+            why = f": {self.reason}" if self.reason else ""
+            return f"bounded: no difference within {self.depth} cycles after reset, no unbounded proof ({how}){why}"
         if self.kind == "refuted":
             return f"not equivalent: {self.reason} ({how})"
         return f"equivalence inconclusive: {self.reason} ({how})"

@@ -13,6 +13,7 @@ folder's name must not reach it.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
@@ -83,7 +84,7 @@ class CompileStage:
         if err:
             return failed(self.id, err, tool="iverilog")
         err, warnings = verilator_verdict((yield from call(verilator(ctx))), ctx.tool_timeout)
-        details = {"warnings": warnings[:MAX_WARNINGS], "warning_count": len(warnings)}
+        details: dict[str, Any] = {"warnings": warnings[:MAX_WARNINGS], "warning_count": len(warnings)}
         if err:
             return failed(self.id, err, tool="verilator", **details)
         note = f" ({len(warnings)} lint warning(s) waived)" if warnings else ""

@@ -20,8 +20,19 @@ from ..errors import ConfigError
 from ..formal import abc
 from ..formal.cex import Frames, abc_frames, aiger_inputs, hexv, sat_frames
 from ..formal.inits import tie_inits
-from ..formal.miter import AIG_MAP, FLAT_IL, HIER_IL, TIED_IL, WRAPPER, MiterSpec, aiger_script, check_spec, wrapper
-from ..formal.miter import x_sources, yosys_script
+from ..formal.miter import (
+    AIG_MAP,
+    FLAT_IL,
+    HIER_IL,
+    TIED_IL,
+    WRAPPER,
+    MiterSpec,
+    aiger_script,
+    check_spec,
+    wrapper,
+    x_sources,
+    yosys_script,
+)
 from ..formal.replay import replay, stimulus
 from ..formal.verdict import Kind, Verdict
 from ..formal.yosat import ENGINE as SAT_ENGINE
@@ -75,7 +86,7 @@ class _Check:
             frames = frames[: rep.cycle + 1]  # what follows the first difference is not needed to see it
         r = self.spec.phase_cycles
         clock = self.ctx.design.interface.clock
-        rows = [{"cycle": k, "phase": "reset" if k < r else "run",
+        rows: list[dict[str, Any]] = [{"cycle": k, "phase": "reset" if k < r else "run",
                  "inputs": {p: hexv(v) for p, v in f.items() if p != clock}} for k, f in enumerate(frames)]
         doc: dict[str, Any] = {"engine": engine, "reset_cycles": r, "cycles": rows}
         if rep.reproduced:

@@ -24,7 +24,8 @@ def xml_safe(text: str) -> str:
     return _NOT_XML.sub("\ufffd", str(text))
 
 
-def _suite(suite: str, tests: int, failures: int, skipped: int, errors: int, time_s: float) -> tuple[ET.Element, ET.Element]:
+def _suite(suite: str, tests: int, failures: int, skipped: int, errors: int,
+           time_s: float) -> tuple[ET.Element, ET.Element]:
     root = ET.Element("testsuites")
     ts = ET.SubElement(root, "testsuite", name=xml_safe(suite), tests=str(tests), failures=str(failures),
                        skipped=str(skipped), errors=str(errors), time=f"{time_s:.3f}")
@@ -40,7 +41,8 @@ def junit_xml(report: GateReport, suite: str) -> str:
     skips = sum(1 for r in report.results if r.skipped)
     root, ts = _suite(suite, len(report.results), failures, skips, 0, sum(r.wall_s for r in report.results))
     for r in report.results:
-        case = ET.SubElement(ts, "testcase", classname=xml_safe(f"hh.gate.{suite}"), name=r.gate, time=f"{r.wall_s:.3f}")
+        case = ET.SubElement(ts, "testcase", classname=xml_safe(f"hh.gate.{suite}"), name=str(r.gate),
+                             time=f"{r.wall_s:.3f}")
         msg = xml_safe(r.message)
         if r.skipped:
             ET.SubElement(case, "skipped", message=msg)

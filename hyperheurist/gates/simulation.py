@@ -13,11 +13,10 @@ import re
 from collections.abc import Generator
 from typing import Any
 
-from ..stages.context import StageContext
-from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
 from ..sim.difftb import TbPort, TbSpec, differential_tb, stimulus_files
+from ..stages.context import CANONICAL, StageContext, checked_params
+from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
 from .golden import golden_files
-from ..stages.context import CANONICAL, checked_params
 from .tooling import strip_paths
 from .vetting import Vetted
 

@@ -27,7 +27,8 @@ from .rtl_ast import Elaborated, PortInfo
 from .tooling import clip, first_location, strip_paths
 
 LATCH = re.compile(r"^Latch inferred for signal `\\?([^']+)' from process `([^']+)'", re.M)
-ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)  # Yosys writes `file.v:17: ERROR: ...` for front-end errors
+# Yosys writes `file.v:17: ERROR: ...` for front-end errors
+ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)
 RTL_AST = Path(rtl_ast.__file__).resolve()
 
 

@@ -12,7 +12,8 @@ from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, call, failed, passed
 from .tooling import clip, strip_paths
 
-ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)  # Yosys writes `file.v:17: ERROR: ...` for front-end errors
+# Yosys writes `file.v:17: ERROR: ...` for front-end errors
+ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)
 
 
 def script(ctx: StageContext) -> str:

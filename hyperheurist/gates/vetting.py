@@ -16,7 +16,15 @@ from pathlib import Path
 
 from ..candidate import Candidate
 from ..errors import ConfigError, ToolError
-from ..hdl.canonical import Canonical, PreprocessError, canonical_candidate, interpret, invocation, known, origin_locator
+from ..hdl.canonical import (
+    Canonical,
+    PreprocessError,
+    canonical_candidate,
+    interpret,
+    invocation,
+    known,
+    origin_locator,
+)
 from ..stages.context import CANONICAL, GOLDEN, SRC, StageContext
 from ..stages.model import Plan, Reply, Request, StageId, StageResult, call, failed, short
 from .context import is_verilog
@@ -70,7 +78,8 @@ class SafetyStage:
         except PreprocessError as exc:
             return StageResult(self.id, False, f"preprocessing: {exc}", files=files)
         files[f"../{CANONICAL}"] = canon.text
-        details: dict[str, object] = {"canonical": CANONICAL, "canonical_bytes": len(canon.text.encode("utf-8", "surrogateescape"))}
+        size = len(canon.text.encode("utf-8", "surrogateescape"))
+        details: dict[str, object] = {"canonical": CANONICAL, "canonical_bytes": size}
         if canon.warnings:
             details["warnings"] = list(canon.warnings)
         problem = scan_canonical(ctx.cand, canon)
@@ -82,7 +91,8 @@ class SafetyStage:
         return StageResult(self.id, True, short(f"{raw.message}; one canonical design for every tool"), details,
                            files=files, value=Vetted(canon, golden))
 
-    def _golden(self, ctx: StageContext, golden: Candidate, files: dict[str, str]) -> Generator[Request, Reply, Candidate]:
+    def _golden(self, ctx: StageContext, golden: Candidate,
+                files: dict[str, str]) -> Generator[Request, Reply, Candidate]:
         """The reference (or Phase-2 parent) as canonical text, preprocessed like every candidate."""
         try:
             canon = yield from _canonical(ctx, golden, f"{GOLDEN}/", "ivlpp-golden")

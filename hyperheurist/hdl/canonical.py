@@ -21,9 +21,9 @@ from pathlib import Path
 
 from ..candidate import Candidate
 from ..config import Limits
-from .literals import define
 from ..runner import ToolResult
 from ..stages.model import Invocation, ToolRun
+from .literals import define
 
 CANONICAL = "canonical.v"
 # macros some tool in the flow predefines (or a user might expect one to): resolved alike for all

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, ToolError
+from ..sim.difftb import TbPort, TbSpec, stimulus_files
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, StageResult, call
-from ..sim.difftb import TbPort, TbSpec, stimulus_files
 from .liberty import Cell, Liberty, Pin
-from .sta import OUTPUT_LOAD_FANOUT, StaResult
 from .netlist import FlatNetlist, flatten
+from .sta import OUTPUT_LOAD_FANOUT, StaResult
 from .synth import Synthesized
 from .vcd import count_toggles
 
@@ -131,7 +131,8 @@ def energies(flat: FlatNetlist, lib: Liberty,
             rises, falls = toggles[net]
             internal += (rises * e_rise + falls * e_fall) * lib.energy_unit_j
     top = sorted(per_net.items(), key=lambda kv: -kv[1])[:5]
-    hot = [{"net": flat.net_names.get(n, str(n)), "toggles": sum(toggles[n]), "switching_j": e} for n, e in top if e > 0]
+    hot = [{"net": flat.net_names.get(n, str(n)), "toggles": sum(toggles[n]), "switching_j": e}
+           for n, e in top if e > 0]
     return sum(per_net.values()), internal, hot
 
 
@@ -145,11 +146,12 @@ def activity_plan(ctx: StageContext, syn: Synthesized, lib: Liberty) -> Plan:
                   reset_active_low=bool(iface.reset and iface.reset.active == "low"),
                   cycles=vcfg.cycles, seed=vcfg.seed, token=token)
     argv = ("iverilog", "-g2012", "-o", "activity.vvp", "-s", TB_TOP, "hh_act_tb.v", ctx.rel(syn.netlist), str(models))
-    res = (yield from call(Invocation("iverilog-activity", argv, readable=(models.parent,),
-                                      files={**stimulus_files(spec), "hh_act_tb.v": activity_tb(spec, ctx.top)}))).result
+    bench = {**stimulus_files(spec), "hh_act_tb.v": activity_tb(spec, ctx.top)}
+    res = (yield from call(Invocation("iverilog-activity", argv, readable=(models.parent,), files=bench))).result
     if not res.ok:
         first = (res.stderr or res.stdout).strip().splitlines()
-        raise ToolError(f"gate-level netlist does not compile for activity power: {first[0] if first else res.describe()}")
+        why = first[0] if first else res.describe()
+        raise ToolError(f"gate-level netlist does not compile for activity power: {why}")
     # the waveform is counted and dropped: the waveform of a netlist is rarely worth keeping
     sim = yield from call(Invocation("vvp-activity", ("vvp", "-n", "activity.vvp"), outputs=("activity.vcd",),
                                      consume=True))

@@ -12,6 +12,7 @@ import json
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 from ..jsonio import write_json
 from .metrics import PPAMetrics
@@ -24,8 +25,8 @@ def default_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "hyperheurist"
 
 
-def cache_key(*, candidate: str, recipe: dict, liberty_digest: str, tools: str, power: str,
-              clock_period_ns: float, activity: float, extra: dict | None = None) -> str:
+def cache_key(*, candidate: str, recipe: dict[str, Any], liberty_digest: str, tools: str, power: str,
+              clock_period_ns: float, activity: float, extra: dict[str, Any] | None = None) -> str:
     blob = json.dumps({"v": MODEL_VERSION, "candidate": candidate, "recipe": recipe, "liberty": liberty_digest,
                        "tools": tools, "power": power, "period": repr(float(clock_period_ns)),
                        "activity": repr(float(activity)), "extra": extra or {}}, sort_keys=True)

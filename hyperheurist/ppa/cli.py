@@ -1,6 +1,7 @@
 """``hh ppa DESIGN_YAML [RTL_FILE... | -f FILELIST]``: synthesize and print area, timing and power.
 
-Runs no gates: it scores the RTL as given (``hh gate`` checks it); no files: the design's ``sources``. ``--json`` prints the metrics
+Runs no gates: it scores the RTL as given (``hh gate`` checks it), on its canonical text (the safety stage
+makes it); no files: the design's ``sources``. ``--json`` prints the metrics
 (area_um2, cells, delay_ns, slack_ns, fmax_mhz, power_mw, power_fidelity, liberty, ...).
 """
 
@@ -56,7 +57,8 @@ def recipe_from(flow_name: str, pairs: tuple[str, ...]) -> Recipe:
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="PPA cache folder (default: $HH_CACHE_DIR).")
 @click.option("--no-cache", is_flag=True, help="Always run the tools.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a design.yaml key.")
-def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...], as_json: bool, power: str | None, flow_name: str | None,
+def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...], as_json: bool, power: str | None,
+        flow_name: str | None,
         recipe_pairs: tuple[str, ...], workdir: str | None, cache_dir: str | None, no_cache: bool,
         overrides: tuple[str, ...]) -> int:
     """Synthesize RTL with DESIGN_YAML's liberty and print area, timing and power.

@@ -39,7 +39,8 @@ def tools_key(power: str) -> str:
     return version_key(names)
 
 
-def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power: str, netlist: str | None = None) -> str:
+def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power: str,
+            netlist: str | None = None) -> str:
     """The cache key of (RTL, recipe); with ``netlist`` (a netlist digest) the key of that mapped netlist."""
     lib = Path(design.ppa.liberty_path or "")
     try:
@@ -123,7 +124,8 @@ def _assemble(ctx: StageContext, syn: Synthesized, synth_s: float, details: dict
         power_fidelity=ctx.power, liberty=str(ctx.liberty.path),
         timings={"synth_s": synth_s, "sta_s": round(ctx.results[StageId.STA].wall_s, 4),
                  "power_s": round(ctx.results[StageId.POWER].wall_s, 4)},
-        clock_period_ns=ctx.design.ppa.clock_period_ns, area_by_cell={k: round(v, 6) for k, v in syn.area_by_cell.items()},
+        clock_period_ns=ctx.design.ppa.clock_period_ns,
+        area_by_cell={k: round(v, 6) for k, v in syn.area_by_cell.items()},
         power_split={k: round(v, 9) for k, v in split.items()},
         details={"power": pw.details, "yosys_warnings": syn.warnings, **details},
     )

@@ -10,6 +10,7 @@ import bisect
 import functools
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,7 +134,7 @@ def _locate(index: tuple[float, ...], x: float) -> tuple[int, float]:
     return k, (x - index[k]) / (index[k + 1] - index[k])
 
 
-def _mix(row, k: int, f: float) -> float:
+def _mix(row: Sequence[float], k: int, f: float) -> float:
     if len(row) == 1:
         return row[0]
     return row[k] + (row[min(k + 1, len(row) - 1)] - row[k]) * f
@@ -244,8 +245,8 @@ def _pin(g: Group, name: str, templates: dict[str, tuple[str, ...]]) -> Pin:
         rise = [_table(t, templates) for t in ip.sub("rise_power")]
         fall = [_table(t, templates) for t in ip.sub("fall_power")]
         power = [_table(t, templates) for t in ip.sub("power")]
-        powers.append(InternalPower(ip.attrs.get("related_pin", ""), (rise or power or [None])[0],
-                                    (fall or power or [None])[0]))
+        r, f = rise or power, fall or power
+        powers.append(InternalPower(ip.attrs.get("related_pin", ""), r[0] if r else None, f[0] if f else None))
     return Pin(name=name, direction=g.attrs.get("direction", "input"),
                capacitance=float(g.attrs.get("capacitance", "0") or 0), function=g.attrs.get("function"),
                clock=g.attrs.get("clock", "false") == "true", internal_power=tuple(powers))

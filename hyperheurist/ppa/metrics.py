@@ -22,17 +22,17 @@ class PPAMetrics:
     slack_ns: float
     fmax_mhz: float
     met_timing: bool
-    critical_path: dict  # {"start", "end", and the kinds of each}
+    critical_path: dict[str, str]  # {"start", "end", and the kinds of each, "group"}
     power_mw: float
     dynamic_mw: float
     leakage_mw: float
     power_fidelity: str
     liberty: str
-    timings: dict  # {"synth_s", "sta_s", "power_s"}
+    timings: dict[str, float]  # {"synth_s", "sta_s", "power_s"}
     clock_period_ns: float = 0.0
     area_by_cell: dict[str, float] = field(default_factory=dict)
     power_split: dict[str, float] = field(default_factory=dict)  # internal_mw, switching_mw, leakage_mw
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)  # free-form JSON: power model, recipe, ...
     cached: bool = field(default=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:

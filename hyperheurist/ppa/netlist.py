@@ -83,11 +83,11 @@ def parse_netlist(text: str, where: str = "netlist") -> dict[str, Module]:
     return modules
 
 
-def histogram(modules: dict[str, Module], top: str) -> Counter:
+def histogram(modules: dict[str, Module], top: str) -> Counter[str]:
     """Leaf-cell counts of ``top`` with the hierarchy expanded."""
     if top not in modules:
         raise ToolError(f"netlist has no module {top!r}")
-    out: Counter = Counter()
+    out: Counter[str] = Counter()
 
     def walk(name: str, mult: int, depth: int) -> None:
         if depth > 64:
@@ -154,7 +154,7 @@ def flatten(modules: dict[str, Module], top: str) -> FlatNetlist:
 
         for lhs, rhs in mod.assigns:
             lb, rb = mod.bits(lhs), mod.bits(rhs)
-            for a, b in zip(lb, rb):
+            for a, b in zip(lb, rb, strict=False):  # Yosys pads -simple-lhs assigns; extra bits stay apart
                 uf.union(net(a), net(b))
         for cell, inst, conns in mod.instances:
             if cell in modules:
@@ -163,7 +163,7 @@ def flatten(modules: dict[str, Module], top: str) -> FlatNetlist:
                 for pin, ref in conns.items():
                     bits = mod.bits(ref) if ref else []
                     port_bits = sub.bits(pin)
-                    for pb, b in zip(port_bits, bits):
+                    for pb, b in zip(port_bits, bits, strict=False):  # an unconnected pin has no bits
                         sub_bound[pb] = net(b)
                 walk(sub, f"{prefix}{inst}.", sub_bound, depth + 1)
             else:

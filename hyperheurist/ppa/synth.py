@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import EXIT_INVALID, ToolError
 from ..recipe import Recipe
 from ..stages.context import StageContext
-from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed, passed
+from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
 from .liberty import Liberty
 from .nethash import netlist_digest
 from .netlist import Module, histogram, parse_netlist

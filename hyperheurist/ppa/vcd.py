@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..errors import ToolError
 
@@ -105,7 +104,7 @@ def count_toggles(text: str, scope: str, skip: set[str], where: str = "VCD") -> 
         state[code] = value
         if old is None:  # the initial value
             continue
-        for i, (a, b) in enumerate(zip(old, value)):
+        for i, (a, b) in enumerate(zip(old, value, strict=True)):  # both padded to the width
             if a == b:
                 continue
             kind = 0 if (a, b) == ("0", "1") else 1 if (a, b) == ("1", "0") else -1

@@ -99,13 +99,15 @@ def differential_tb(spec: TbSpec, dut: str, gold: str, dut_params: dict[str, str
     for p in outs:
         lines.append("      bad = 1'b0;")
         lines.append(f"      for (i = 0; i < {p.width}; i = i + 1)")
-        lines.append(f"        if ((gold_{p.name}[i] === 1'b0 || gold_{p.name}[i] === 1'b1) && dut_{p.name}[i] !== gold_{p.name}[i]) bad = 1'b1;")
+        lines.append(f"        if ((gold_{p.name}[i] === 1'b0 || gold_{p.name}[i] === 1'b1) "
+                     f"&& dut_{p.name}[i] !== gold_{p.name}[i]) bad = 1'b1;")
         if spec.compare_from:
             lines.append(f"      if (k < {spec.compare_from}) bad = 1'b0;")
         if p.name in qualified:
             lines.append(f"      if (gold_{qualified[p.name]} !== 1'b1) bad = 1'b0;")
         lines.append("      if (bad) begin")
-        lines.append(f"        $display(\"HH_MISMATCH_{spec.token} cycle=%0d port={p.name} expected={p.width}'h%h got={p.width}'h%h inputs: {shown}\", "
+        lines.append(f"        $display(\"HH_MISMATCH_{spec.token} cycle=%0d port={p.name} "
+                     f"expected={p.width}'h%h got={p.width}'h%h inputs: {shown}\", "
                      f"k, gold_{p.name}, dut_{p.name}{shown_args});")
         lines.append("        $finish;")
         lines.append("      end")

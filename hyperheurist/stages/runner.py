@@ -4,7 +4,8 @@ A pipeline is a sequence of declared stages (``stages.model.Stage``); the runner
 folder ``NN-<id>`` in the run folder (``NN`` its position), writes the scripts and benches its plan
 yields, runs each invocation through ``runner.run_tool`` in the sandbox (working directory inside the
 stage folder, its logs and ``COMMANDS`` there, the run folder with the canonical design and the design's own
-inputs readable, the design's limits), hands back the logs and declared outputs, then writes the stage's artifacts and ``result.json``.
+inputs readable, the design's limits), hands back the logs and declared outputs, then writes the stage's
+artifacts and ``result.json``.
 After a failure every later stage is recorded as skipped with the reason. A ``reuse`` callback may
 answer a stage from a cache before it runs (then it has no folder).
 """
@@ -117,7 +118,8 @@ class StageRunner:
     def _cocotb(self, req: CocotbRun, sdir: Path) -> CocotbReply:
         lim = self.ctx.design.limits
         out = run_cocotb(sources=[self._inside(sdir / s) for s in req.sources], toplevel=req.toplevel,
-                         test_module=req.test_module, test_dir=req.test_dir, build_dir=self._inside(sdir / req.build_dir),
+                         test_module=req.test_module, test_dir=req.test_dir,
+                         build_dir=self._inside(sdir / req.build_dir),
                          timeout_s=req.timeout_s, simulator=req.simulator, params=dict(req.params), seed=req.seed,
                          mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox)
         return CocotbReply(out)
