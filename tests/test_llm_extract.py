@@ -68,3 +68,21 @@ def test_endmodule_in_a_comment_does_not_end_the_module() -> None:
     code = "module add(input a, output y);\n  // the result, then endmodule\n  assign y = a;\nendmodule : add"
     ex = extract_verilog(f"```verilog\n{code}\n```", "add")
     assert ex.ok and "assign y = a;" in (ex.code or "") and (ex.code or "").rstrip().endswith("endmodule")
+
+
+def test_the_parser_decides_where_a_module_ends() -> None:
+    code = ('(* keep *) module add(input a, output y);\n  initial $display("endmodule");\n'
+            "  /* endmodule */ assign y = a;\nendmodule")
+    ex = extract_verilog(f"This module adds one bit:\n{code}\nEnd of the module.", "add")
+    assert ex.ok and ex.code == code + "\n" and ex.modules == ("add",)
+
+
+def test_a_module_opened_inside_another_is_dropped_and_the_next_kept() -> None:
+    ex = extract_verilog(f"```verilog\nmodule broken(input a);\n  assign\n{ADD}\n```", "add")
+    assert ex.ok and ex.modules == ("add",) and "broken" not in (ex.code or "")
+
+
+def test_an_include_in_the_response_is_not_read() -> None:
+    # the parser would otherwise open any path: /dev/zero never ends
+    ex = extract_verilog(f'```verilog\n`include "/dev/zero"\n{ADD}\n```', "add")
+    assert ex.ok and (ex.code or "").startswith('`include "/dev/zero"\nmodule add')

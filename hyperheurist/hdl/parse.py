@@ -28,10 +28,12 @@ MAX_INCLUDE_DEPTH = 16
 MAX_PARSE_DEPTH = 256  # nesting of expressions/statements (pyslang's default 1024 can exhaust the C stack)
 
 
-def options(include_dirs: Iterable[Path] = (), defines: Mapping[str, str] | None = None) -> pyslang.Bag:
-    """Preprocessor, parser and lexer options with our bounds (and the given include folders and macros)."""
+def options(include_dirs: Iterable[Path] = (), defines: Mapping[str, str] | None = None,
+            includes: bool = True) -> pyslang.Bag:
+    """Preprocessor, parser and lexer options with our bounds (and the given include folders and macros).
+    ``includes=False``: an `` `include`` is an error and no file is opened."""
     pp = parsing.PreprocessorOptions()
-    pp.maxIncludeDepth = MAX_INCLUDE_DEPTH
+    pp.maxIncludeDepth = MAX_INCLUDE_DEPTH if includes else 0
     pp.additionalIncludePaths = [str(d) for d in include_dirs]
     pp.predefines = [f"{k}={v}" if v else k for k, v in (defines or {}).items()]
     po = parsing.ParserOptions()
@@ -40,14 +42,16 @@ def options(include_dirs: Iterable[Path] = (), defines: Mapping[str, str] | None
 
 
 def parse(text: str, name: str = "source.sv") -> syntax.SyntaxTree:
-    """A syntax tree of one text (macros and includes resolved within it). pyslang raises RuntimeError
-    on nesting past its hard limit (thousands of parentheses): the text is then unusable."""
-    return syntax.SyntaxTree.fromText(text, pyslang.SourceManager(), name, "", options())
+    """A syntax tree of one untrusted text, macros resolved within it. No `` `include`` is followed
+    (pyslang would open any path, ``/dev/zero`` included). pyslang raises RuntimeError on nesting past its
+    hard limit (thousands of parentheses): the text is then unusable."""
+    return syntax.SyntaxTree.fromText(text, pyslang.SourceManager(), name, "", options(includes=False))
 
 
 def parse_files(files: Iterable[Path], include_dirs: Iterable[Path] = (),
                 defines: Mapping[str, str] | None = None) -> list[syntax.SyntaxTree]:
-    """One tree per file, sharing one SourceManager (so locations of all files resolve through any tree)."""
+    """One tree per trusted (or sandboxed) file, sharing one SourceManager (so locations of all files resolve
+    through any tree); includes are followed, up to MAX_INCLUDE_DEPTH."""
     sm = pyslang.SourceManager()
     bag = options(include_dirs, defines)
     return [syntax.SyntaxTree.fromFile(str(f), sm, bag) for f in files]
