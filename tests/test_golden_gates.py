@@ -170,4 +170,5 @@ def test_abc_without_verdict_is_inconclusive(fakes: FakeTools, tmp_path: Path) -
     fakes.rule("yosys-abc", outputs=False, stdout="abc: something odd\n")
     rep, _ = _gates(tmp_path, "alu", "good.v")
     msg = _failed(rep, "equivalence")
-    assert rep.results[-1].details["verdict"] == "inconclusive" and "no verdict (abc: something odd)" in msg
+    eq = next(r for r in rep.results if r.gate == "equivalence")
+    assert eq.details["verdict"] == "inconclusive" and "no verdict (abc: something odd)" in msg

@@ -69,13 +69,14 @@ def test_synthesis_without_netlist_is_a_tool_fault(fakes: FakeTools, tmp_path: P
 
 def test_yosys_error_rejects_the_design_naming_the_line(fakes: FakeTools, tmp_path: Path) -> None:
     fakes.rule("yosys", exit=1, outputs=False, stderr="src/canonical.v:9: ERROR: syntax error, unexpected ';'\n")
-    with pytest.raises(SynthesisRejected, match=r"^yosys rejected the design: canonical.v:9: ERROR: syntax error"):
+    with pytest.raises(SynthesisRejected,
+                       match=r"^synthesis stage: yosys rejected the design: canonical.v:9: ERROR: syntax error"):
         _estimate(tmp_path)
 
 
 def test_yosys_hang_rejects_the_design(fakes: FakeTools, tmp_path: Path) -> None:
     fakes.rule("yosys", sleep=60)
-    with pytest.raises(SynthesisRejected, match=r"yosys timed out after"):
+    with pytest.raises(SynthesisRejected, match=r"^synthesis stage: yosys rejected the design: yosys timed out after"):
         _estimate(tmp_path, **{"limits.tool_timeout_s": 1})
 
 
@@ -93,13 +94,14 @@ def test_sta_error_names_the_first_error(fakes: FakeTools, tmp_path: Path) -> No
 
 def test_sta_unmappable_latch_rejects_the_design(fakes: FakeTools, tmp_path: Path) -> None:
     fakes.rule("sta", outputs=False, stderr="Error: netlist.v, line 4 module $_DLATCH_P_ not found.\n")
-    with pytest.raises(SynthesisRejected, match=r"keeps cells the liberty cannot map"):
+    with pytest.raises(SynthesisRejected,
+                       match=r"^sta stage: the netlist keeps cells the liberty cannot map \(a latch\?\): Error: "):
         _estimate(tmp_path)
 
 
 def test_sta_hang_rejects_the_design(fakes: FakeTools, tmp_path: Path) -> None:
     fakes.rule("sta", sleep=60)
-    with pytest.raises(SynthesisRejected, match=r"^OpenSTA stopped on this design: sta timed out after"):
+    with pytest.raises(SynthesisRejected, match=r"^sta stage: OpenSTA stopped on this design: sta timed out after"):
         _estimate(tmp_path, **{"limits.tool_timeout_s": 1})
 
 
