@@ -19,8 +19,8 @@ HH = [sys.executable, "-m", "hyperheurist"]
 
 
 def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, check=False,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+                          check=False, env={**os.environ, **(env or {})})
 
 
 @pytest.fixture
@@ -46,8 +46,10 @@ def _liberty(text: str):
 
 
 CASES = {
-    "tunable 1_000": (lambda data, d: data.update(tunables=[{"name": "W", "values": [8, "1_000"]}]), "tunables[0].values"),
-    "tunable FAST": (lambda data, d: data.update(tunables=[{"name": "MODE", "values": ["FAST"]}]), "tunables[0].values"),
+    "tunable 1_000": (lambda data, d: data.update(tunables=[{"name": "W", "values": [8, "1_000"]}]),
+                      "tunables[0].values"),
+    "tunable FAST": (lambda data, d: data.update(tunables=[{"name": "MODE", "values": ["FAST"]}]),
+                     "tunables[0].values"),
     "seeds /**/*.v": (lambda data, d: data["generation"].update(seeds="/**/*.v"), "generation.seeds"),
     "seeds ../**/*.v": (lambda data, d: data["generation"].update(seeds="../**/*.v"), "generation.seeds"),
     "truncated liberty": (_liberty(OSU018.read_text()[:5000]), "ppa.liberty"),
@@ -74,7 +76,8 @@ def test_deep_yaml_is_exit_2(design_dir: Path, tmp_path: Path) -> None:
     for depth in (40, 5000):  # past our limit; past Python's recursion limit
         p = design_dir / f"deep{depth}.yaml"
         p.write_text((design_dir / "design.yaml").read_text() + "notes: " + "[" * depth + "]" * depth + "\n")
-        for args in (("run", str(p), "--out", str(tmp_path / "runs"), "--quiet"), ("gate", str(p), str(design_dir / "seeds" / "ok_1_naive.v"))):
+        for args in (("run", str(p), "--out", str(tmp_path / "runs"), "--quiet"),
+                     ("gate", str(p), str(design_dir / "seeds" / "ok_1_naive.v"))):
             res = hh(*args)
             lines = res.stderr.strip().splitlines()
             assert res.returncode == 2 and len(lines) == 1 and "nested too deeply" in lines[0], (depth, res.stderr)
@@ -94,4 +97,5 @@ def test_yosys_stopped_by_our_time_limit_is_exit_1_in_ppa_and_run(design_dir: Pa
     res = hh("ppa", str(p), str(design_dir / "seeds" / "ok_1_naive.v"), env=env)
     assert res.returncode == 1, res.stderr
     res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", env=env)
-    assert res.returncode == 1 and "no candidate passed every gate" in res.stderr and "synthesis" in res.stderr, res.stderr
+    assert res.returncode == 1, res.stderr
+    assert "no candidate passed every gate" in res.stderr and "synthesis" in res.stderr, res.stderr

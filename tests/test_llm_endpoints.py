@@ -67,14 +67,16 @@ def test_reasoning_model_profile_is_learned_once_by_concurrent_requests(tmp_path
     assert model.rejected == {"max_tokens": 1, "temperature": 1}, "one rejected request per unsupported parameter"
     assert model.cut_off == 1, "the output cap grew once and every later request used it"
     assert len(sent) == 6 + 3
-    assert all("max_tokens" not in r and "temperature" not in r and r["max_completion_tokens"] == 16384 for r in sent[3:])
+    assert all("max_tokens" not in r and "temperature" not in r and r["max_completion_tokens"] == 16384
+               for r in sent[3:])
     profile = json.loads((tmp_path / "llm_profile.json").read_text())
     assert profile["token_param"] == "max_completion_tokens" and profile["temperature"] == "omit"
     assert profile["output_tokens"] == 16384 and profile["probed"]
     assert "Use 'max_completion_tokens' instead" in profile["learned"][0]["server"]
     adapted = sorted(([a.get("adapted") for a in r["attempts"]] for r in records(tmp_path)), key=len)
     assert adapted[:-1] == [[None]] * 5, "one request (the probe, whichever thread sent it) learned for all"
-    assert adapted[-1] == ["max_tokens -> max_completion_tokens", "temperature omitted", "output cap 4096 -> 16384", None]
+    assert adapted[-1] == ["max_tokens -> max_completion_tokens", "temperature omitted", "output cap 4096 -> 16384",
+                           None]
     assert c.usage()["profile"]["token_param"] == "max_completion_tokens" and "failures" not in c.usage()
 
 

@@ -24,8 +24,8 @@ pytestmark = pytest.mark.tools
 def hh(out: Path, *args: str, jobs: str = "2") -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HH_LLM"))}
     env.update(HH_LLM_BACKOFF_S="0.01", OPENAI_API_KEY=SECRET)
-    return subprocess.run([sys.executable, "-m", "hyperheurist", "run", str(DATA / "design.yaml"), "--quiet", "--jobs", jobs,
-                           "--no-report", "--out", str(out), "--set", "generation.candidates=3", *args],
+    return subprocess.run([sys.executable, "-m", "hyperheurist", "run", str(DATA / "design.yaml"), "--quiet",
+                           "--jobs", jobs, "--no-report", "--out", str(out), "--set", "generation.candidates=3", *args],
                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env)
 
 
@@ -68,24 +68,29 @@ def test_reasoning_model_at_two_jobs(reasoning_run: tuple[Path, ReasoningModel, 
     assert len(llm_valid) == 3, "every generate request gave a valid candidate (none lost to the probe race)"
     assert model.rejected == {"max_tokens": 1, "temperature": 1} and model.cut_off == 1
     assert s["llm"]["requests"] == sent and s["llm"]["failed_requests"] == 0
-    assert s["llm"]["profile"]["token_param"] == "max_completion_tokens" and s["llm"]["profile"]["temperature"] == "omit"
+    profile = s["llm"]["profile"]
+    assert profile["token_param"] == "max_completion_tokens" and profile["temperature"] == "omit"
     assert json.loads((run / "llm_profile.json").read_text())["output_tokens"] == 16384
     for p in run.rglob("*"):
         if p.is_file():
             assert SECRET not in p.read_text(errors="replace"), f"API key leaked into {p}"
 
 
-def test_replay_of_the_reasoning_run_sends_nothing(reasoning_run: tuple[Path, ReasoningModel, int], tmp_path: Path) -> None:
+def test_replay_of_the_reasoning_run_sends_nothing(reasoning_run: tuple[Path, ReasoningModel, int],
+                                                   tmp_path: Path) -> None:
     run, _, _ = reasoning_run
     with Stub() as stub:
         stub.default = ReasoningModel(MacResponder())
-        res = hh(tmp_path, "--replay", str(run), "--base-url", stub.url, "--set", LLM_MOVES, "--set", "anneal.iterations=3")
+        res = hh(tmp_path, "--replay", str(run), "--base-url", stub.url, "--set", LLM_MOVES,
+                 "--set", "anneal.iterations=3")
         assert res.returncode == 0, res.stderr
         assert stub.requests == []
     again, first = summary(tmp_path), json.loads((run / "summary.json").read_text())
     assert again["llm"]["requests"] == 0 and again["llm"]["mode"] == "replay"
-    answered = [r for r in (json.loads(p.read_text()) for p in (run / "llm").glob("0*.json")) if r["response"] is not None]
-    assert again["llm"]["replayed"] == len(answered) and len(answered) < first["llm"]["requests"], "fewer: 400s and an empty reply"
+    recorded = [json.loads(p.read_text()) for p in (run / "llm").glob("0*.json")]
+    answered = [r for r in recorded if r["response"] is not None]
+    assert again["llm"]["replayed"] == len(answered)
+    assert len(answered) < first["llm"]["requests"], "fewer: 400s and an empty reply"
     assert again["llm"]["profile"]["token_param"] == "max_completion_tokens", "the recorded profile is replayed"
     assert again["best"] == first["best"]
 
@@ -98,7 +103,8 @@ def test_vllm_small_context_completes(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     s = summary(tmp_path)
     assert s["status"] == "complete" and s["llm"]["profile"]["context_length"] == 2048
-    assert server.rejected == 1 and any(e["origin"] == "llm" and e["verdict"] == "valid" for e in s["phase1"]["entries"])
+    assert server.rejected == 1
+    assert any(e["origin"] == "llm" and e["verdict"] == "valid" for e in s["phase1"]["entries"])
 
 
 def test_vllm_context_too_small_is_one_line_quoting_the_server(tmp_path: Path) -> None:
@@ -116,7 +122,8 @@ def test_vllm_context_too_small_is_one_line_quoting_the_server(tmp_path: Path) -
 def test_ollama_completes_with_server_options(tmp_path: Path) -> None:
     with Stub() as stub:
         stub.default = Ollama(MacResponder())
-        res = live(stub, tmp_path, "--set", "generation.extra_body={options: {num_ctx: 8192}}", "--set", "anneal.iterations=0")
+        res = live(stub, tmp_path, "--set", "generation.extra_body={options: {num_ctx: 8192}}",
+                   "--set", "anneal.iterations=0")
         bodies = list(stub.requests)
     assert res.returncode == 0, res.stderr
     assert bodies and all(b["options"] == {"num_ctx": 8192} for b in bodies)

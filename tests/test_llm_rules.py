@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from llm_stub import LATCH_RULE_MARK, MacResponder, Stub, role_of, user_text  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "flow"
-LATCH_MSG = "design.v:3: inferred latch for `y` (assign it on every path of the combinational block, or make it a flip-flop)"
+LATCH_MSG = ("design.v:3: inferred latch for `y` (assign it on every path of the combinational block, "
+             "or make it a flip-flop)")
 
 
 def test_real_gate_messages_map_to_rules() -> None:
@@ -32,8 +33,10 @@ def test_real_gate_messages_map_to_rules() -> None:
     assert "exactly one" in (rule_for("structure", "multiply-driven net in top: a, b drive the same net") or "")
     assert "ports of the interface" in (rule_for("structure", "design.v:1: port `z` is not in the interface") or "")
     assert "reset" in (rule_for("simulation", "cycle 3: output `q` expected 0 after reset, got 1") or "")
-    assert "output reg" in (rule_for("compile", "iverilog: lv.v:2: error: y is not a valid l-value in mac_small.") or "")
-    assert "Declare every wire" in (rule_for("compile", "iverilog: ub.v:2: error: Unable to bind wire/reg/memory `bb'") or "")
+    lvalue = "iverilog: lv.v:2: error: y is not a valid l-value in mac_small."
+    assert "output reg" in (rule_for("compile", lvalue) or "")
+    unbound = "iverilog: ub.v:2: error: Unable to bind wire/reg/memory `bb'"
+    assert "Declare every wire" in (rule_for("compile", unbound) or "")
     assert "iverilog -g2012" in (rule_for("compile", "verilator: %Error: something odd") or "")
     assert rule_for("infrastructure", "yosys crashed") is None
 
@@ -57,8 +60,9 @@ def _phase1(out: Path, stub: Stub, rules_file: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env["HH_LLM_BACKOFF_S"] = "0.01"
     res = subprocess.run(
-        [sys.executable, "-m", "hyperheurist", "run", str(DATA / "design.yaml"), "--quiet", "--no-report", "--jobs", "2",
-         "--out", str(out), "--provider", "openai", "--base-url", stub.url, "--set", "generation.seeds=null",
+        [sys.executable, "-m", "hyperheurist", "run", str(DATA / "design.yaml"), "--quiet", "--no-report",
+         "--jobs", "2", "--out", str(out), "--provider", "openai", "--base-url", stub.url,
+         "--set", "generation.seeds=null",
          "--set", "generation.candidates=12", "--set", "generation.repair_attempts=1",
          "--set", f"generation.rules_file={rules_file}", "--set", "anneal.iterations=0"],
         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)

@@ -18,6 +18,7 @@ import typing
 from pathlib import Path
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from hyperheurist import config
@@ -103,13 +104,14 @@ def _comments(model: type[BaseModel]) -> dict[str, str]:
     above: list[str] = []
     for line in inspect.getsource(model).splitlines():
         m = re.match(r"^    ([a-z_][a-z0-9_]*)\s*:\s*[^#]*?(?:#\s*(.*))?$", line)
+        comment = re.match(r"^    #\s*(.*)$", line)
         if m:
             text = m.group(2) or " ".join(above)
             if text:
                 out[m.group(1)] = text.strip()
             above = []
-        elif re.match(r"^    #\s*(.*)$", line):
-            above.append(re.match(r"^    #\s*(.*)$", line).group(1))
+        elif comment:
+            above.append(comment.group(1))
         else:
             above = []
     return out
@@ -136,11 +138,11 @@ def _type(ann: object) -> str:
         return f"list of {_type(args[0])}" if args else "list"
     if origin is dict:
         return f"mapping {_type(args[0])} → {_type(args[1])}" if args else "mapping"
-    names = {str: "string", int: "integer", float: "number", bool: "boolean", Path: "path"}
-    return names.get(ann, getattr(ann, "__name__", str(ann)))  # type: ignore[call-overload]
+    names: dict[object, str] = {str: "string", int: "integer", float: "number", bool: "boolean", Path: "path"}
+    return names.get(ann) or str(getattr(ann, "__name__", ann))
 
 
-def _default(field) -> str:
+def _default(field: FieldInfo) -> str:
     if field.is_required():
         return "**required**"
     d = field.default
@@ -155,7 +157,7 @@ def _default(field) -> str:
     return f"`{d}`".replace("|", "\\|")
 
 
-def _bounds(field) -> str:
+def _bounds(field: FieldInfo) -> str:
     out = []
     for meta in field.metadata:
         kind = type(meta).__name__
