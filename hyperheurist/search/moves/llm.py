@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...config import DesignConfig
 from ...errors import HHError
 from ...recipe import FlowPreset
 from ..state import Move, MoveContext, State
+
+if TYPE_CHECKING:  # the protocol only types the client; the llm package is not loaded by the search
+    from ...llm.protocol import LLM
 
 GOALS = ("area", "timing", "power")
 SCOPES = ("local", "rewrite")
@@ -31,8 +35,8 @@ class LLMMutation:
     kind: str = "llm"
 
     def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
-        client = ctx.llm
-        if client is None or not getattr(client, "available", True):
+        client: LLM | None = ctx.llm
+        if client is None or not client.available:
             return None
         seed = rng.getrandbits(31)  # drawn even on failure, so the chain's stream does not depend on the reply
         metrics = ctx.metrics.to_dict() if ctx.metrics is not None else None  # the prompts read the JSON form
@@ -41,8 +45,7 @@ class LLMMutation:
                                 move=self.name)
             if new is None:
                 return None
-            if getattr(client, "critique_enabled", False) and not client.critique(
-                    ctx.design, state.candidate, new, metrics, self.goal):
+            if client.critique_enabled and not client.critique(ctx.design, state.candidate, new, metrics, self.goal):
                 return None
         except HHError:  # LLMUnavailable and friends: the client records why; the search goes on
             return None
