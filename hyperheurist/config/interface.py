@@ -38,6 +38,11 @@ class Interface(Model):
     reset: Reset | None = None
     ports: list[Port] = Field(min_length=1)
 
+    @field_validator("clock")
+    @classmethod
+    def _clock(cls, v: str | None) -> str | None:
+        return None if v is None else identifier(v, "clock")  # it is written into generated testbenches
+
     @model_validator(mode="after")
     def _consistent(self) -> Interface:
         names = [p.name for p in self.ports]
