@@ -13,13 +13,12 @@ from .generation import Generation, ModelProfile, RunBudget
 from .interface import Interface, Port, Reset
 from .limits import Limits
 from .loader import format_validation_error, load_design, parse_override, read_yaml_mapping
-from .model import PARAM_LITERAL
 from .ppa import BUNDLED_LIBERTIES, FLOWS_DIR, PPA, Weights
 from .search import Anneal, Tunable
 from .verification import Differential, Equivalence, Verification
 
 __all__ = [
-    "BUNDLED_LIBERTIES", "FLOWS_DIR", "PARAM_LITERAL", "PPA", "Anneal", "DesignConfig", "Differential", "Equivalence",
+    "BUNDLED_LIBERTIES", "FLOWS_DIR", "PPA", "Anneal", "DesignConfig", "Differential", "Equivalence",
     "Generation", "Interface", "Limits", "ModelProfile", "Port", "Reset", "RunBudget", "Tunable", "Verification",
     "Weights", "format_validation_error", "load_design", "parse_override", "read_yaml_mapping",
 ]

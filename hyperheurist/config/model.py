@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo
@@ -20,7 +19,3 @@ def base_of(info: ValidationInfo) -> Path:
     return Path(ctx.get("base_dir", "."))
 
 
-
-# the old tunable-value rule, read only by gates/context.py and ppa/synth.py until they call hdl.literals
-# (config itself validates with hdl.literals); removed with their last import
-PARAM_LITERAL = re.compile(r"^(-?\d+|\d*'[sS]?[bBoOdDhH][0-9a-fA-F_xXzZ?]+|\"[^\"\\\n]*\")$")
