@@ -1,6 +1,6 @@
 """Source sets: files, globs, folders and ``-f`` filelists (with ``+incdir+`` and ``+define+``).
 
-Pure path logic, no design knowledge: ``config.py`` validates with it and ``project.sources`` turns
+Pure path logic, no design knowledge: ``hyperheurist.config`` validates with it and ``project.sources`` turns
 a source set into a Candidate. A filelist is the format simulators and FuseSoC/EDAM flows share:
 one entry per line (or several on a line), ``//`` and ``#`` comments, ``-f``/``-F`` nesting,
 ``+incdir+A+B``, ``-I A``, ``+define+X=1+Y``, ``-D X=1``; relative paths are relative to the
