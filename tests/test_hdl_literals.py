@@ -83,13 +83,7 @@ def test_accepted_values_mean_the_same_number_to_every_tool(tmp_path: Path, text
         run("yosys", "-q", "-p", f"read_verilog -sv top.v; {setting}; proc; opt; sat -verify -prove y 64'd{want}")
 
 
-# config.py still has its own PARAM_LITERAL, which lets these through: strict xfail until it calls
-# hdl.literals.param_value (then these pass and the mark must go)
-_CONFIG_PENDING = pytest.mark.xfail(strict=True, reason="config.py does not call hdl.literals yet")
-
-
-@pytest.mark.parametrize("text", ["1_000", "3.5", *(pytest.param(t, marks=_CONFIG_PENDING)
-                                                     for t in ("-3", '"str"', "4'sb1111"))])
+@pytest.mark.parametrize("text", ["1_000", "3.5", "-3", '"str"', "4'sb1111"])
 def test_a_refused_value_is_refused_at_config_load_with_the_field_named(tmp_path: Path, text: str) -> None:
     d = tmp_path / "design"
     shutil.copytree(Path(__file__).parent / "data" / "flow", d)

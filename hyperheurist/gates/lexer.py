@@ -2,6 +2,9 @@
 
 Enough to find system-task names, compiler directives and file names without being fooled by
 text inside comments or strings; it does not parse.
+
+Superseded by hdl.tokens (pyslang's lexer); kept only while hdl/canonical.py (tool_conditionals) and
+gates/golden.py (module_names) import it: hdl.tokens.conditionals and hdl.rename replace those uses.
 """
 
 from __future__ import annotations

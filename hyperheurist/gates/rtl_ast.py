@@ -1,4 +1,7 @@
-"""pyslang views of the candidate: the top module's ports after elaboration, initial blocks, delays.
+"""pyslang views of the candidate: the top module's ports after elaboration, initial/final blocks, delays.
+
+Superseded by hdl.elaborate (the same view, on hdl.parse); kept only while gates/structure.py runs this
+file as its sandboxed child and gates/simulation.py imports instance_paths from it.
 
 Why pyslang here: it is a complete SystemVerilog front end (0.1-1 ms per file) that resolves port
 types and parameterised widths exactly, with file:line locations, and it sees syntax that Yosys
@@ -9,12 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyslang
 from pyslang import ast, syntax
 
 DIRS = {"In": "input", "Out": "output", "InOut": "inout", "Ref": "ref"}
 DELAY_KINDS = {"DelayControl", "Delay3"}
+BLOCKS = {"InitialBlock": "initial block", "FinalBlock": "final block"}  # simulation-only, as # delays
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ BOUNDS = {"maxGenerateSteps": 65536, "maxInstanceDepth": 64, "maxInstanceArray":
 
 
 def elaborate(files: list[Path], top: str, params: dict[str, str]) -> Elaborated:
-    """In-process: only for trusted or already-vetted text (``gates.elaborate`` runs this in a
+    """In-process: only for trusted or already-vetted text (the structure stage runs this in a
     sandboxed child for candidates)."""
     sm = pyslang.SourceManager()  # one per call: the default manager would grow forever in a long run
     trees = [syntax.SyntaxTree.fromFile(str(f), sm) for f in files]
@@ -73,13 +78,14 @@ def elaborate(files: list[Path], top: str, params: dict[str, str]) -> Elaborated
         found = True
         for p in inst.body.portList:
             direction = DIRS.get(str(p.direction).split(".")[-1], str(p.direction))
-            ports.append(PortInfo(p.name, direction, int(p.type.bitWidth), bool(p.type.isSigned), _where(sm, p.location)))
+            ports.append(PortInfo(p.name, direction, int(p.type.bitWidth), bool(p.type.isSigned),
+                                  _where(sm, p.location)))
     timing: list[str] = []
     for t in trees:
-        def visit(node, t=t) -> bool:
+        def visit(node: Any) -> bool:
             kind = str(node.kind).split(".")[-1]
-            if kind == "InitialBlock":
-                timing.append(f"{_where(sm, node.sourceRange.start)}: initial block")
+            if kind in BLOCKS:
+                timing.append(f"{_where(sm, node.sourceRange.start)}: {BLOCKS[kind]}")
             elif kind in DELAY_KINDS:
                 timing.append(f"{_where(sm, node.sourceRange.start)}: # delay")
             return True
@@ -90,7 +96,7 @@ def elaborate(files: list[Path], top: str, params: dict[str, str]) -> Elaborated
 def _module_names(tree: syntax.SyntaxTree) -> list[str]:
     out: list[str] = []
 
-    def visit(node) -> bool:
+    def visit(node: Any) -> bool:
         if str(node.kind).split(".")[-1] == "ModuleDeclaration":
             out.append(node.header.name.valueText)
         return True
@@ -107,7 +113,7 @@ def instance_paths(files: list[Path], module: str) -> list[str]:
         comp.addSyntaxTree(syntax.SyntaxTree.fromFile(str(f), sm))
     found: list[str] = []
 
-    def walk(inst, path: str) -> None:
+    def walk(inst: Any, path: str) -> None:
         if inst.definition.name == module:
             found.append(path)
             return
