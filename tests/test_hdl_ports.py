@@ -62,3 +62,12 @@ def test_the_sandboxed_child_reports_the_same_view(tmp_path: Path) -> None:
                    timeout_s=60, cwd=tmp_path, readable=[CHILD_READABLE])
     assert res.ok, res.tail()
     assert Elaborated.from_json(res.stdout) == elaborated([tmp_path / "m.sv"], "m", {"W": "3"})
+
+
+def test_top_widths_are_exact_where_text_would_need_arithmetic() -> None:
+    from hyperheurist.hdl.parse import parse
+    from hyperheurist.hdl.ports import top_widths
+
+    text = ("module t #(parameter N = 3) (input [2**N-1:0] a, output reg [N:0] c);\n"
+            "  localparam M = N + 2; wire [M*2-1:0] w; integer i; logic [3:0][1:0] p;\nendmodule\n")
+    assert top_widths([parse(text)]) == {"a": 8, "c": 4, "w": 10, "i": 32, "p": 8}

@@ -65,6 +65,15 @@ def module_view(inst: ast.InstanceSymbol, sm: SourceManager) -> ModuleView:
     return ModuleView(tuple(ports), tuple(params), widths)
 
 
+def top_widths(trees: Sequence[syntax.SyntaxTree]) -> dict[str, int]:
+    """Bit widths of the nets and variables (ports included) of every top module of a bounded elaboration
+    of ``trees`` with default parameters (names assumed unique across those modules)."""
+    out: dict[str, int] = {}
+    for inst in elaborate(trees).getRoot().topInstances:
+        out.update(module_view(inst, trees[0].sourceManager).widths)
+    return out
+
+
 def read_module(trees: Sequence[syntax.SyntaxTree], top: str, params: Mapping[str, str] | None = None) -> ModuleView:
     """Elaborate trusted trees (from ``parse_files``) in process with ``top`` as the top module;
     ElaborationError when they do not elaborate cleanly or define no module ``top``."""
