@@ -70,7 +70,12 @@ class MoveContext:
 class Move(Protocol):
     """A low-level heuristic. ``propose`` returns a new state, or None when it does not apply."""
 
-    name: str
-    kind: str  # "rtl" | "recipe" | "param" | "llm"
+    # read-only in the protocol, so frozen dataclass moves satisfy it too
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str:  # "rtl" | "recipe" | "param" | "llm"
+        ...
 
     def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None: ...
