@@ -34,7 +34,8 @@ class Executor(Protocol):
 class LocalExecutor:
     """A process pool; one job runs inline (no pickling, no worker start-up)."""
 
-    def __init__(self, jobs: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()) -> None:
+    def __init__(self, jobs: int, initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> None:
         self.jobs = jobs
         self._init = (initializer, initargs)
         self._pool: ProcessPoolExecutor | None = None
@@ -67,7 +68,8 @@ class LocalExecutor:
             self._pool = None
 
 
-def _ray_call(fn: Callable[[Any], Any], item: Any, initializer: Callable[..., None] | None, initargs: tuple) -> Any:
+def _ray_call(fn: Callable[[Any], Any], item: Any, initializer: Callable[..., None] | None,
+              initargs: tuple[Any, ...]) -> Any:
     if initializer is not None:
         initializer(*initargs)
     return fn(item)
@@ -86,7 +88,7 @@ class RayExecutor:
     """Ray tasks, one per item; ``num_cpus=1`` each so Ray schedules by cores across the cluster."""
 
     def __init__(self, jobs: int | None = None, address: str | None = None,
-                 initializer: Callable[..., None] | None = None, initargs: tuple = ()) -> None:
+                 initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()) -> None:
         try:
             import ray
         except ImportError:
@@ -151,7 +153,7 @@ class RayExecutor:
 
 
 def make_executor(kind: str, jobs: int, *, address: str | None = None,
-                  initializer: Callable[..., None] | None = None, initargs: tuple = ()) -> Executor:
+                  initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()) -> Executor:
     if kind == "local":
         return LocalExecutor(jobs, initializer, initargs)
     if kind == "ray":

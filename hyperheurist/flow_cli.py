@@ -21,13 +21,17 @@ from .sandbox import enforce as enforce_sandbox
 @click.option("--iterations", type=int, help="Annealing iterations per chain (anneal.iterations).")
 @click.option("--chains", type=int, help="Independent annealing chains (anneal.chains).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), help="Parallel evaluations [default: cores].")
-@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override any design.yaml field, e.g. ppa.clock_period_ns=8.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override any design.yaml field, e.g. ppa.clock_period_ns=8.")
 @click.option("--power", type=click.Choice(["vectorless", "activity"]), help="Power fidelity during search.")
-@click.option("--resume", type=click.Path(file_okay=False, path_type=Path), help="Continue a killed or interrupted run.")
-@click.option("--replay", type=click.Path(file_okay=False, path_type=Path), help="Replay LLM responses recorded in an earlier run (no requests).")
+@click.option("--resume", type=click.Path(file_okay=False, path_type=Path),
+              help="Continue a killed or interrupted run.")
+@click.option("--replay", type=click.Path(file_okay=False, path_type=Path),
+              help="Replay LLM responses recorded in an earlier run (no requests).")
 @click.option("--base-url", help="OpenAI-compatible endpoint (overrides generation.base_url and OPENAI_BASE_URL).")
 @click.option("--model", help="Model name (overrides generation.model).")
-@click.option("--provider", type=click.Choice(["offline", "openai", "files"]), help="Candidate source (generation.provider).")
+@click.option("--provider", type=click.Choice(["offline", "openai", "files"]),
+              help="Candidate source (generation.provider).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Where evaluations run: a local process pool or a Ray cluster.")
 @click.option("--ray-address", help="Ray cluster address (default: RAY_ADDRESS, else a local Ray instance).")
@@ -50,7 +54,8 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
         if not (resume / "resolved.yaml").is_file():
             raise InputError(f"{resume}: not a run directory (no resolved.yaml)")
         if design_yaml is not None or overrides or seed is not None or iterations is not None or chains is not None:
-            raise ConfigError("--resume continues a run with its recorded configuration; drop DESIGN_YAML and overrides")
+            raise ConfigError("--resume continues a run with its recorded configuration; "
+                              "drop DESIGN_YAML and overrides")
         design_yaml = resume / "resolved.yaml"
     if design_yaml is None and replay is not None and (replay / "resolved.yaml").is_file():
         design_yaml = replay / "resolved.yaml"  # replaying a run: its own configuration by default
@@ -69,16 +74,18 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
                       base_url=base_url, model=model, api_key=os.environ.get("OPENAI_API_KEY"),
                       report=not no_report, executor=executor, ray_address=ray_address, argv=["hh", *sys.argv[1:]])
     rd, summary = run_flow(design, opts)
-    _print_summary(rd.path, summary, quiet)
-    faults = summary.get("infrastructure_faults") or {}
-    if summary.get("status") == "interrupted" and summary.get("interrupted_by") == "infrastructure":
+    from .report import terminal_summary
+
+    click.echo(terminal_summary(rd.path))
+    faults = summary.infrastructure_faults
+    if summary.status == "interrupted" and summary.interrupted_by == "infrastructure":
         click.echo(f"hh: error: search stopped by repeated tool faults ({faults.get('first')}); everything so far "
                    f"is kept; fix the tool, then: hh run --resume {rd.path}", err=True)
         return EXIT_INFRA
-    if summary.get("status") == "interrupted":
+    if summary.status == "interrupted":
         click.echo(f"hh: interrupted; resume with: hh run --resume {rd.path}", err=True)
         return EXIT_INTERRUPTED
-    llm = summary.get("llm") or {}
+    llm = summary.llm
     note = llm.get("note")
     failed = llm.get("failed_requests") or 0
     if failed and not note:
@@ -89,19 +96,3 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
         click.echo(f"hh: warning: {faults['count']} evaluation(s) hit a tool fault (first: {faults.get('first')}); "
                    f"they count as rejected", err=True)
     return 0
-
-
-def _print_summary(run_dir: Path, summary: dict, quiet: bool) -> None:
-    try:
-        from .report import terminal_summary
-
-        click.echo(terminal_summary(run_dir))
-        return
-    except ImportError:
-        pass
-    ini, best = summary["initial"], summary["best"]
-    click.echo(f"{summary['design']}: cost {ini['cost']:.4f} -> {best['cost']:.4f} "
-               f"({summary['improvement']:.1%} better); area {ini['area_um2']:.1f} -> {best['area_um2']:.1f} um2, "
-               f"delay {ini['delay_ns']:.3f} -> {best['delay_ns']:.3f} ns, power {ini['power_mw']:.4f} -> "
-               f"{best['power_mw']:.4f} mW")
-    click.echo(f"run directory: {run_dir}")

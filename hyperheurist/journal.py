@@ -32,7 +32,7 @@ INFRA = "infrastructure"  # failed_gate of an evaluation a tool fault cut short
 CHAIN = ("run", "seq", "prev", "hash")
 
 
-def record_hash(rec: dict) -> str:
+def record_hash(rec: dict[str, Any]) -> str:
     body = {k: v for k, v in rec.items() if k != "hash"}
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
@@ -45,12 +45,12 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def is_fault(rec: dict) -> bool:
+def is_fault(rec: dict[str, Any]) -> bool:
     return (rec.get("type") == "eval" and rec.get("failed_gate") == INFRA) or \
         (rec.get("type") == "phase1" and rec.get("gate") == INFRA)
 
 
-def _identity(rec: dict) -> tuple:
+def _identity(rec: dict[str, Any]) -> tuple[Any, ...]:
     """What a replayed record must share with the recorded one at the same position."""
     kind = rec.get("type")
     if kind == "step":
@@ -61,7 +61,7 @@ def _identity(rec: dict) -> tuple:
     return (kind, rec.get("key"), rec.get("parent"))
 
 
-def _check_entry(rec: dict) -> bool:
+def _check_entry(rec: dict[str, Any]) -> bool:
     kind = rec.get("type")
     if kind in ("phase1", "eval") and not isinstance(rec.get("key"), str):
         return False
@@ -73,7 +73,7 @@ def _check_entry(rec: dict) -> bool:
     return kind in ("start", "phase1", "eval", "step", "end")
 
 
-def verify(path: Path, run_id: str, resolved: Path | None = None) -> tuple[list[dict], list[int]]:
+def verify(path: Path, run_id: str, resolved: Path | None = None) -> tuple[list[dict[str, Any]], list[int]]:
     """The journal's records and each line's byte offset, or InputError naming the first bad record.
 
     A torn final line (a kill mid-write) is not a record and is ignored here (resume cuts it)."""
@@ -82,7 +82,7 @@ def verify(path: Path, run_id: str, resolved: Path | None = None) -> tuple[list[
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    records: list[dict] = []
+    records: list[dict[str, Any]] = []
     offsets: list[int] = []
     prev = genesis(run_id)
     pos = 0
@@ -97,13 +97,16 @@ def verify(path: Path, run_id: str, resolved: Path | None = None) -> tuple[list[
         except (UnicodeDecodeError, ValueError):
             raise InputError(f"{where}: not a JSON record (damaged); cannot resume or audit from it") from None
         if not isinstance(rec, dict) or not all(k in rec for k in CHAIN):
-            raise InputError(f"{where}: no run id / sequence / hash (not written by this hh run); cannot resume or audit from it")
+            raise InputError(f"{where}: no run id / sequence / hash (not written by this hh run); "
+                             "cannot resume or audit from it")
         if rec["run"] != run_id:
             raise InputError(f"{where}: belongs to run {str(rec['run'])[:40]}, not {run_id} (foreign record); "
                              "cannot resume or audit from it")
         if rec["seq"] != i:
-            what = "duplicated or reordered" if isinstance(rec["seq"], int) and rec["seq"] < i else "records before it are missing"
-            raise InputError(f"{where}: sequence number {rec['seq']}, expected {i} ({what}); cannot resume or audit from it")
+            earlier = isinstance(rec["seq"], int) and rec["seq"] < i
+            what = "duplicated or reordered" if earlier else "records before it are missing"
+            raise InputError(f"{where}: sequence number {rec['seq']}, expected {i} ({what}); "
+                             "cannot resume or audit from it")
         if rec["hash"] != record_hash(rec):
             raise InputError(f"{where}: content does not match its hash (edited); cannot resume or audit from it")
         if rec["prev"] != prev:
@@ -129,13 +132,13 @@ def verify(path: Path, run_id: str, resolved: Path | None = None) -> tuple[list[
 
 
 class Journal:
-    def __init__(self, path: Path, run_id: str, resume: bool = False, header: dict | None = None,
+    def __init__(self, path: Path, run_id: str, resume: bool = False, header: dict[str, Any] | None = None,
                  resolved: Path | None = None) -> None:
         self.path = Path(path)
         self.run_id = run_id
-        self.phase1: dict[str, dict] = {}
+        self.phase1: dict[str, dict[str, Any]] = {}
         self.evals: dict[tuple[str, str | None], Evaluation] = {}
-        self.prefix: list[dict] = []
+        self.prefix: list[dict[str, Any]] = []
         self.offsets: list[int] = []
         self.cursor = 0
         self.torn_bytes = 0
@@ -171,9 +174,10 @@ class Journal:
         self.prefix, self.offsets = self.prefix[:index], self.offsets[:index]
         self.cut_at = index if self.cut_at is None else min(self.cut_at, index)
 
-    def _append(self, rec: dict) -> None:
+    def _append(self, rec: dict[str, Any]) -> None:
         seq = len(self.prefix)
-        line = {**rec, "run": self.run_id, "seq": seq, "prev": self.prefix[-1]["hash"] if self.prefix else genesis(self.run_id)}
+        prev = self.prefix[-1]["hash"] if self.prefix else genesis(self.run_id)
+        line = {**rec, "run": self.run_id, "seq": seq, "prev": prev}
         line["hash"] = record_hash(line)
         offset = self.path.stat().st_size if self.path.exists() else 0
         append_jsonl(self.path, line)
@@ -181,7 +185,7 @@ class Journal:
         self.offsets.append(offset)
         self.cursor = len(self.prefix)
 
-    def _emit(self, rec: dict) -> None:
+    def _emit(self, rec: dict[str, Any]) -> None:
         """Append ``rec``, unless the replay is still inside the recorded prefix and ``rec`` is its next record."""
         if self.cursor < len(self.prefix):
             if _identity(self.prefix[self.cursor]) == _identity(rec):
@@ -194,7 +198,7 @@ class Journal:
         self.phase1.setdefault(rec["key"], rec)
         self._emit({"type": "phase1", **rec})
 
-    def record_eval(self, state_digest: str, recipe: dict, ev: Evaluation, parent: str | None = None) -> None:
+    def record_eval(self, state_digest: str, recipe: dict[str, Any], ev: Evaluation, parent: str | None = None) -> None:
         self.evals.setdefault((ev.key, parent), ev)
         self._emit({"type": "eval", "digest": state_digest, "recipe": recipe, "parent": parent, **ev.to_dict()})
 
@@ -204,7 +208,7 @@ class Journal:
     def record(self, rec: dict[str, Any]) -> None:
         self._emit(rec)
 
-    def head(self) -> dict:
+    def head(self) -> dict[str, Any]:
         """What summary.json says about the journal it was written with (audit checks the tail is intact)."""
         return {"records": len(self.prefix), "head": self.prefix[-1]["hash"] if self.prefix else None}
 
@@ -213,7 +217,7 @@ class Journal:
 
 
 def records_of(path: Path, run_id: str, resolved: Path | None = None,
-               keep: Callable[[dict], bool] | None = None) -> list[dict]:
+               keep: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
     """Verified records (see ``verify``), optionally filtered."""
     records, _ = verify(path, run_id, resolved)
     return [r for r in records if keep is None or keep(r)]

@@ -1,8 +1,9 @@
-"""Atomic JSON writes and append-only JSONL journals."""
+"""Atomic JSON writes, append-only JSONL journals, and defensive accessors for JSON read back from disk."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -73,7 +74,7 @@ def append_jsonl(path: Path, record: Any) -> None:
         os.fsync(fh.fileno())
 
 
-def read_jsonl(path: Path) -> Iterator[dict]:
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     """Yield records; a torn final line (killed mid-write) is skipped."""
     path = Path(path)
     if not path.exists():
@@ -98,7 +99,8 @@ def read_jsonl(path: Path) -> Iterator[dict]:
             if last:
                 return
             raise
-        yield rec
+        if isinstance(rec, dict):  # a line that is not a JSON object is not a record
+            yield rec
 
 
 def repair_jsonl(path: Path) -> int:
@@ -118,3 +120,28 @@ def repair_jsonl(path: Path) -> int:
         fh.flush()
         os.fsync(fh.fileno())
     return len(data) - keep
+
+
+# ---- reading JSON back: wrong types become None or empty, never a crash ---------------------------------
+
+def num(x: Any) -> float | None:
+    """A finite float, or None for missing, non-numeric, boolean or non-finite values."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    f = float(x)
+    return f if math.isfinite(f) else None
+
+
+def as_dict(x: Any) -> dict[str, Any]:
+    return x if isinstance(x, dict) else {}
+
+
+def as_list(x: Any) -> list[Any]:
+    return x if isinstance(x, list) else []
+
+
+def text(x: Any) -> str:
+    """A display string; None becomes empty."""
+    if x is None:
+        return ""
+    return x if isinstance(x, str) else str(x)

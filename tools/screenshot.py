@@ -40,7 +40,8 @@ def screenshot(html: Path, png: Path, *, width: int = 1280, height: int = 2400, 
     """Render ``html`` to ``png``; RuntimeError when Chromium is missing or writes no image."""
     browser = find_chromium()
     if browser is None:
-        raise RuntimeError("chromium not found (apt-get install -y --no-install-recommends chromium, or set HH_CHROMIUM)")
+        raise RuntimeError("chromium not found (apt-get install -y --no-install-recommends chromium, "
+                           "or set HH_CHROMIUM)")
     html, png = Path(html).resolve(), Path(png).resolve()
     if not html.is_file():
         raise RuntimeError(f"{html}: no such file")

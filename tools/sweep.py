@@ -22,6 +22,7 @@ sys.path.insert(0, str(REPO))
 
 from hyperheurist.config import load_design  # noqa: E402
 from hyperheurist.jsonio import read_json  # noqa: E402
+from hyperheurist.ppa.metrics import PPAMetrics  # noqa: E402
 
 
 def hh() -> list[str]:
@@ -67,9 +68,8 @@ def reference_ppa(design_yaml: Path, run_dir: Path) -> dict | None:
     cand = Candidate.from_paths([design.verification.reference], design.top, label="reference")
     m = estimate(cand, design, flow.recipe, run_dir / "reference-ppa", power=design.ppa.power, cache=PPACache.default())
     scorer = Scorer(design, flow)
-    scorer.baseline = read_json(run_dir / "initial" / "ppa.json")["metrics"]
-    md = m.to_dict()
-    return {"area_um2": md["area_um2"], "delay_ns": md["delay_ns"], "power_mw": md["power_mw"], "cost": scorer(md)}
+    scorer.baseline = PPAMetrics.from_dict(read_json(run_dir / "initial" / "ppa.json")["metrics"])
+    return {"area_um2": m.area_um2, "delay_ns": m.delay_ns, "power_mw": m.power_mw, "cost": scorer(m)}
 
 
 def single_pass(design_yaml: Path, run_dir: Path, seed: int) -> dict | None:
@@ -87,9 +87,9 @@ def single_pass(design_yaml: Path, run_dir: Path, seed: int) -> dict | None:
         return None
     pick = valid[(seed - 1) % len(valid)]
     scorer = Scorer(design, load_flow(design.ppa.flow))
-    scorer.baseline = read_json(run_dir / "initial" / "ppa.json")["metrics"]
-    m = pick["evaluation"]["metrics"]
-    return {"label": pick["label"], "area_um2": m["area_um2"], "delay_ns": m["delay_ns"], "power_mw": m["power_mw"],
+    scorer.baseline = PPAMetrics.from_dict(read_json(run_dir / "initial" / "ppa.json")["metrics"])
+    m = PPAMetrics.from_dict(pick["evaluation"]["metrics"])
+    return {"label": pick["label"], "area_um2": m.area_um2, "delay_ns": m.delay_ns, "power_mw": m.power_mw,
             "cost": scorer(m)}
 
 
@@ -101,12 +101,14 @@ def selection(design_yaml: Path, run_dir: Path) -> dict | None:
     from hyperheurist.recipe import load_flow
 
     design = load_design(design_yaml)
-    valid = [r for r in read_jsonl(run_dir / "journal.jsonl") if r.get("type") == "phase1" and r.get("verdict") == "valid"]
+    valid = [r for r in read_jsonl(run_dir / "journal.jsonl")
+             if r.get("type") == "phase1" and r.get("verdict") == "valid"]
     if not valid:
         return None
     scorer = Scorer(design, load_flow(design.ppa.flow))
-    scorer.baseline = read_json(run_dir / "initial" / "ppa.json")["metrics"]
-    costed = [(round(scorer(r["evaluation"]["metrics"]), 9), r) for r in valid]  # rounded as the flow rounds costs
+    scorer.baseline = PPAMetrics.from_dict(read_json(run_dir / "initial" / "ppa.json")["metrics"])
+    # rounded as the flow rounds costs
+    costed = [(round(scorer(PPAMetrics.from_dict(r["evaluation"]["metrics"])), 9), r) for r in valid]
     cost, best = min(costed, key=lambda cr: cr[0])  # min keeps the first of equals
     m = best["evaluation"]["metrics"]
     return {"label": best["label"], "area_um2": m["area_um2"], "delay_ns": m["delay_ns"], "power_mw": m["power_mw"],
@@ -133,9 +135,9 @@ def selection_vs_search(entries: list[dict]) -> list[dict]:
         rows.append({
             "benchmark": name, "seeds": len(es), "baseline": _mean_std(base), "selection": _mean_std(sel),
             "annealed": _mean_std(ann), "reference": ref,
-            "selection_gain_pct": _mean_std([round(100 * (b - s) / b, 6) for b, s in zip(base, sel) if b]),
-            "annealer_gain_pct": _mean_std([round(100 * (s - a) / s, 6) for s, a in zip(sel, ann) if s]),
-            "annealer_improved_runs": sum(a < s - 1e-9 for s, a in zip(sel, ann)),
+            "selection_gain_pct": _mean_std([round(100 * (b - s) / b, 6) for b, s in zip(base, sel, strict=True) if b]),
+            "annealer_gain_pct": _mean_std([round(100 * (s - a) / s, 6) for s, a in zip(sel, ann, strict=True) if s]),
+            "annealer_improved_runs": sum(a < s - 1e-9 for s, a in zip(sel, ann, strict=True)),
             "valid_phase1": [e["selection"]["candidates"] for e in es],
         })
     return rows
@@ -161,7 +163,8 @@ def selection_markdown(rows: list[dict]) -> str:
         out.append(f"| {r['benchmark']} | {r['seeds']} | {ms(r['baseline'])} | {ms(r['selection'])} | "
                    f"{ms(r['annealed'])} | {ref} | {pct(r['selection_gain_pct'])} | {pct(r['annealer_gain_pct'])} | "
                    f"{r['annealer_improved_runs']}/{r['seeds']} |")
-    ratios = [r["annealed"][0] / r["selection"][0] for r in rows if r["annealed"] and r["selection"] and r["selection"][0]]
+    ratios = [r["annealed"][0] / r["selection"][0] for r in rows
+              if r["annealed"] and r["selection"] and r["selection"][0]]
     if ratios:
         g = 1.0
         for x in ratios:

@@ -8,17 +8,18 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from html import escape
+from typing import Any
 
+from ..jsonio import num
 from .fmt import fnum
 from .svg import GREY, Plot, colour, span
-from .values import num
 
 ACCEPTED, REJECTED, INVALID = "#137333", GREY, "#b3261e"
 WIDE = 550  # two charts side by side fill the page's content width
 DETAILED = 300  # up to this many steps per chain, each proposal is its own element with a tooltip
 
 
-def step_kind(step: dict) -> str:
+def step_kind(step: dict[str, Any]) -> str:
     """"accepted" | "rejected" | "invalid" for one annealing step."""
     verdict = str(step.get("verdict") or "").lower()
     if step.get("accepted") is True or verdict == "accepted":
@@ -28,8 +29,8 @@ def step_kind(step: dict) -> str:
     return "rejected"
 
 
-def by_chain(steps: Sequence[dict]) -> dict[int, list[dict]]:
-    chains: dict[int, list[dict]] = defaultdict(list)
+def by_chain(steps: Sequence[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    chains: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for s in steps:
         c = s.get("chain")
         chains[c if isinstance(c, int) and not isinstance(c, bool) else 0].append(s)
@@ -38,7 +39,7 @@ def by_chain(steps: Sequence[dict]) -> dict[int, list[dict]]:
     return dict(sorted(chains.items()))
 
 
-def _iter(s: dict, i: int) -> float:
+def _iter(s: dict[str, Any], i: int) -> float:
     v = num(s.get("iteration"))
     return v if v is not None else float(i)
 
@@ -53,7 +54,7 @@ def _cost_range(cur: list[float | None], best: list[float | None], prop: list[fl
     return span(core + [p for p in prop if p is not None and p <= cap])
 
 
-def cost_trace(chain: int, steps: list[dict], width: int = WIDE) -> str:
+def cost_trace(chain: int, steps: list[dict[str, Any]], width: int = WIDE) -> str:
     """Current and best cost per iteration, every proposal marked by its verdict."""
     xs = [_iter(s, i) for i, s in enumerate(steps)]
     cur = [num(s.get("current_cost")) for s in steps]
@@ -76,12 +77,13 @@ def cost_trace(chain: int, steps: list[dict], width: int = WIDE) -> str:
     return p.render()
 
 
-def _proposals(p: Plot, xs: list[float], steps: list[dict], prop: list[float | None], hi: float) -> tuple[int, int]:
+def _proposals(p: Plot, xs: list[float], steps: list[dict[str, Any]], prop: list[float | None],
+               hi: float) -> tuple[int, int]:
     """Mark every proposal by verdict; invalid and off-scale ones on the top edge. Returns (off-scale, invalid)."""
     detailed = len(steps) <= DETAILED
     groups: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
     off = invalid = 0
-    for x, s, c in zip(xs, steps, prop):
+    for x, s, c in zip(xs, steps, prop, strict=True):
         kind = step_kind(s)
         tip = f"iteration {fnum(x)}: {s.get('move', '?')} -> {kind}" + (f", cost {fnum(c)}" if c is not None else "")
         tip += " (reheated)" if s.get("reheated") else ""
@@ -106,7 +108,7 @@ def _proposals(p: Plot, xs: list[float], steps: list[dict], prop: list[float | N
     return off, invalid
 
 
-def temperature_trace(chains: dict[int, list[dict]], width: int = WIDE) -> str | None:
+def temperature_trace(chains: dict[int, list[dict[str, Any]]], width: int = WIDE) -> str | None:
     """Temperature of every chain per iteration, reheats marked."""
     if all(num(s.get("temperature")) is None for steps in chains.values() for s in steps):
         return None
@@ -117,7 +119,7 @@ def temperature_trace(chains: dict[int, list[dict]], width: int = WIDE) -> str |
         xs = [_iter(s, i) for i, s in enumerate(steps)]
         ts = [num(s.get("temperature")) for s in steps]
         p.line(xs, ts, colour(k), 1.6, dash=None if k % 2 == 0 else "6 3")
-        for x, s, t in zip(xs, steps, ts):
+        for x, s, t in zip(xs, steps, ts, strict=True):
             if s.get("reheated") and t is not None:
                 p.point(x, t, colour(k), shape="diamond", r=3.5, stroke="#000", tip=f"chain {c}: reheat at {fnum(x)}")
         p.add_legend(f"chain {c}", colour(k), "line" if k % 2 == 0 else "dash")
@@ -126,7 +128,8 @@ def temperature_trace(chains: dict[int, list[dict]], width: int = WIDE) -> str |
     return p.render()
 
 
-def acceptance_trace(chains: dict[int, list[dict]], window: int | None = None, width: int = WIDE) -> str | None:
+def acceptance_trace(chains: dict[int, list[dict[str, Any]]], window: int | None = None,
+                     width: int = WIDE) -> str | None:
     """Share of accepted proposals over a sliding window (default: 10, or 1/40 of a long chain), per chain."""
     if not any(chains.values()):
         return None

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from html import escape
+from typing import Any
 
+from ..jsonio import as_dict, as_list, num, text
 from .diff import diff_html
 from .fmt import MISSING, change_pct, fcost, fnum, pct, power, seconds, with_unit
 from .page import kv_table, not_recorded, pre, section, table
 from .run_sections import merged
 from .rundata import RunData
-from .values import as_dict, as_list, num, text
 
 MAX_COMMAND_LINES = 400
 
 # key, label, formatter, "higher is better"
-PPA_ROWS = (
+PPA_ROWS: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
     ("cost", "cost (weighted, 1 = initial)", fcost, False),
     ("area_um2", "area", lambda v: with_unit(v, "µm²"), False),
     ("cells", "cells", fnum, False),
@@ -32,7 +34,7 @@ def _yes_no(v: object) -> str:
     return "yes" if v is True else "no" if v is False else MISSING
 
 
-def _path(d: dict) -> str:
+def _path(d: dict[str, Any]) -> str:
     cp = as_dict(d.get("critical_path"))
     return f"{text(cp.get('start'))} → {text(cp.get('end'))}" if cp else MISSING
 
@@ -52,7 +54,8 @@ def ppa_table(rd: RunData) -> str:
                      f'<span class="{cls}">{escape(pct(ch))}</span>' if ch is not None else "—"])
     extra = (("meets timing", _yes_no(ini.get("met_timing")), _yes_no(best.get("met_timing"))),
              ("critical path", _path(ini), _path(best)),
-             ("power estimate", text(ini.get("power_fidelity")) or MISSING, text(best.get("power_fidelity")) or MISSING))
+             ("power estimate", text(ini.get("power_fidelity")) or MISSING,
+              text(best.get("power_fidelity")) or MISSING))
     rows += [[escape(a), escape(b), escape(c), ""] for a, b, c in extra]
     parts = [table(["metric", "initial", "best", "change"], rows, [False, True, True, True], raw=True),
              '<p class="muted">Cost = weighted mean of area/area₀, delay/delay₀ and power/power₀ plus a penalty '
@@ -61,8 +64,10 @@ def ppa_table(rd: RunData) -> str:
              "</p>"]
     ids = [(w, d) for w, d in (("initial", ini), ("best", best)) if d.get("key") or d.get("digest")]
     if ids:
-        parts.append(kv_table([(f"{w} state", f"<code>{escape(text(d.get('key')) or text(d.get('digest'))[:16])}</code> "
-                                + escape(text(d.get("label")) or text(d.get("move")) or "")) for w, d in ids], raw=True))
+        parts.append(kv_table([(f"{w} state",
+                                f"<code>{escape(text(d.get('key')) or text(d.get('digest'))[:16])}</code> "
+                                + escape(text(d.get("label")) or text(d.get("move")) or "")) for w, d in ids],
+                              raw=True))
     hist_i, hist_b = as_dict(ini.get("cell_histogram")), as_dict(best.get("cell_histogram"))
     if hist_i or hist_b:
         cells = sorted(set(hist_i) | set(hist_b))
@@ -87,7 +92,7 @@ def rtl_diff(rd: RunData) -> str:
 
 
 def _tools(rd: RunData) -> list[list[str]]:
-    tools = as_dict(rd.summary.get("tools")) or as_dict(rd.manifest.get("tools"))
+    tools = rd.summary.tools or as_dict(rd.manifest.get("tools"))
     rows = []
     for name, info in sorted(tools.items()):
         if isinstance(info, dict):
@@ -99,9 +104,7 @@ def _tools(rd: RunData) -> list[list[str]]:
 
 
 def _commands(rd: RunData) -> list[str]:
-    cmds = [text(c) for c in as_list(rd.summary.get("reproduce"))]
-    if not cmds and isinstance(rd.summary.get("reproduce"), str):
-        cmds = [rd.summary["reproduce"]]
+    cmds = list(rd.summary.reproduce)
     argv = [text(a) for a in as_list(rd.manifest.get("argv"))]
     if argv:
         cmds = [f"# this run was started with:\n{shlex.join(argv)}"] + (["# reproduce:"] + cmds if cmds else [])
@@ -117,9 +120,9 @@ def reproduce(rd: RunData) -> str:
     m = rd.manifest
     facts = [(k, text(m.get(k))) for k in ("hyperheurist", "git_revision", "python", "platform", "liberty", "created")
              if m.get(k) is not None]
-    if num(rd.summary.get("wall_s")) is not None:
-        facts.append(("wall time", seconds(rd.summary.get("wall_s"))))
-    llm = as_dict(rd.summary.get("llm"))
+    if rd.summary.wall_s is not None:
+        facts.append(("wall time", seconds(rd.summary.wall_s)))
+    llm = rd.summary.llm
     facts += [(f"LLM {k}", text(v) if not isinstance(v, dict) else ", ".join(f"{a}={b}" for a, b in v.items()))
               for k, v in llm.items() if k not in ("profile", "failures")]
     if facts:
@@ -136,7 +139,7 @@ def reproduce(rd: RunData) -> str:
     return section("Tools and reproduction", *parts, anchor="reproduce")
 
 
-def _llm_details(llm: dict) -> list[str]:
+def _llm_details(llm: dict[str, Any]) -> list[str]:
     """The LLM's failed requests in the server's own words, and the model profile the run used."""
     out = []
     failures = [as_dict(f) for f in as_list(llm.get("failures"))]

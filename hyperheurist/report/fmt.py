@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .values import num
+from ..jsonio import num
 
 MISSING = "not recorded"
 

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 from collections import defaultdict
 from html import escape
+from typing import Any
 
+from ..jsonio import as_dict, num
 from ..search.selection import reward
 from .charts import WIDE, by_chain
 from .fmt import fnum
 from .svg import Plot, colour, span
-from .values import as_dict, num
 
 BAR_KEYS = (("proposals", "#9db7d5"), ("valid", "#009E73"), ("accepted", "#0072B2"))
 
 
-def step_credit(step: dict, parent_cost: float | None) -> float:
+def step_credit(step: dict[str, Any], parent_cost: float | None) -> float:
     """The credit the selector gave this step's move (``search.selection.reward``), rebuilt from the journal.
 
     The parent's cost is ``cost - delta`` when the step records ``delta``, else ``parent_cost``.
     """
-    if num(step.get("credit")) is not None:  # recorded by the annealer (journals since the credit rule changed)
-        return float(num(step.get("credit")))
+    credit = num(step.get("credit"))
+    if credit is not None:  # recorded by the annealer (journals since the credit rule changed)
+        return credit
     cost, delta = num(step.get("cost")), num(step.get("delta"))
     if cost is None:
         return 0.0
@@ -30,7 +32,7 @@ def step_credit(step: dict, parent_cost: float | None) -> float:
     return reward(True, parent, cost, bool(step.get("improved")))
 
 
-def move_credit(steps: list[dict], eval_cost: dict[str, float], width: int = WIDE) -> str | None:
+def move_credit(steps: list[dict[str, Any]], eval_cost: dict[str, float], width: int = WIDE) -> str | None:
     """Cumulative credit per move over the iterations (all chains summed)."""
     gains: dict[str, dict[float, float]] = defaultdict(lambda: defaultdict(float))
     for steps_c in by_chain(steps).values():
@@ -57,7 +59,7 @@ def move_credit(steps: list[dict], eval_cost: dict[str, float], width: int = WID
     return p.render()
 
 
-def move_bars(moves: dict, width: int = WIDE) -> str | None:
+def move_bars(moves: dict[str, Any], width: int = WIDE) -> str | None:
     """Horizontal grouped bars per move: proposals, valid, accepted (moves never proposed are left out)."""
     names = sorted((n for n in moves if (num(as_dict(moves[n]).get("proposals")) or 0) > 0),
                    key=lambda n: (-(num(as_dict(moves[n]).get("proposals")) or 0), n))
@@ -68,9 +70,9 @@ def move_bars(moves: dict, width: int = WIDE) -> str | None:
     hi = max(v for row in vals for v in row)
     p = Plot("Proposals, valid and accepted per move", span([0.0, hi], 0.08, include_zero=True), (-0.5, n - 0.5),
              "count", "", width=width, height=max(300, 60 + 28 * n), left=170, bottom=42, y_ticks=[])
-    for i, (m, row) in enumerate(zip(names, vals)):
+    for i, (m, row) in enumerate(zip(names, vals, strict=True)):
         y = n - 1 - i
-        for j, (v, (k, c)) in enumerate(zip(row, BAR_KEYS)):
+        for j, (v, (k, c)) in enumerate(zip(row, BAR_KEYS, strict=True)):
             yc = y + (1 - j) * 0.26
             x0, x1 = p.sx(0.0), p.sx(v)
             p.marks.append(f'<rect x="{x0:.1f}" y="{p.sy(yc + 0.12):.1f}" width="{max(0.5, x1 - x0):.1f}" '

@@ -14,7 +14,8 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
 :root{--fg:#1d2330;--muted:#5f6b7a;--line:#dde2e8;--bg:#f6f7f9;--good:#137333;--bad:#b3261e;--accent:#0b57d0}
 *{box-sizing:border-box}
-body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+color:var(--fg);background:var(--bg)}
 header{background:#1d2330;color:#fff;padding:18px 28px}
 header h1{margin:0;font-size:22px;font-weight:600}
 header .sub{color:#c4cad3;margin-top:4px}
@@ -33,7 +34,8 @@ th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertic
 th{background:#f0f2f5;font-weight:600;font-size:12.5px}
 td.n,th.n{text-align:right}td.n{white-space:nowrap}
 code,pre,.mono{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px}
-pre{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto;max-height:520px;margin:6px 0}
+pre{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto;
+max-height:520px;margin:6px 0}
 .charts{display:flex;flex-wrap:wrap;gap:14px}
 figure.chart{margin:0}
 svg.plot{background:#fff;display:block}
@@ -61,16 +63,18 @@ pre.wrap{white-space:pre-wrap;word-break:break-word}
 .problems{border-color:#f2c94c;background:#fffbea}
 .pill{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;background:#eef1f4}
 .pill.valid{background:#e6f4ea;color:#137333}.pill.rejected{background:#fce8e6;color:#a50e0e}
-.pill.repaired{background:#fff4d6;color:#8a5a00}.pill.invalid{background:#fce8e6;color:#a50e0e}
+.pill.repaired,.pill.unproven{background:#fff4d6;color:#8a5a00}.pill.invalid{background:#fce8e6;color:#a50e0e}
 .pill.complete{background:#e6f4ea;color:#137333}.pill.interrupted,.pill.no-valid-candidate{background:#fff4d6;color:#8a5a00}
 table.kv td:first-child{color:var(--muted);width:30%;white-space:nowrap}
 .cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:18px}
 @media (max-width:900px){.cols{grid-template-columns:1fr}}
 .verdict{font-size:15px;margin:14px 0 0}
 .sw.square{width:10px;height:10px}.sw.star{background:none;width:12px;height:12px;position:relative}
-.sw.star:before{content:"\\2605";color:var(--c);position:absolute;top:-5px;left:0;font-size:14px;-webkit-text-stroke:.6px #000}
+.sw.star:before{content:"\\2605";color:var(--c);position:absolute;top:-5px;left:0;font-size:14px;
+-webkit-text-stroke:.6px #000}
 .sw.diamond{width:9px;height:9px;transform:rotate(45deg)}
-.sw.tri{background:none;width:0;height:0;border-left:5px solid transparent;border-right:5px solid transparent;border-bottom:9px solid var(--c)}
+.sw.tri{background:none;width:0;height:0;border-left:5px solid transparent;border-right:5px solid transparent;
+border-bottom:9px solid var(--c)}
 details summary{cursor:pointer;color:var(--accent);margin:4px 0}
 .na{color:var(--muted);font-style:italic}
 footer{color:var(--muted);font-size:12px;text-align:center;margin:20px}
@@ -110,7 +114,8 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequen
           raw: bool = False) -> str:
     """A table; cells are escaped unless ``raw`` (then the caller escaped them)."""
     num = list(numeric) if numeric is not None else [False] * len(headers)
-    head = "".join(f'<th class="n">{escape(h)}</th>' if n else f"<th>{escape(h)}</th>" for h, n in zip(headers, num))
+    head = "".join(f'<th class="n">{escape(h)}</th>' if n else f"<th>{escape(h)}</th>"
+                   for h, n in zip(headers, num, strict=True))
     body = []
     for row in rows:
         cells = []

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from ..errors import HHError
-from ..jsonio import write_text_atomic
+from ..jsonio import as_dict, as_list, num, text, write_text_atomic
 from . import detail_sections as det
 from . import run_sections as sec
 from .fmt import METRICS, MISSING, change_pct, fcost, fnum, pct, power, reduction_pct, seconds, with_unit
 from .page import card, kv_table, page, pre, section
 from .rundata import RunData, load_run, spec_excerpt
-from .values import as_dict, as_list, num, text
 
 
-def _ppa_cards(ini: dict, best: dict) -> list[str]:
+def _ppa_cards(ini: dict[str, Any], best: dict[str, Any]) -> list[str]:
     red = reduction_pct(ini.get("cost"), best.get("cost"))
     lower = f"{pct(red, signed=False)} lower" if red is not None else "change " + MISSING
     out = [card("Cost (best)", fcost(best.get("cost")), f"initial {fcost(ini.get('cost'))}; {lower}",
@@ -33,22 +33,23 @@ def _cards(rd: RunData) -> str:
     ini, best = sec.merged(rd, "initial"), sec.merged(rd, "best")
     if best:
         out = _ppa_cards(ini, best)
-    elif rd.summary:
+    elif rd.has_summary:
         out = [card("Result", "no valid design", "Phase 2 did not run", "bad")]
     else:
         costs = [c for st in rd.steps if (c := num(st.get("global_best_cost", st.get("best_cost")))) is not None]
         out = [card("Result", "unfinished", f"best cost so far {fcost(min(costs))} after {len(rd.steps)} steps"
                     if costs else "no summary.json yet", "bad")]
-    p1 = as_dict(rd.summary.get("phase1"))
-    entries = sec.phase1_entries(rd)
-    valid = num(p1.get("valid"))
-    valid = valid if valid is not None else float(sum(1 for e in entries if e.get("verdict") == "valid"))
-    cands = num(p1.get("candidates"))
-    cands = cands if cands is not None else float(len(entries))
-    out.append(card("Phase 1 valid", f"{fnum(valid)} / {fnum(cands)}", f"repaired {fnum(p1.get('repaired'), missing='—')}"))
-    out.append(card("Evaluations", fnum(rd.summary.get("evaluations"), missing=str(len(rd.evals))),
-                    f"cache hits {fnum(rd.summary.get('cache_hits'), missing='—')}; "
-                    f"wall {seconds(rd.summary.get('wall_s'), missing='—')}"))
+    p1 = rd.phase1_stats
+    out.append(card("Phase 1 valid", f"{fnum(p1.valid)} / {fnum(p1.candidates)}", f"repaired {fnum(p1.repaired)}"))
+    out.append(card("Evaluations", fnum(rd.summary.evaluations, missing=str(len(rd.evals))),
+                    f"cache hits {fnum(rd.summary.cache_hits, missing='—')}; "
+                    f"wall {seconds(rd.summary.wall_s, missing='—')}"))
+    ps = rd.summary.proofs
+    if ps is not None and ps.accepted:
+        rate = 100 * (ps.proven_rate or 0.0)
+        out.append(card("Accepted RTL changes proven", pct(rate, signed=False),
+                        f"{len(ps.accepted)} accepted; median proof {seconds(ps.median_proof_s, missing='—')}",
+                        "good" if rate == 100 else "bad"))
     return f'<div class="cards">{"".join(out)}</div>'
 
 
@@ -63,7 +64,8 @@ def _verdict(rd: RunData) -> str:
     else:
         changes = [f"{METRICS[k][0].lower()} {pct(change_pct(ini.get(k), best.get(k)))}"
                    for k in ("area_um2", "delay_ns", "power_mw") if change_pct(ini.get(k), best.get(k)) is not None]
-        msg = f"The best design's cost is {pct(red, signed=False)} lower than the initial design's ({', '.join(changes)})."
+        msg = (f"The best design's cost is {pct(red, signed=False)} lower than the initial design's "
+               f"({', '.join(changes)}).")
     timing = best.get("met_timing")
     period = as_dict(rd.resolved.get("ppa")).get("clock_period_ns")
     if timing is not None:
@@ -71,7 +73,7 @@ def _verdict(rd: RunData) -> str:
     return f'<p class="verdict">{escape(msg)}</p>'
 
 
-def _ports(resolved: dict) -> str:
+def _ports(resolved: dict[str, Any]) -> str:
     ports = [as_dict(p) for p in as_list(as_dict(resolved.get("interface")).get("ports"))]
     parts = []
     for p in ports:
@@ -98,14 +100,15 @@ def _design(rd: RunData) -> str:
         ("generation", f"{text(gen.get('provider')) or MISSING}" +
          (f", model {text(gen.get('model'))}" if gen.get("provider") == "openai" else "")),
         ("annealing", f"{fnum(ann.get('iterations'))} iterations × {fnum(ann.get('chains'))} chains, "
-                      f"seed {fnum(rd.summary.get('seed', ann.get('seed')))}"),
+                      f"seed {fnum(rd.summary.seed if rd.summary.seed is not None else ann.get('seed'))}"),
     ]
     if text(r.get("description")):
         rows.insert(0, ("description", text(r.get("description"))))
     spec, where = spec_excerpt(rd)
     spec_html = (f'<h3>Specification</h3><p class="muted">{escape(where)}</p>' +
                  (pre(spec, "wrap") if spec is not None else ""))
-    return section(f"Design: {rd.design_name}", f'<div class="cols"><div>{kv_table(rows)}</div><div>{spec_html}</div></div>',
+    return section(f"Design: {rd.design_name}",
+                   f'<div class="cols"><div>{kv_table(rows)}</div><div>{spec_html}</div></div>',
                    anchor="design")
 
 
@@ -122,23 +125,26 @@ def _problems(rd: RunData) -> str:
 
 def _phase2(rd: RunData) -> list[str]:
     """The Phase-2 and result sections, or one note when Phase 2 never started."""
-    if rd.summary.get("status") == "no-valid-candidate" and not rd.steps:
+    if rd.summary.status == "no-valid-candidate" and not rd.steps:
         return [section("Phase 2 and results", '<p class="na">Not run: no candidate passed Phase 1.</p>',
                         anchor="anneal"), det.reproduce(rd)]
-    return [sec.annealing(rd), sec.ppa_space(rd), sec.moves(rd), det.ppa_table(rd), det.rtl_diff(rd), det.reproduce(rd)]
+    return [sec.annealing(rd), sec.proofs(rd), sec.ppa_space(rd), sec.moves(rd), det.ppa_table(rd), det.rtl_diff(rd),
+            det.reproduce(rd)]
 
 
 def _toc(body: str) -> str:
     """Links to the sections the page has."""
-    links = (("design", "Design"), ("phase1", "Phase 1"), ("anneal", "Annealing"), ("ppa-space", "PPA space"),
+    links = (("design", "Design"), ("phase1", "Phase 1"), ("anneal", "Annealing"), ("proofs", "Equivalence"),
+             ("ppa-space", "PPA space"),
              ("moves", "Moves"), ("ppa", "Best vs initial"), ("rtl", "RTL diff"), ("reproduce", "Reproduce"))
     return '<p class="muted">' + " · ".join(f'<a href="#{a}">{escape(t)}</a>' for a, t in links
                                            if f'id="{a}"' in body) + "</p>"
 
 
 def render_html(rd: RunData) -> str:
-    status = text(rd.summary.get("status")) or ("incomplete" if not rd.summary else "")
-    sub = " · ".join(x for x in (f"run {rd.path.name}", f"seed {fnum(rd.summary.get('seed', rd.manifest.get('seed')))}",
+    status = rd.summary.status or ("incomplete" if not rd.has_summary else "")
+    seed = rd.summary.seed if rd.summary.seed is not None else rd.manifest.get("seed")
+    sub = " · ".join(x for x in (f"run {rd.path.name}", f"seed {fnum(seed)}",
                                   f"status {status}" if status else "", text(rd.manifest.get("created"))) if x)
     sections = "".join([_design(rd), sec.phase1(rd), *_phase2(rd)])
     body = [_problems(rd), _verdict(rd), _cards(rd), _toc(sections), sections]

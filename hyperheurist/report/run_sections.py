@@ -4,72 +4,89 @@ from __future__ import annotations
 
 from collections import Counter
 from html import escape
+from typing import Any
 
+from ..flow.summary import Phase1Stats
+from ..jsonio import num, text
 from ..search.selection import BEST_REWARD, VALID_REWARD
 from . import charts, move_charts, scatter
-from .fmt import fcost, fnum, pct
+from .fmt import fcost, fnum, pct, seconds
 from .page import not_recorded, section, table
 from .rundata import RunData
 from .svg import colour
-from .values import as_dict, as_list, num, text
 
 MAX_ROWS = 50
 
 
-def merged(rd: RunData, which: str) -> dict:
+def merged(rd: RunData, which: str) -> dict[str, Any]:
     """The summary's initial/best point overlaid on the full PPA record in ``<which>/ppa.json``."""
     full = rd.initial_ppa if which == "initial" else rd.best_ppa
-    return {**full, **{k: v for k, v in as_dict(rd.summary.get(which)).items() if v is not None}}
+    point = rd.summary.initial if which == "initial" else rd.summary.best
+    return {**full, **{k: v for k, v in (point.to_dict() if point else {}).items() if v is not None}}
 
 
-def phase1_entries(rd: RunData) -> list[dict]:
-    """Per-candidate verdicts: from summary.json, else rebuilt from the journal's phase1 records."""
-    entries = [as_dict(e) for e in as_list(as_dict(rd.summary.get("phase1")).get("entries"))]
-    return entries or [{k: r.get(k) for k in ("label", "digest", "verdict", "gate", "message", "repaired_from")}
-                       for r in rd.phase1]
+def _funnel_stages(p1: Phase1Stats) -> list[tuple[str, float, str]]:
+    stages = [("generated", float(p1.candidates), colour(4))]
+    stages += [(f"rejected at {g}", float(n), charts.INVALID)
+               for g, n in sorted(p1.rejected_by_gate.items(), key=lambda gn: -gn[1])]
+    return stages + [("repaired", float(p1.repaired), colour(1)), ("valid", float(p1.valid), charts.ACCEPTED)]
 
 
-def _funnel_stages(p1: dict, entries: list[dict]) -> list[tuple[str, float, str]]:
-    rejected = {str(k): num(v) or 0.0 for k, v in as_dict(p1.get("rejected_by_gate")).items()}
-    if not rejected:
-        rejected = dict(Counter(str(e.get("gate") or "unknown") for e in entries if e.get("verdict") != "valid"))
-    cands = num(p1.get("candidates"))
-    if cands is None:
-        cands = float(sum(1 for e in entries if not e.get("repaired_from")))
-    repaired = num(p1.get("repaired"))
-    if repaired is None:
-        repaired = float(sum(1 for e in entries if e.get("repaired_from") and e.get("verdict") == "valid"))
-    valid = num(p1.get("valid"))
-    if valid is None:
-        valid = float(sum(1 for e in entries if e.get("verdict") == "valid"))
-    stages = [("generated", cands, colour(4))]
-    stages += [(f"rejected at {g}", n, charts.INVALID) for g, n in sorted(rejected.items(), key=lambda gn: -gn[1])]
-    return stages + [("repaired", repaired, colour(1)), ("valid", valid, charts.ACCEPTED)]
+def proof_pill(verdict: str | None) -> str:
+    """The equivalence verdict as a pill; anything short of a proof is marked."""
+    kind = verdict or "not checked"
+    cls = "valid" if kind == "proven" else "invalid" if kind == "refuted" else "unproven"
+    mark = "" if kind == "proven" else " ⚠"
+    return f'<span class="pill {cls}" title="equivalence check">{escape(kind)}{mark}</span>'
 
 
 def phase1(rd: RunData) -> str:
-    p1 = as_dict(rd.summary.get("phase1"))
-    entries = phase1_entries(rd)
-    if not p1 and not entries:
+    p1 = rd.phase1_stats
+    if not rd.has_summary and not p1.entries:
         return section("Phase 1: correctness gates", not_recorded("Phase 1 results"), anchor="phase1")
-    parts = [charts.funnel(_funnel_stages(p1, entries))]
-    if entries:
+    parts = [charts.funnel(_funnel_stages(p1))]
+    if p1.entries:
         rows = []
-        for e in entries:
-            verdict = text(e.get("verdict")) or "?"
-            origin = f' <span class="muted">(repair of {escape(text(e.get("repaired_from"))[:12])})</span>' \
-                if e.get("repaired_from") else ""
-            rows.append([escape(text(e.get("label")) or "—") + origin, f'<code>{escape(text(e.get("digest"))[:12])}</code>',
+        for e in p1.entries:
+            verdict = e.verdict or "?"
+            origin = (f' <span class="muted">(repair of {escape(e.repaired_from[:12])})</span>'
+                      if e.repaired_from else "")
+            rows.append([escape(e.label or "—") + origin, f"<code>{escape(e.digest[:12])}</code>",
                          f'<span class="pill {escape(verdict)}">{escape(verdict)}</span>',
-                         escape(text(e.get("gate")) or "—"), f'<code>{escape(text(e.get("message")))}</code>'])
+                         proof_pill(e.proof) if e.verdict == "valid" else "—",
+                         escape(e.gate or "—"), f"<code>{escape(e.message)}</code>"])
         parts.append("<h3>Candidates and the first error of each rejected one</h3>" +
-                     table(["candidate", "digest", "verdict", "gate", "message"], rows, raw=True))
+                     table(["candidate", "digest", "verdict", "equivalence", "gate", "message"], rows, raw=True))
     else:
         parts.append(not_recorded("Per-candidate verdicts"))
     return section("Phase 1: correctness gates", *parts, anchor="phase1")
 
 
-def _chain_rows(chains: dict[int, list[dict]]) -> list[list[str]]:
+def proofs(rd: RunData) -> str:
+    """Phase 2's accepted RTL changes with the verdict of each one's equivalence check against its parent."""
+    ps = rd.summary.proofs
+    if ps is None:
+        return section("Equivalence of accepted RTL changes", not_recorded("Equivalence verdicts (summary.json)"),
+                       anchor="proofs")
+    if not ps.accepted:
+        return section("Equivalence of accepted RTL changes",
+                       '<p class="na">No RTL change was accepted in Phase 2 (recipe changes keep the RTL).</p>',
+                       anchor="proofs")
+    counts = ps.by_verdict
+    proven = pct(100 * (ps.proven_rate or 0.0), signed=False)
+    head = (f"<p>{fnum(len(ps.accepted))} accepted RTL change(s); proven {proven}; "
+            f"median proof time {seconds(ps.median_proof_s, missing='—')}. "
+            + ", ".join(f"{k}: {n}" for k, n in counts.items() if n) + ". Anything not proven is marked ⚠.</p>")
+    rows = [[f"<code>{escape(a.key)}</code>", f"<code>{escape(a.parent)}</code>", escape(a.move or "—"),
+             proof_pill(a.verdict), seconds(a.proof_s, missing="—"), escape(a.engine or "—")]
+            for a in ps.accepted[:MAX_ROWS]]
+    more = f'<p class="muted">First {MAX_ROWS} of {len(ps.accepted)} shown.</p>' if len(ps.accepted) > MAX_ROWS else ""
+    return section("Equivalence of accepted RTL changes", head,
+                   table(["design", "parent", "move", "verdict", "proof time", "engine"], rows, raw=True) + more,
+                   anchor="proofs")
+
+
+def _chain_rows(chains: dict[int, list[dict[str, Any]]]) -> list[list[str]]:
     rows = []
     for c, steps in chains.items():
         kinds = Counter(charts.step_kind(s) for s in steps)
@@ -89,7 +106,7 @@ def annealing(rd: RunData) -> str:
     parts = [f'<div class="charts">{"".join(figs)}</div>',
              table(["chain", "steps", "accepted", "rejected", "invalid", "reheats", "T start", "T end", "best cost"],
                    _chain_rows(chains), numeric=[True] * 9)]
-    rej = as_dict(rd.summary.get("phase2_rejected_by_gate"))
+    rej = rd.summary.phase2_rejected_by_gate
     if rej:
         parts.append("<h3>Invalid proposals by gate</h3>" +
                      table(["gate", "proposals"], [[str(k), fnum(v)] for k, v in sorted(rej.items())], [False, True]))
@@ -103,9 +120,13 @@ def annealing(rd: RunData) -> str:
     return section("Phase 2: annealing", *parts, anchor="anneal")
 
 
-def _pareto_table(pareto: list[dict], ini: dict, best: dict) -> str:
+def _pareto_table(pareto: list[dict[str, Any]], ini: dict[str, Any], best: dict[str, Any]) -> str:
     rows = []
-    for p in sorted(pareto, key=lambda p: num(p.get("cost")) if num(p.get("cost")) is not None else float("inf")):
+    def by_cost(p: dict[str, Any]) -> float:
+        c = num(p.get("cost"))
+        return c if c is not None else float("inf")
+
+    for p in sorted(pareto, key=by_cost):
         key = text(p.get("key")) or text(p.get("digest"))[:12]
         tags = [t for t, d in (("initial", ini), ("best", best)) if key and key == text(d.get("key"))]
         origin = text(p.get("label")) or text(p.get("move")) or "—"
@@ -118,7 +139,7 @@ def _pareto_table(pareto: list[dict], ini: dict, best: dict) -> str:
 
 
 def ppa_space(rd: RunData) -> str:
-    pareto = [as_dict(p) for p in as_list(rd.summary.get("pareto"))]
+    pareto = [p.to_dict() for p in rd.summary.pareto]
     ini, best = merged(rd, "initial"), merged(rd, "best")
     figs = [f for a, b in scatter.PAIRS if (f := scatter.ppa_scatter(rd.evals, pareto, ini, best, a, b))]
     if not figs:
@@ -129,7 +150,7 @@ def ppa_space(rd: RunData) -> str:
 
 
 def moves(rd: RunData) -> str:
-    mv = {str(k): as_dict(v) for k, v in as_dict(rd.summary.get("moves")).items()}
+    mv = rd.summary.moves
     parts = []
     if mv:
         rows = []

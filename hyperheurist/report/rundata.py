@@ -14,40 +14,47 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
-from ..jsonio import read_jsonl
-from .values import as_dict
+from ..flow.summary import Phase1Entry, Phase1Stats, RunSummary
+from ..jsonio import as_dict, read_jsonl
 
 MAX_TEXT_BYTES = 2_000_000  # RTL/COMMANDS beyond this are cut: the page must stay openable
+
+
+Json = dict[str, Any]
 
 
 @dataclass
 class RunData:
     path: Path
-    summary: dict = field(default_factory=dict)
-    manifest: dict = field(default_factory=dict)
-    resolved: dict = field(default_factory=dict)
-    phase1: list[dict] = field(default_factory=list)
-    evals: list[dict] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)
-    end: dict | None = None
+    summary: RunSummary = field(default_factory=RunSummary)
+    has_summary: bool = False  # summary.json was read (the run finished, or found no valid candidate)
+    manifest: Json = field(default_factory=dict[str, Any])
+    resolved: Json = field(default_factory=dict[str, Any])
+    phase1: list[Json] = field(default_factory=list)
+    evals: list[Json] = field(default_factory=list)
+    steps: list[Json] = field(default_factory=list)
+    end: Json | None = None
     commands: str | None = None
     best_rtl: str | None = None
     initial_rtl: str | None = None
     best_recipe: str | None = None
     initial_recipe: str | None = None
-    best_ppa: dict = field(default_factory=dict)
-    initial_ppa: dict = field(default_factory=dict)
+    best_ppa: Json = field(default_factory=dict[str, Any])
+    initial_ppa: Json = field(default_factory=dict[str, Any])
     problems: list[str] = field(default_factory=list)
     status_note: str = ""  # why the run record is partial (interrupted, no valid candidate), shown first
 
     @property
     def design_name(self) -> str:
-        d = self.summary.get("design")
-        if isinstance(d, dict):
-            d = d.get("name")
-        if not isinstance(d, str) or not d:
-            d = self.manifest.get("design") or self.resolved.get("name") or self.path.name
-        return str(d)
+        return (self.summary.design or str(self.manifest.get("design") or "") or str(self.resolved.get("name") or "")
+                or self.path.name)
+
+    @property
+    def phase1_stats(self) -> Phase1Stats:
+        """Phase 1 from summary.json, else rebuilt from the journal's phase1 records (an unfinished run)."""
+        if self.summary.phase1.entries or not self.phase1:
+            return self.summary.phase1
+        return Phase1Stats.of([Phase1Entry.from_dict(r) for r in self.phase1])
 
 
 def _read_text(path: Path, problems: list[str], required: bool = False) -> str | None:
@@ -67,7 +74,7 @@ def _read_text(path: Path, problems: list[str], required: bool = False) -> str |
     return text
 
 
-def _read_json_dict(path: Path, problems: list[str], required: bool = False) -> dict:
+def _read_json_dict(path: Path, problems: list[str], required: bool = False) -> Json:
     text = _read_text(path, problems, required)
     if text is None:
         return {}
@@ -85,7 +92,7 @@ def _read_json_dict(path: Path, problems: list[str], required: bool = False) -> 
     return data
 
 
-def _read_yaml_dict(path: Path, problems: list[str]) -> dict:
+def _read_yaml_dict(path: Path, problems: list[str]) -> Json:
     text = _read_text(path, problems)
     if text is None:
         return {}
@@ -104,8 +111,6 @@ def _read_journal(rd: RunData) -> None:
         return
     try:
         for rec in read_jsonl(path):
-            if not isinstance(rec, dict):
-                continue
             kind = rec.get("type")
             if kind == "phase1":
                 rd.phase1.append(rec)
@@ -132,7 +137,7 @@ def is_run_dir(path: Path) -> bool:
     return any((Path(path) / m).is_file() for m in RUN_MARKERS)
 
 
-def _ppa_record(data: dict) -> dict:
+def _ppa_record(data: Json) -> Json:
     """``ppa.json`` is ``{metrics, cost, candidate}``: flatten it to one metrics dict with ``cost``."""
     metrics = as_dict(data.get("metrics"))
     if not metrics:
@@ -149,7 +154,8 @@ def load_run(path: Path) -> RunData:
         raise InputError(f"{path}: not a run directory (none of {', '.join(RUN_MARKERS)})")
     rd = RunData(path=path.resolve())
     p = rd.problems
-    rd.summary = _read_json_dict(path / "summary.json", p, required=True)
+    raw = _read_json_dict(path / "summary.json", p, required=True)
+    rd.summary, rd.has_summary = RunSummary.from_dict(raw), bool(raw)
     rd.manifest = _read_json_dict(path / "manifest.json", p, required=True)
     rd.resolved = _read_yaml_dict(path / "resolved.yaml", p)
     _read_journal(rd)
@@ -165,13 +171,13 @@ def load_run(path: Path) -> RunData:
 
 def _note_status(rd: RunData) -> None:
     """Explain a run that did not finish normally at the top of the problems list."""
-    status = rd.summary.get("status")
-    if not rd.summary and rd.end is None:
+    status = rd.summary.status
+    if not rd.has_summary and rd.end is None:
         rd.status_note = ("The run did not finish (no summary.json, no end record): it was interrupted or is still "
                           "running. This page shows what the journal holds; resume with: "
                           f"hh run --resume {rd.path}")
     elif status == "interrupted":
-        why = rd.summary.get("interrupted_by")
+        why = rd.summary.interrupted_by
         rd.status_note = ("The run was interrupted" + (f" ({why})" if why else "") + "; the figures cover the "
                           f"iterations done. Resume with: hh run --resume {rd.path}")
     elif status == "no-valid-candidate":

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..jsonio import as_dict, num
 from .fmt import fnum
 from .svg import GREY, Plot, colour, span
-from .values import as_dict, num
 
 AXES = {"area_um2": "area (µm²)", "delay_ns": "delay (ns)", "power_mw": "power (mW)"}
 PAIRS = (("area_um2", "delay_ns"), ("area_um2", "power_mw"), ("delay_ns", "power_mw"))
@@ -21,13 +23,13 @@ def front_2d(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-def _xy(d: dict, a: str, b: str) -> tuple[float, float] | None:
+def _xy(d: dict[str, Any], a: str, b: str) -> tuple[float, float] | None:
     x, y = num(d.get(a)), num(d.get(b))
     return None if x is None or y is None else (x, y)
 
 
-def ppa_scatter(evals: list[dict], pareto: list[dict], initial: dict, best: dict, a: str, b: str,
-                width: int = 362) -> str | None:
+def ppa_scatter(evals: list[dict[str, Any]], pareto: list[dict[str, Any]], initial: dict[str, Any],
+                best: dict[str, Any], a: str, b: str, width: int = 362) -> str | None:
     """One projection; the staircase joins the Pareto designs that are non-dominated in these two axes."""
     cloud = [xy for e in evals if e.get("valid") and (xy := _xy(as_dict(e.get("metrics")), a, b))]
     front = [xy for pt in pareto if (xy := _xy(as_dict(pt), a, b))]

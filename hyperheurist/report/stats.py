@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .values import num
+from ..jsonio import num
 
 
 def mean_std(values: Iterable[object]) -> dict[str, float | int | None]:

@@ -113,7 +113,7 @@ class Plot:
              dash: str | None = None, step: bool = False) -> None:
         """A polyline; a None y breaks the line."""
         runs: list[list[tuple[float, float]]] = [[]]
-        for x, y in zip(xs, ys):
+        for x, y in zip(xs, ys, strict=True):
             if y is None:
                 runs.append([])
                 continue
@@ -134,7 +134,7 @@ class Plot:
         """
         seen: set[tuple[str, str]] = set()
         cmds = []
-        for x, y in zip(xs, ys):
+        for x, y in zip(xs, ys, strict=True):
             key = (f"{self.sx(x):.0f}", f"{self.sy(y):.0f}")
             if key not in seen:
                 seen.add(key)
@@ -153,9 +153,11 @@ class Plot:
         if shape == "circle":
             el = f'<circle cx="{cx}" cy="{cy}" r="{r}" {paint}>{title}</circle>'
         elif shape == "square":
-            el = f'<rect x="{_f(X - r)}" y="{_f(Y - r)}" width="{_f(2 * r)}" height="{_f(2 * r)}" {paint}>{title}</rect>'
+            el = (f'<rect x="{_f(X - r)}" y="{_f(Y - r)}" width="{_f(2 * r)}" height="{_f(2 * r)}" {paint}>'
+                  f"{title}</rect>")
         elif shape == "diamond":
-            pts = f"{_f(X)},{_f(Y - r * 1.3)} {_f(X + r * 1.3)},{_f(Y)} {_f(X)},{_f(Y + r * 1.3)} {_f(X - r * 1.3)},{_f(Y)}"
+            k = r * 1.3
+            pts = f"{_f(X)},{_f(Y - k)} {_f(X + k)},{_f(Y)} {_f(X)},{_f(Y + k)} {_f(X - k)},{_f(Y)}"
             el = f'<polygon points="{pts}" {paint}>{title}</polygon>'
         elif shape == "star":
             pts = " ".join(
@@ -167,7 +169,8 @@ class Plot:
             el = f'<polygon points="{pts}" {paint}>{title}</polygon>'
         else:  # "cross": invalid proposals
             d = r
-            el = (f'<path d="M{_f(X - d)},{_f(Y - d)}L{_f(X + d)},{_f(Y + d)}M{_f(X - d)},{_f(Y + d)}L{_f(X + d)},{_f(Y - d)}" '
+            el = (f'<path d="M{_f(X - d)},{_f(Y - d)}L{_f(X + d)},{_f(Y + d)}'
+                  f'M{_f(X - d)},{_f(Y + d)}L{_f(X + d)},{_f(Y - d)}" '
                   f'stroke="{fill}" stroke-width="1.6" fill="none">{title}</path>')
         self.marks.append(el)
 

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..jsonio import write_json, write_text_atomic
+from ..flow.summary import Point, RunSummary
+from ..jsonio import as_dict, num, text, write_json, write_text_atomic
 from .fmt import fnum
 from .stats import geomean, mean_std
-from .values import as_dict, num, text
 
 METRIC_KEYS = ("cost", "area_um2", "delay_ns", "power_mw")
 DEFINITIONS = {
@@ -40,7 +40,7 @@ DEFINITIONS = {
 }
 
 
-def _point_stats(points: list[dict]) -> dict[str, dict]:
+def _point_stats(points: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {k: mean_std(p.get(k) for p in points) for k in METRIC_KEYS}
 
 
@@ -49,28 +49,31 @@ def _ratio(a: Any, b: Any) -> float | None:
     return x / y if x is not None and y is not None and y > 0 and x >= 0 else None
 
 
-def _phase1(summaries: list[dict]) -> dict[str, Any]:
-    p1s = [as_dict(s.get("phase1")) for s in summaries]
-    gates = sorted({str(g) for p in p1s for g in as_dict(p.get("rejected_by_gate"))})
+def _phase1(summaries: list[RunSummary]) -> dict[str, Any]:
+    p1s = [s.phase1 for s in summaries]
+    gates = sorted({g for p in p1s for g in p.rejected_by_gate})
     return {
-        "candidates": mean_std(p.get("candidates") for p in p1s)["mean"],
-        "valid": mean_std(p.get("valid") for p in p1s)["mean"],
-        "repaired": mean_std(p.get("repaired") for p in p1s)["mean"],
+        "candidates": mean_std(p.candidates for p in p1s)["mean"],
+        "valid": mean_std(p.valid for p in p1s)["mean"],
+        "repaired": mean_std(p.repaired for p in p1s)["mean"],
         # a gate a run did not list rejected nothing in that run
-        "rejected_by_gate": {g: mean_std(num(as_dict(p.get("rejected_by_gate")).get(g)) or 0 for p in p1s)["mean"]
-                             for g in gates},
+        "rejected_by_gate": {g: mean_std(p.rejected_by_gate.get(g, 0) for p in p1s)["mean"] for g in gates},
     }
 
 
-def _row(benchmark: str, entries: list[dict]) -> dict[str, Any]:
+def _point(p: Point | None) -> dict[str, Any]:
+    return p.to_dict() if p is not None else {}
+
+
+def _row(benchmark: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     entries = sorted(entries, key=lambda e: (num(e.get("seed")) is None, num(e.get("seed")) or 0, text(e.get("seed"))))
-    summaries = [as_dict(e.get("summary")) for e in entries]
-    initial = [as_dict(s.get("initial")) for s in summaries]
-    best = [as_dict(s.get("best")) for s in summaries]
+    summaries = [RunSummary.from_dict(e.get("summary")) for e in entries]
+    initial = [_point(s.initial) for s in summaries]
+    best = [_point(s.best) for s in summaries]
     refs = [as_dict(e.get("reference")) for e in entries]
     reference = next((r for r in refs if r), None)
     runs, improvements, r_base, r_ref = [], [], [], []
-    for e, ini, bst, ref in zip(entries, initial, best, refs):
+    for e, s, ini, bst, ref in zip(entries, summaries, initial, best, refs, strict=True):
         rb = _ratio(bst.get("cost"), ini.get("cost"))
         rr = _ratio(bst.get("cost"), ref.get("cost")) if ref else None
         imp = 100.0 * (1.0 - rb) if rb is not None else None
@@ -79,15 +82,16 @@ def _row(benchmark: str, entries: list[dict]) -> dict[str, Any]:
         r_ref.append(rr)
         runs.append({"seed": e.get("seed"), "baseline_cost": num(ini.get("cost")), "best_cost": num(bst.get("cost")),
                      "improvement_pct": imp, "ratio_vs_baseline": rb, "ratio_vs_reference": rr,
-                     "run_dir": text(e.get("run_dir")) or text(as_dict(e.get("summary")).get("run_dir")) or None})
+                     "run_dir": text(e.get("run_dir")) or s.run_dir or None})
     singles = [as_dict(e.get("single_pass")) for e in entries]
     sp_impr = [100.0 * (1.0 - r) if (r := _ratio(sp.get("cost"), ini.get("cost"))) is not None else None
-               for sp, ini in zip(singles, initial) if sp]
+               for sp, ini in zip(singles, initial, strict=True) if sp]
     single_pass = ({**_point_stats([sp for sp in singles if sp]), "improvement_pct": mean_std(sp_impr)}
                    if any(singles) else None)
     ref_point = {k: num(reference.get(k)) for k in METRIC_KEYS} if reference else None
-    ref_impr = (100.0 * (1.0 - r) if (r := _ratio(ref_point.get("cost"), mean_std(p.get("cost") for p in initial)["mean"]))
-                is not None else None) if ref_point else None
+    base_mean = mean_std(p.get("cost") for p in initial)["mean"]
+    ref_ratio = _ratio(ref_point.get("cost"), base_mean) if ref_point else None
+    ref_impr = 100.0 * (1.0 - ref_ratio) if ref_ratio is not None else None
     return {
         "benchmark": benchmark,
         "seeds": [e.get("seed") for e in entries],
@@ -101,17 +105,17 @@ def _row(benchmark: str, entries: list[dict]) -> dict[str, Any]:
         "ratio_vs_baseline": geomean(r_base),
         "ratio_vs_reference": geomean(r_ref),
         "phase1": _phase1(summaries),
-        "evaluations": mean_std(s.get("evaluations") for s in summaries),
-        "wall_s": {**mean_std(s.get("wall_s") for s in summaries),
-                   "total": sum(v for s in summaries if (v := num(s.get("wall_s"))) is not None)},
-        "incomplete": [e.get("seed") for e, rb in zip(entries, r_base) if rb is None],
+        "evaluations": mean_std(s.evaluations for s in summaries),
+        "wall_s": {**mean_std(s.wall_s for s in summaries),
+                   "total": sum(s.wall_s for s in summaries if s.wall_s is not None)},
+        "incomplete": [e.get("seed") for e, rb in zip(entries, r_base, strict=True) if rb is None],
         "runs": runs,
     }
 
 
-def aggregate(entries: list[dict]) -> dict[str, Any]:
+def aggregate(entries: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-benchmark rows (sorted by name) plus the geometric means across benchmarks."""
-    groups: dict[str, list[dict]] = defaultdict(list)
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for i, e in enumerate(entries):
         if not isinstance(e, dict) or not text(e.get("benchmark")):
             raise InputError(f"sweep entry {i}: needs a 'benchmark' name")
@@ -138,7 +142,7 @@ CSV_COLUMNS = ["benchmark", "seeds"] + [f"{side}_{k}_{s}" for side in ("baseline
      "single_pass_cost_mean", "single_pass_cost_std"]
 
 
-def _csv_row(r: dict) -> list[str]:
+def _csv_row(r: dict[str, Any]) -> list[str]:
     def v(x: Any) -> str:
         n = num(x)
         return "" if n is None else f"{n:.6g}"
@@ -158,7 +162,7 @@ def _csv_row(r: dict) -> list[str]:
     return cells
 
 
-def to_csv(agg: dict) -> str:
+def to_csv(agg: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
@@ -167,7 +171,7 @@ def to_csv(agg: dict) -> str:
     return buf.getvalue()
 
 
-def _ms(d: dict, digits: int = 4) -> str:
+def _ms(d: dict[str, Any], digits: int = 4) -> str:
     if d.get("mean") is None:
         return "–"
     return fnum(d["mean"], digits) + (f" ± {fnum(d['std'], 2)}" if d.get("std") is not None else "")
@@ -177,17 +181,17 @@ def _md_cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(agg: dict) -> str:
-    head = ["benchmark", "seeds", "baseline cost", "single-pass cost", "annealed cost", "reference cost", "improvement %",
-            "area um2 (base → best)", "delay ns (base → best)", "power mW (base → best)", "P1 valid/cand", "evals",
-            "wall s"]
+def to_markdown(agg: dict[str, Any]) -> str:
+    head = ["benchmark", "seeds", "baseline cost", "single-pass cost", "annealed cost", "reference cost",
+            "improvement %", "area um2 (base → best)", "delay ns (base → best)", "power mW (base → best)",
+            "P1 valid/cand", "evals", "wall s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for r in agg["benchmarks"]:
         ref = r["reference"] or {}
         b, a, p1 = r["baseline"], r["annealed"], r["phase1"]
         sp = as_dict(as_dict(r.get("single_pass")).get("cost"))
-        cells = [r["benchmark"], str(r["n"]), _ms(b["cost"]), _ms(sp), _ms(a["cost"]), fnum(ref.get("cost"), missing="–"),
-                 _ms(r["improvement_pct"], 3)]
+        cells = [r["benchmark"], str(r["n"]), _ms(b["cost"]), _ms(sp), _ms(a["cost"]),
+                 fnum(ref.get("cost"), missing="–"), _ms(r["improvement_pct"], 3)]
         cells += [f"{fnum(b[k]['mean'], missing='–')} → {fnum(a[k]['mean'], missing='–')}"
                   for k in ("area_um2", "delay_ns", "power_mw")]
         cells += [f"{fnum(p1['valid'], missing='–')}/{fnum(p1['candidates'], missing='–')}",
@@ -201,7 +205,7 @@ def to_markdown(agg: dict) -> str:
     return "\n".join(lines)
 
 
-def write_sweep(results_dir: Path, aggregated: dict) -> dict[str, Path]:
+def write_sweep(results_dir: Path, aggregated: dict[str, Any]) -> dict[str, Path]:
     """Write sweep.json, sweep.csv, sweep.md and sweep.html into ``results_dir``; return their paths."""
     from .sweep_page import render_sweep
 

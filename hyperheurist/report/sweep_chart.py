@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..jsonio import as_dict, as_list, num, text
 from .fmt import fnum
 from .svg import Plot, colour, span
-from .values import as_dict, as_list, num, text
 
 
-def improvement_chart(rows: list[dict], width: int = 1100) -> str | None:
+def improvement_chart(rows: list[dict[str, Any]], width: int = 1100) -> str | None:
     """Bars of mean improvement (%) with ±std whiskers; ``None`` when no benchmark has a value."""
     names = [text(r.get("benchmark")) for r in rows]
     means = [num(as_dict(r.get("improvement_pct")).get("mean")) for r in rows]
@@ -19,7 +21,7 @@ def improvement_chart(rows: list[dict], width: int = 1100) -> str | None:
     refs = [num(r.get("reference_improvement_pct")) for r in rows]
     singles = [num(as_dict(as_dict(r.get("single_pass")).get("improvement_pct")).get("mean")) for r in rows]
     ys: list[float | None] = [0.0, *singles]
-    for m, s, pts, ref in zip(means, stds, seeds, refs):
+    for m, s, pts, ref in zip(means, stds, seeds, refs, strict=True):
         ys += [m, ref, *pts]
         if m is not None and s is not None:
             ys += [m - s, m + s]
@@ -28,19 +30,21 @@ def improvement_chart(rows: list[dict], width: int = 1100) -> str | None:
              width=max(360, min(width, 110 * n + 120)), height=320, bottom=64,
              x_ticks=[(i, nm if len(nm) <= 14 else nm[:13] + "…") for i, nm in enumerate(names)])
     p.hline(0.0, "#5f6b7a", "")
-    for i, (nm, m, s, pts, ref) in enumerate(zip(names, means, stds, seeds, refs)):
+    for i, (nm, m, s, pts, ref) in enumerate(zip(names, means, stds, seeds, refs, strict=True)):
         if m is not None:
             p.bar(i, 0.0, m, 0.3, colour(0) if m >= 0 else "#b3261e",
-                  tip=f"{nm}: {fnum(m, 3)}%" + (f" ± {fnum(s, 2)}" if s is not None else "") + f" over {len(pts)} seed(s)")
+                  tip=f"{nm}: {fnum(m, 3)}%" + (f" ± {fnum(s, 2)}" if s is not None else "")
+                  + f" over {len(pts)} seed(s)")
             if s is not None:
                 p.error_bar(i, m - s, m + s)
         for k, v in enumerate(pts):
             p.point(i + 0.12 * (k - (len(pts) - 1) / 2), v, "#1d2330", r=2.4, tip=f"{nm} seed: {fnum(v, 3)}%")
         if ref is not None:
             p.point(i, ref, colour(5), shape="diamond", r=4.5, stroke="#000", tip=f"{nm} reference: {fnum(ref, 3)}%")
-        if singles[i] is not None:
-            p.point(i + 0.22, singles[i], colour(6), shape="tri", r=4.5, stroke="#000",
-                    tip=f"{nm} single-pass: {fnum(singles[i], 3)}%")
+        single = singles[i]
+        if single is not None:
+            p.point(i + 0.22, single, colour(6), shape="tri", r=4.5, stroke="#000",
+                    tip=f"{nm} single-pass: {fnum(single, 3)}%")
     p.add_legend("mean over seeds", colour(0), "square")
     p.add_legend("± 1 std", "#333333", "line")
     p.add_legend("single seed", "#1d2330", "circle")

@@ -10,13 +10,14 @@ import json
 import os
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
-from ..jsonio import write_text_atomic
+from ..flow.summary import RunSummary
+from ..jsonio import as_dict, as_list, num, text, write_text_atomic
 from .fmt import fnum, mean_std, pct, seconds
 from .page import card, page, section, table
 from .sweep_chart import improvement_chart
-from .values import as_dict, as_list, num, text
 
 
 def is_sweep_dir(path: Path) -> bool:
@@ -25,7 +26,7 @@ def is_sweep_dir(path: Path) -> bool:
     return (p / "sweep.json").is_file() or (p / "sweep.csv").is_file() or any(p.glob("runs/*/*/summary.json"))
 
 
-def _entries_from_runs(results: Path) -> list[dict]:
+def _entries_from_runs(results: Path) -> list[dict[str, Any]]:
     out = []
     for s in sorted(results.glob("runs/*/*/summary.json")):
         try:
@@ -33,12 +34,12 @@ def _entries_from_runs(results: Path) -> list[dict]:
         except (OSError, ValueError):
             continue
         if isinstance(summary, dict):
-            out.append({"benchmark": s.parent.parent.name, "seed": summary.get("seed"), "summary": summary,
-                        "reference": None, "run_dir": str(s.parent)})
+            out.append({"benchmark": s.parent.parent.name, "seed": RunSummary.from_dict(summary).seed,
+                        "summary": summary, "reference": None, "run_dir": str(s.parent)})
     return out
 
 
-def load_sweep(results: Path) -> tuple[dict, list[str]]:
+def load_sweep(results: Path) -> tuple[dict[str, Any], list[str]]:
     """(aggregate, problems) for a results folder; ``InputError`` when there is nothing to show."""
     from .sweep import aggregate
 
@@ -83,7 +84,7 @@ def _run_link(results: Path, run_dir: str) -> str:
     return f'<a href="{escape(rel)}">{escape(Path(run_dir).name)}</a>'
 
 
-def _bench_table(rows: list[dict]) -> str:
+def _bench_table(rows: list[dict[str, Any]]) -> str:
     body = []
     for r in rows:
         ref = as_dict(r.get("reference"))
@@ -105,7 +106,7 @@ def _bench_table(rows: list[dict]) -> str:
     return table(head, body, [False] + [True] * (len(head) - 1), raw=True)
 
 
-def _ppa_table(rows: list[dict]) -> str:
+def _ppa_table(rows: list[dict[str, Any]]) -> str:
     body = []
     for r in rows:
         base, ann, ref = as_dict(r.get("baseline")), as_dict(r.get("annealed")), as_dict(r.get("reference"))
@@ -119,14 +120,15 @@ def _ppa_table(rows: list[dict]) -> str:
     return "<h3>Area, delay and power (means over seeds)</h3>" + table(head, body, [False] + [True] * 9)
 
 
-def _runs_table(results: Path, rows: list[dict]) -> str:
+def _runs_table(results: Path, rows: list[dict[str, Any]]) -> str:
     body = []
     for r in rows:
         for run in as_list(r.get("runs")):
             run = as_dict(run)
             body.append([escape(text(r.get("benchmark"))), escape(text(run.get("seed"))),
                          fnum(run.get("baseline_cost")), fnum(run.get("best_cost")),
-                         escape(pct(run.get("improvement_pct"), missing="–")), _run_link(results, text(run.get("run_dir")))])
+                         escape(pct(run.get("improvement_pct"), missing="–")),
+                         _run_link(results, text(run.get("run_dir")))])
     if not body:
         return ""
     return ("<details><summary>Every run</summary>" +
@@ -134,13 +136,14 @@ def _runs_table(results: Path, rows: list[dict]) -> str:
                   [False, True, True, True, True, False], raw=True) + "</details>")
 
 
-def render_sweep_html(results: Path, agg: dict, problems: list[str]) -> str:
+def render_sweep_html(results: Path, agg: dict[str, Any], problems: list[str]) -> str:
     rows = [as_dict(r) for r in as_list(agg.get("benchmarks"))]
     g = as_dict(agg.get("geomean"))
     failed = [text(f) for f in as_list(agg.get("failed_runs"))]
     cards = [card("Benchmarks", fnum(len(rows)), f"{fnum(agg.get('runs'), missing='?')} runs"),
              card("Best / baseline cost", fnum(g.get("ratio_vs_baseline"), missing="–"),
-                  f"geometric mean over {fnum(g.get('benchmarks_vs_baseline'), missing='0')} benchmarks; < 1 is better"),
+                  f"geometric mean over {fnum(g.get('benchmarks_vs_baseline'), missing='0')} benchmarks; "
+                  "< 1 is better"),
              card("Best / reference cost", fnum(g.get("ratio_vs_reference"), missing="–"),
                   f"over {fnum(g.get('benchmarks_vs_reference'), missing='0')} benchmarks with a reference"),
              card("Failed runs", fnum(len(failed)), ", ".join(failed)[:120] or "none", "bad" if failed else ""),
@@ -154,10 +157,10 @@ def render_sweep_html(results: Path, agg: dict, problems: list[str]) -> str:
     chart = improvement_chart(rows)
     body.append(section("Cost improvement per benchmark",
                         chart or '<p class="na">No benchmark has a baseline and a best cost.</p>',
-                        '<p class="muted">Bars: mean over seeds of 100·(1 − best/baseline cost); whiskers: ± one sample '
-                        "standard deviation; dots: single seeds; diamonds: the hand-written reference, triangles: "
-                        "single-pass generation (one valid candidate, no search), both on the same cost scale. "
-                        "Baseline = each run's initial design (cost 1).</p>"))
+                        '<p class="muted">Bars: mean over seeds of 100·(1 − best/baseline cost); whiskers: ± one '
+                        "sample standard deviation; dots: single seeds; diamonds: the hand-written reference, "
+                        "triangles: single-pass generation (one valid candidate, no search), both on the same "
+                        "cost scale. Baseline = each run's initial design (cost 1).</p>"))
     body.append(section("Per benchmark", _bench_table(rows) if rows else '<p class="na">No benchmark rows.</p>',
                         _ppa_table(rows) if rows else "", _runs_table(results, rows)))
     defs = as_dict(agg.get("definitions"))

@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+from ..flow.summary import RunSummary
+from ..jsonio import num
 from .fmt import METRICS, change_pct, fcost, fnum, pct, seconds
-from .values import as_dict, num, text
 
 ROWS = ("cost", "area_um2", "delay_ns", "power_mw")
 
 
-def _load_summary(run_dir: Path) -> tuple[dict, str]:
+def _load_summary(run_dir: Path) -> tuple[RunSummary, str]:
     path = run_dir / "summary.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}, "summary.json not found (the run did not finish)"
+        return RunSummary(), "summary.json not found (the run did not finish)"
     except (OSError, ValueError) as exc:
-        return {}, f"summary.json unreadable ({type(exc).__name__})"
-    return (data, "") if isinstance(data, dict) else ({}, "summary.json is not a JSON object")
+        return RunSummary(), f"summary.json unreadable ({type(exc).__name__})"
+    if not isinstance(data, dict):
+        return RunSummary(), "summary.json is not a JSON object"
+    return RunSummary.from_dict(data), ""
 
 
-def _table(ini: dict, best: dict) -> list[str]:
+def _table(ini: dict[str, Any], best: dict[str, Any]) -> list[str]:
     head = f"  {'metric':<12}{'initial':>12}{'best':>12}{'change':>10}"
     lines = [head, "  " + "-" * (len(head) - 2)]
     for key in ROWS:
@@ -45,28 +49,29 @@ def terminal_summary(run_dir: Path) -> str:
 
 def _summary_text(run_dir: Path) -> str:
     s, problem = _load_summary(run_dir)
-    name = text(s.get("design")) or run_dir.parent.name
-    status = text(s.get("status"))
-    lines = [f"hh: {name}" + (f" ({status})" if status and status != "complete" else "")]
-    ini, best = as_dict(s.get("initial")), as_dict(s.get("best"))
+    name = s.design or run_dir.parent.name
+    lines = [f"hh: {name}" + (f" ({s.status})" if s.status and s.status != "complete" else "")]
+    p1 = s.phase1
     if problem:
         lines.append(f"  {problem}")
-    elif not best:
-        p1 = as_dict(s.get("phase1"))
-        rej = ", ".join(f"{g} {fnum(n)}" for g, n in as_dict(p1.get("rejected_by_gate")).items()) or "none recorded"
-        lines.append(f"  no valid candidate: {fnum(p1.get('valid'), missing='0')} of "
-                     f"{fnum(p1.get('candidates'), missing='?')} passed every gate; rejected by {rej}")
+    elif s.best is None:
+        rej = ", ".join(f"{g} {fnum(n)}" for g, n in p1.rejected_by_gate.items()) or "none recorded"
+        lines.append(f"  no valid candidate: {fnum(p1.valid)} of {fnum(p1.candidates)} passed every gate; "
+                     f"rejected by {rej}")
     else:
-        lines += _table(ini, best)
-        c0, c1 = num(ini.get("cost")), num(best.get("cost"))
+        ini = s.initial.to_dict() if s.initial else {}
+        lines += _table(ini, s.best.to_dict())
+        c0, c1 = num(ini.get("cost")), s.best.cost
         if c0 and c1 is not None:
             gain = 100 * (1 - c1 / c0)
             lines.append(f"  improvement: {gain:.1f}% lower cost than the initial design" if round(gain, 1) > 0
                          else "  improvement: none, the best design is the initial one")
-        p1 = as_dict(s.get("phase1"))
-        lines.append(f"  phase 1: {fnum(p1.get('valid'), missing='?')} of {fnum(p1.get('candidates'), missing='?')} "
-                     f"candidates valid; phase 2: {fnum(s.get('evaluations'), missing='?')} evaluations "
-                     f"in {seconds(s.get('wall_s'), missing='?')}")
+        lines.append(f"  phase 1: {fnum(p1.valid)} of {fnum(p1.candidates)} candidates valid; phase 2: "
+                     f"{fnum(s.evaluations, missing='?')} evaluations in {seconds(s.wall_s, missing='?')}")
+        if s.proofs is not None and s.proofs.accepted:
+            counts = ", ".join(f"{k} {n}" for k, n in s.proofs.by_verdict.items() if n)
+            lines.append(f"  equivalence of {len(s.proofs.accepted)} accepted RTL change(s): {counts}; "
+                         f"median proof {seconds(s.proofs.median_proof_s, missing='-')}")
     report = run_dir / "report.html"
     lines.append(f"  report: {report}" if report.is_file() else f"  report: not written (hh report {run_dir})")
     lines.append(f"  run directory: {run_dir}")
