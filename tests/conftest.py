@@ -20,7 +20,8 @@ BENCHMARKS = REPO / "benchmarks"
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Each test session uses its own PPA cache, so results never leak from a developer's machine."""
-    if "HH_CACHE_DIR" not in os.environ or not os.environ["HH_CACHE_DIR"].startswith(str(tmp_path_factory.getbasetemp())):
+    ours = str(tmp_path_factory.getbasetemp())
+    if "HH_CACHE_DIR" not in os.environ or not os.environ["HH_CACHE_DIR"].startswith(ours):
         monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "hh-cache"))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from runrecord import check_run_record
+from seednames import kind_by_header, kind_by_name
 
 from hyperheurist.jsonio import read_jsonl
 
@@ -53,17 +56,21 @@ def test_run_directory_holds_the_record(full_run: Path) -> None:
     manifest = json.loads((full_run / "manifest.json").read_text())
     assert {"iverilog", "verilator", "yosys", "sta"} <= set(manifest["tools"])
     assert all(v["version"] for v in manifest["tools"].values())
-    summary = json.loads((full_run / "summary.json").read_text())
+    summary = check_run_record(full_run)  # best = the journal's cheapest; best/ and initial/ hold those designs
     assert summary["status"] == "complete"
     assert summary["phase1"]["candidates"] == 2 and summary["phase1"]["valid"] == 1
     assert summary["rejected_by_gate"], "the truncated seed must be rejected by some gate"
-    assert summary["best"]["cost"] <= summary["initial"]["cost"]
     assert summary["initial"]["area_um2"] > 0 and summary["initial"]["delay_ns"] > 0
-    cands = list((full_run / "candidates").iterdir())
-    assert len(cands) >= 2
-    assert any(p.name.startswith("0") for c in cands for p in c.iterdir()), "stage folders NN-<stage>"
-    kinds = {r["type"] for r in read_jsonl(full_run / "journal.jsonl")}
-    assert {"phase1", "step", "end"} <= kinds
+    records = list(read_jsonl(full_run / "journal.jsonl"))
+    assert {"phase1", "step", "end"} <= {r["type"] for r in records}
+    seeds = {p.stem: p for p in (DATA / "seeds").glob("*.v")}
+    for r in (r for r in records if r["type"] == "phase1"):  # gated: candidates/<short>/eval-<recipe>/NN-<stage>
+        folder = full_run / "candidates" / r["digest"][:12] / f"eval-{r['key'].split('-', 1)[1]}"
+        assert any(re.fullmatch(r"\d\d-[a-z]+", p.name) for p in folder.iterdir()), folder
+        seed = seeds[r["label"]]  # the verdict the seed's name and header promise
+        header = kind_by_header(seed)
+        assert header is not None and kind_by_name(seed) == header[0]
+        assert r["verdict"] == ("valid" if header[0] == "valid" else "invalid"), r["label"]
     resolved = yaml.safe_load((full_run / "resolved.yaml").read_text())
     assert Path(resolved["spec"]).is_absolute()
 
@@ -106,8 +113,13 @@ def test_no_valid_candidate_exits_1(tmp_path: Path) -> None:
     res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet")
     assert res.returncode == 1, res.stderr
     assert "no candidate passed every gate" in res.stderr
-    summary = json.loads((only_run(tmp_path / "runs") / "summary.json").read_text())
+    run = only_run(tmp_path / "runs")
+    summary = json.loads((run / "summary.json").read_text())
     assert summary["best"] is None and summary["status"] == "no-valid-candidate"
+    phase1 = [r for r in read_jsonl(run / "journal.jsonl") if r["type"] == "phase1"]
+    assert phase1 and all(r["verdict"] == "invalid" for r in phase1)
+    assert summary["phase1"]["valid"] == 0 and summary["phase1"]["candidates"] == len(phase1)
+    assert not (run / "best").exists(), "no best/ without a valid design"
 
 
 def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path) -> None:
@@ -131,6 +143,7 @@ def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path
     resumed = json.loads((run_dir / "summary.json").read_text())
     reference = json.loads((full_run / "summary.json").read_text())
     assert stable(resumed) == stable(reference)
+    check_run_record(run_dir)
     steps = [r for r in read_jsonl(run_dir / "journal.jsonl") if r["type"] == "step"]
     ref_steps = [r for r in read_jsonl(full_run / "journal.jsonl") if r["type"] == "step"]
     assert [(s["chain"], s["iteration"], s["move"], s["accepted"]) for s in steps] == \

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.tools
 
 
 def hh(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, check=False,
+    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+                          check=False,
                           env={**os.environ})
 
 
