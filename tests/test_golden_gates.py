@@ -172,3 +172,26 @@ def test_abc_without_verdict_is_inconclusive(fakes: FakeTools, tmp_path: Path) -
     msg = _failed(rep, "equivalence")
     eq = next(r for r in rep.results if r.gate == "equivalence")
     assert eq.details["verdict"] == "inconclusive" and "no verdict (abc: something odd)" in msg
+
+
+def test_preprocessor_hang_fails_safety(fakes: FakeTools, tmp_path: Path) -> None:
+    fakes.rule("ivlpp", sleep=60)
+    rep, _ = _gates(tmp_path, "alu", "good.v", {"limits.tool_timeout_s": 1})
+    assert _failed(rep, "safety").startswith("preprocessing: preprocessing timed out after 1 s")
+
+
+def test_miter_yosys_cannot_build(fakes: FakeTools, tmp_path: Path) -> None:
+    fakes.rule("yosys", match="write_rtlil hh_hier.il", exit=1, outputs=False,
+               stdout="hh_miter.v:3: ERROR: Module `alu' referenced in module `hh_miter' is not part of the design.\n")
+    rep, work = _gates(tmp_path, "alu", "good.v")
+    msg = _failed(rep, "equivalence")
+    assert "cannot build the miter: hh_miter.v:3: Module `alu' referenced" in msg, msg
+    assert [r.scripts.get("hh_read_reference.ys", "").split("\n")[1] for r in fakes.records(work)
+            if "hh_read_reference.ys" in r.argv] == ["hierarchy -check -top hhref_alu"]  # the reference alone reads
+
+
+def test_synthesis_gate_fails_on_a_yosys_error(fakes: FakeTools, tmp_path: Path) -> None:
+    fakes.rule("yosys", match="synth.ys", exit=1, outputs=False,
+               stderr="ERROR: Found 1 unmapped cell in module alu\n")
+    rep, _ = _gates(tmp_path, "alu", "good.v")
+    assert "Found 1 unmapped cell" in _failed(rep, "synthesis")
