@@ -16,17 +16,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from .errors import ConfigError, HHError, ToolError
 
-Progress = Callable[[int, Any], None]
+T = TypeVar("T")
+R = TypeVar("R")
 RAY_HINT = ("every Ray worker needs this package importable (same repository path, pip install -e .) "
             "and the same tools; see README 'Scaling out with Ray'")
 
 
 class Executor(Protocol):
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], progress: Progress | None = None) -> list[Any]: ...
+    def map(self, fn: Callable[[T], R], items: Iterable[T],
+            progress: Callable[[int, R], None] | None = None) -> list[R]: ...
 
     def shutdown(self) -> None: ...
 
@@ -40,11 +42,12 @@ class LocalExecutor:
         self._init = (initializer, initargs)
         self._pool: ProcessPoolExecutor | None = None
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], progress: Progress | None = None) -> list[Any]:
-        items = list(items)
-        if self.jobs <= 1 or len(items) <= 1:
-            out = []
-            for i, item in enumerate(items):
+    def map(self, fn: Callable[[T], R], items: Iterable[T],
+            progress: Callable[[int, R], None] | None = None) -> list[R]:
+        todo = list(items)
+        if self.jobs <= 1 or len(todo) <= 1:
+            out: list[R] = []
+            for i, item in enumerate(todo):
                 out.append(fn(item))
                 if progress is not None:
                     progress(i, out[-1])
@@ -53,14 +56,14 @@ class LocalExecutor:
             init, args = self._init
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=init, initargs=args)
         if progress is None:
-            return list(self._pool.map(fn, items))
-        futures = {self._pool.submit(fn, item): i for i, item in enumerate(items)}
-        results: list[Any] = [None] * len(items)
+            return list(self._pool.map(fn, todo))
+        futures = {self._pool.submit(fn, item): i for i, item in enumerate(todo)}
+        results: dict[int, R] = {}
         for fut in as_completed(futures):
             i = futures[fut]
             results[i] = fut.result()
             progress(i, results[i])
-        return results
+        return [results[i] for i in range(len(todo))]
 
     def shutdown(self) -> None:
         if self._pool is not None:
@@ -124,7 +127,8 @@ class RayExecutor:
         first = (str(cause or exc).strip().splitlines() or [type(exc).__name__])[-1]
         return ToolError(f"a Ray task failed: {first[:300]}; {RAY_HINT}")
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], progress: Progress | None = None) -> list[Any]:
+    def map(self, fn: Callable[[T], R], items: Iterable[T],
+            progress: Callable[[int, R], None] | None = None) -> list[R]:
         init, args = self._init
         refs = [self._task.remote(fn, item, init, args) for item in items]
         ray = self._ray
@@ -132,7 +136,7 @@ class RayExecutor:
             if progress is None:
                 return list(ray.get(refs))
             index = {r: i for i, r in enumerate(refs)}
-            results: list[Any] = [None] * len(refs)
+            results: dict[int, R] = {}
             pending = list(refs)
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
@@ -140,7 +144,7 @@ class RayExecutor:
                     i = index[r]
                     results[i] = ray.get(r)
                     progress(i, results[i])
-            return results
+            return [results[i] for i in range(len(refs))]
         except ray.exceptions.RayError as exc:
             # The other tasks are left to finish (their results are dropped): ray.cancel racing a task that is
             # completing aborts the driver process in Ray 2.x ("Tried to complete task that was not pending"),
