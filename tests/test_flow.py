@@ -148,3 +148,22 @@ def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path
     ref_steps = [r for r in read_jsonl(full_run / "journal.jsonl") if r["type"] == "step"]
     assert [(s["chain"], s["iteration"], s["move"], s["accepted"]) for s in steps] == \
         [(s["chain"], s["iteration"], s["move"], s["accepted"]) for s in ref_steps]
+
+
+def test_equivalence_verdicts_reach_the_journal_summary_and_report(tmp_path: Path) -> None:
+    """With equivalence on, every gated evaluation's verdict is journaled, the summary counts the accepted RTL
+    changes by verdict (as the journal has them) and the report shows each one."""
+    res = hh("run", str(DATA / "design.yaml"), "--out", str(tmp_path), "--quiet", "--jobs", "2",
+             "--set", "verification.equivalence.enabled=true")
+    assert res.returncode == 0, res.stderr
+    run = only_run(tmp_path)
+    summary = check_run_record(run)  # includes: summary's proofs = the journal's accepted RTL changes and verdicts
+    records = list(read_jsonl(run / "journal.jsonl"))
+    valid = [r for r in records if r["type"] == "phase1" and r["verdict"] == "valid"]
+    assert valid and all(r["proof"]["verdict"] == "proven" for r in valid), [r["proof"] for r in valid]
+    assert [e["proof"] for e in summary["phase1"]["entries"] if e["verdict"] == "valid"] == ["proven"] * len(valid)
+    html = (run / "report.html").read_text()
+    section = html[html.index('id="proofs"'):]
+    assert summary["proofs"]["accepted"], "this seed accepts an RTL change (else the check below says nothing)"
+    for change in summary["proofs"]["accepted"]:
+        assert f"<code>{change['key']}</code>" in section
