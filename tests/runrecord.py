@@ -63,16 +63,21 @@ VERDICTS = ("proven", "bounded", "refuted", "inconclusive")
 def check_proofs(summary: dict[str, Any], records: list[dict[str, Any]]) -> None:
     """Every evaluation record carries its equivalence verdict (None: no check ran), and the summary lists each
     accepted Phase-2 RTL change once with the verdict of its evaluation against its parent."""
-    evals = {(r["key"], r["parent"]): r for r in records if r["type"] == "eval"}
+    verdicts: dict[tuple[str, str], str] = {}  # (state key, parent): verdict of that evaluation
+    by_rtl: dict[str, str] = {}  # RTL digest: the first verdict any evaluation of that RTL gave
     for r in records:
         if r["type"] in ("phase1", "eval"):
             assert "proof" in r, f"journal record {r['seq']} has no proof field"
             assert r["proof"] is None or (r["proof"]["verdict"] in VERDICTS and r["proof"]["wall_s"] >= 0), r["proof"]
+            if r["proof"] is not None:
+                by_rtl.setdefault(r["digest"], r["proof"]["verdict"])
+                if r["type"] == "eval":
+                    verdicts[(r["key"], r["parent"])] = r["proof"]["verdict"]
     changes: dict[tuple[str, str], str] = {}
     for r in records:
         if r["type"] == "step" and r["accepted"] and r["proposal_digest"] != r["parent_digest"]:
-            proof = evals[(r["proposal"], r["parent"])]["proof"]
-            changes.setdefault((r["proposal"], r["parent"]), proof["verdict"] if proof else "not checked")
+            pair = (r["proposal"], r["parent"])
+            changes.setdefault(pair, verdicts.get(pair) or by_rtl.get(r["proposal_digest"], "not checked"))
     listed = {(a["key"], a["parent"]): a["verdict"] for a in summary["proofs"]["accepted"]}
     assert listed == changes
     assert summary["proofs"]["accepted_rtl_changes"] == len(changes) == sum(summary["proofs"]["by_verdict"].values())

@@ -392,7 +392,7 @@ def test_run_summary_round_trip_keeps_every_key_and_value(name: str) -> None:
 
 
 def _eval(key: str, parent: str, proof: dict | None) -> dict:
-    return {"type": "eval", "key": key, "parent": parent, "valid": True, "proof": proof}
+    return {"type": "eval", "key": key, "digest": key.split("-")[0], "parent": parent, "valid": True, "proof": proof}
 
 
 def _step(key: str, parent: str, digest: str, parent_digest: str, accepted: bool = True) -> dict:
@@ -410,11 +410,15 @@ def test_proof_stats_count_accepted_rtl_changes_by_verdict() -> None:
         _eval("b-s", "b-r", None), _step("b-s", "b-r", "b", "b"),  # a recipe change: not an RTL change
         _eval("d-r", "c-r", {"verdict": "refuted", "wall_s": 9.0}), _step("d-r", "c-r", "d", "c", accepted=False),
         _step("a-r", "p-r", "a", "p"),  # accepted again from the same parent: counted once
+        _step("a-r", "c-r", "a", "c"),  # proposed again from another chain: the state's own evaluation covers it
     ]
+    for seq, r in enumerate(records):
+        r["seq"] = seq
     ps = ProofStats.from_journal(records)
-    assert [a.key for a in ps.accepted] == ["a-r", "b-r", "c-r"]
-    assert ps.by_verdict == {"proven": 1, "bounded": 1, "refuted": 0, "inconclusive": 0, "not checked": 1}
-    assert ps.median_proof_s == 1.0 and ps.proven_rate == round(1 / 3, 4)
+    assert [(a.key, a.parent) for a in ps.accepted] == [("a-r", "p-r"), ("b-r", "a-r"), ("c-r", "b-r"), ("a-r", "c-r")]
+    assert [a.proof_seq for a in ps.accepted] == [0, 2, None, 0]
+    assert ps.by_verdict == {"proven": 2, "bounded": 1, "refuted": 0, "inconclusive": 0, "not checked": 1}
+    assert ps.median_proof_s == 0.5 and ps.proven_rate == 0.5
     assert ProofStats.from_dict(ps.to_dict()) == ps
 
 

@@ -139,7 +139,7 @@ class Phase1Stats:
 
 @dataclass(frozen=True)
 class AcceptedChange:
-    """One accepted Phase-2 RTL change and the equivalence verdict against its parent."""
+    """One accepted Phase-2 RTL change and the equivalence verdict that covers its RTL."""
 
     key: str
     parent: str
@@ -147,10 +147,11 @@ class AcceptedChange:
     verdict: str  # one of PROOF_KINDS
     proof_s: float | None
     engine: str | None
+    proof_seq: int | None = None  # the journal record holding the verdict (None: none does)
 
     def to_dict(self) -> Json:
         return {"key": self.key, "parent": self.parent, "move": self.move, "verdict": self.verdict,
-                "proof_s": self.proof_s, "engine": self.engine}
+                "proof_s": self.proof_s, "engine": self.engine, "proof_seq": self.proof_seq}
 
     @classmethod
     def from_dict(cls, d: Any) -> AcceptedChange:
@@ -158,7 +159,7 @@ class AcceptedChange:
         v = text(d.get("verdict"))
         return cls(key=text(d.get("key")), parent=text(d.get("parent")), move=_opt_text(d.get("move")),
                    verdict=v if v in PROOF_KINDS else "not checked", proof_s=num(d.get("proof_s")),
-                   engine=_opt_text(d.get("engine")))
+                   engine=_opt_text(d.get("engine")), proof_seq=_int(d.get("proof_seq")))
 
 
 @dataclass(frozen=True)
@@ -183,8 +184,16 @@ class ProofStats:
 
     @classmethod
     def from_journal(cls, records: list[Json]) -> ProofStats:
-        """Every accepted step that changed the RTL, with the proof of its evaluation against its parent."""
-        evals = {(r.get("key"), r.get("parent")): r for r in records if r.get("type") == "eval"}
+        """Every accepted step that changed the RTL (each (proposal, parent) once), with the verdict of its own
+        evaluation against that parent, else of the first evaluation of the same RTL that has one (the
+        annealer reuses a state's evaluation when another chain proposes it again; a recipe-only evaluation
+        of that RTL runs no check)."""
+        own = {(r.get("key"), r.get("parent")): r for r in records
+               if r.get("type") == "eval" and isinstance(r.get("proof"), dict)}
+        by_rtl: dict[str, Json] = {}
+        for r in records:
+            if r.get("type") in ("phase1", "eval") and isinstance(r.get("proof"), dict):
+                by_rtl.setdefault(text(r.get("digest")), r)
         seen: set[tuple[str, str]] = set()
         out: list[AcceptedChange] = []
         for r in records:
@@ -194,10 +203,12 @@ class ProofStats:
             if pair in seen:
                 continue
             seen.add(pair)
-            proof = as_dict(as_dict(evals.get(pair)).get("proof"))
+            holder = own.get(pair) or by_rtl.get(text(r.get("proposal_digest")))
+            proof = as_dict(holder.get("proof")) if holder else {}
             out.append(AcceptedChange(key=pair[0], parent=pair[1], move=_opt_text(r.get("move")),
                                       verdict=proof_kind(proof), proof_s=num(proof.get("wall_s")),
-                                      engine=_opt_text(proof.get("engine"))))
+                                      engine=_opt_text(proof.get("engine")),
+                                      proof_seq=_int(holder.get("seq")) if holder else None))
         return cls(out)
 
     def to_dict(self) -> Json:
