@@ -12,6 +12,7 @@ hand lexer and regexes it replaces; text with none of the scan's trigger charact
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -50,7 +51,7 @@ class Scan:
 
     def line_of(self, offset: int) -> int:
         if self._newlines is None:  # built once: a scan asks for many lines of a large file
-            self._newlines = [i for i, b in enumerate(self.data) if b == 0x0A]
+            self._newlines = [m.start() for m in re.finditer(b"\n", self.data)]
         return bisect.bisect_left(self._newlines, offset) + 1
 
 
