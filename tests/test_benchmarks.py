@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from benchmark_seeds import seed_label
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
@@ -16,12 +17,6 @@ from hyperheurist.config import load_design
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 NAMES = sorted(p.parent.name for p in BENCH.glob("*/design.yaml"))
 pytestmark = pytest.mark.tools
-
-
-def seed_label(path: Path) -> str:
-    first = path.read_text().splitlines()[0]
-    assert first.startswith("// SEED: "), f"{path}: first line must be a SEED header"
-    return "valid" if first.startswith("// SEED: valid") else "faulty"
 
 
 def test_all_eight_benchmarks_exist() -> None:

@@ -9,13 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
+from benchmark_seeds import seed_label
 
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.runner import run_tool
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 NAMES = ("adder32", "mult8_pipe", "div16", "mac16", "fir4")
-HEADER = re.compile(r"^// SEED: (valid|faulty) - \S.{10,}$")
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -48,14 +48,7 @@ def test_design_yaml_loads(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_seed_headers_match_file_names(name: str) -> None:
     seeds = _design(name).generation.seed_files()
-    labels = {}
-    for s in seeds:
-        first = s.read_text(encoding="utf-8").splitlines()[0]
-        m = HEADER.match(first)
-        assert m, f"{s.name}: first line must be '// SEED: valid|faulty - <what>', got {first!r}"
-        labels[s.name] = m.group(1)
-        expected = "valid" if s.name.startswith("ok_") else "faulty" if s.name.startswith("bad_") else None
-        assert labels[s.name] == expected, f"{s.name}: header says {labels[s.name]}, name implies {expected}"
+    labels = {s.name: seed_label(s) for s in seeds}
     names = sorted(labels)
     assert names == [s.name for s in seeds], "seed_files() must be in sorted file-name order"
     valid = [n for n in names if labels[n] == "valid"]

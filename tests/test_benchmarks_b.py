@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from benchmark_seeds import seed_label
 
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.sim.cocotb_run import run_cocotb
@@ -17,7 +18,6 @@ NAMES = ("fifo8", "crc32", "traffic_fsm", "fir4")
 # one faulty seed per benchmark that only simulation can catch: the cocotb test must reject it
 SIM_CAUGHT = {"fifo8": "bad_full_off_by_one.v", "crc32": "bad_init_priority.v",
               "traffic_fsm": "bad_ped_not_latched.v", "fir4": "bad_shift_on_idle.v"}
-HEADER = re.compile(r"^// SEED: (valid|faulty) - \S.*$")
 FORBIDDEN = re.compile(r"\binitial\b|#\s*\d|\$[a-z]")
 
 
@@ -58,12 +58,7 @@ def test_seeds_follow_the_conventions(name: str) -> None:
     assert any(n.startswith("ok_2_") for n in names), "no ok_2_ alternative architecture"
     assert sum(n.startswith("bad_") for n in names) >= 2, "fewer than two faulty seeds"
     for p in seeds:
-        text = p.read_text()
-        first = text.splitlines()[0]
-        m = HEADER.match(first)
-        assert m, f"{p.name}: first line is not a SEED header: {first!r}"
-        assert m.group(1) == ("valid" if p.name.startswith("ok_") else "faulty"), f"{p.name}: label vs file name"
-        assert p.name.startswith(("ok_", "bad_")), p.name
+        seed_label(p)  # the header, and that it agrees with the ok_/bad_ name
 
 
 @pytest.mark.parametrize("name", NAMES)
