@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from benchmark_seeds import seed_label
+from seednames import kind_by_name
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
@@ -29,7 +29,7 @@ def test_benchmark_verdicts(name: str, tmp_path: Path) -> None:
 
     design = load_design(BENCH / name / "design.yaml")
     seeds = design.generation.seed_files()
-    labels = {p.name: seed_label(p) for p in seeds}
+    labels = {p.name: kind_by_name(p) for p in seeds}  # headers agree: test_benchmarks_a/_b
     assert sum(v == "valid" for v in labels.values()) >= 2 and sum(v == "faulty" for v in labels.values()) >= 2
     cases = [("reference.v", design.verification.reference, "valid")] + [(p.name, p, labels[p.name]) for p in seeds]
     wrong = []

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from benchmark_seeds import seed_label
+from seednames import kind_by_header, kind_by_name
 
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.runner import run_tool
@@ -48,7 +48,12 @@ def test_design_yaml_loads(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_seed_headers_match_file_names(name: str) -> None:
     seeds = _design(name).generation.seed_files()
-    labels = {s.name: seed_label(s) for s in seeds}
+    labels = {}
+    for s in seeds:
+        header = kind_by_header(s)
+        assert header, f"{s.name}: first line must be '// SEED: valid|faulty - <what>'"
+        assert header[0] == kind_by_name(s), f"{s.name}: header says {header[0]}, the name {kind_by_name(s)}"
+        labels[s.name] = header[0]
     names = sorted(labels)
     assert names == [s.name for s in seeds], "seed_files() must be in sorted file-name order"
     valid = [n for n in names if labels[n] == "valid"]

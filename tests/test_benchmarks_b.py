@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from benchmark_seeds import seed_label
+from seednames import kind_by_header, kind_by_name
 
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.sim.cocotb_run import run_cocotb
@@ -58,7 +58,9 @@ def test_seeds_follow_the_conventions(name: str) -> None:
     assert any(n.startswith("ok_2_") for n in names), "no ok_2_ alternative architecture"
     assert sum(n.startswith("bad_") for n in names) >= 2, "fewer than two faulty seeds"
     for p in seeds:
-        seed_label(p)  # the header, and that it agrees with the ok_/bad_ name
+        header = kind_by_header(p)
+        assert header, f"{p.name}: first line is not a SEED header"
+        assert header[0] == kind_by_name(p), f"{p.name}: header says {header[0]}, the name {kind_by_name(p)}"
 
 
 @pytest.mark.parametrize("name", NAMES)
