@@ -78,6 +78,10 @@ def check_proofs(summary: dict[str, Any], records: list[dict[str, Any]]) -> None
         if r["type"] == "step" and r["accepted"] and r["proposal_digest"] != r["parent_digest"]:
             pair = (r["proposal"], r["parent"])
             changes.setdefault(pair, verdicts.get(pair) or by_rtl.get(r["proposal_digest"], "not checked"))
+    for name in ("initial", "best"):  # the check that admitted the state, else the one that covers its RTL
+        point = summary[name]
+        first = next(r for r in records if r["type"] in ("phase1", "eval") and r["key"] == point["key"])
+        assert point["proof"] == (first["proof"]["verdict"] if first["proof"] else by_rtl.get(point["digest"])), name
     listed = {(a["key"], a["parent"]): a["verdict"] for a in summary["proofs"]["accepted"]}
     assert listed == changes
     assert summary["proofs"]["accepted_rtl_changes"] == len(changes) == sum(summary["proofs"]["by_verdict"].values())

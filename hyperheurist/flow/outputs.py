@@ -15,7 +15,7 @@ from ..search.annealer import AnnealResult
 from ..search.moves.params import bake_parameters
 from ..search.state import Evaluation, State
 from .session import Session
-from .summary import Phase1Entry, Phase1Stats, Point, ProofStats, RunSummary, Search, proof_kind
+from .summary import Phase1Entry, Phase1Stats, Point, ProofStats, RunSummary, Search, proof_kind, proofs_by_rtl
 
 if TYPE_CHECKING:
     from ..llm.protocol import LLM
@@ -23,13 +23,22 @@ if TYPE_CHECKING:
 Scored = tuple[State, Evaluation]
 
 
-def point(st: State, ev: Evaluation) -> Point:
+def covering_proof(st: State, ev: Evaluation, by_rtl: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The design's own evaluation's proof, else the one that covers its RTL (a recipe-only evaluation runs
+    no check: its RTL is the one an earlier check proved)."""
+    proof = ev.proof or by_rtl.get(st.candidate.digest, {}).get("proof")
+    return proof if isinstance(proof, dict) else None
+
+
+def design_point(st: State, ev: Evaluation, by_rtl: dict[str, dict[str, Any]]) -> Point:
+    """The design as the summary lists it."""
     m = ev.metrics
+    proof = covering_proof(st, ev, by_rtl)
     return Point(digest=st.candidate.digest, key=st.key, label=st.candidate.label, move=st.candidate.move,
                  recipe=st.recipe.to_dict(), area_um2=m.area_um2 if m else None, delay_ns=m.delay_ns if m else None,
                  power_mw=m.power_mw if m else None, cost=ev.cost, cells=m.cells if m else None,
                  slack_ns=m.slack_ns if m else None, fmax_mhz=m.fmax_mhz if m else None,
-                 power_fidelity=m.power_fidelity if m else None, proof=proof_kind(ev.proof) if ev.proof else None)
+                 power_fidelity=m.power_fidelity if m else None, proof=proof_kind(proof) if proof else None)
 
 
 def llm_usage(llm: LLM | None, note: str | None) -> dict[str, Any]:
@@ -78,6 +87,11 @@ def run_summary(s: Session, starts: list[Scored], entries: list[Phase1Entry], re
                 llm: dict[str, Any]) -> RunSummary:
     summary = base_summary(s, entries, llm)
     best_st, best_ev = best_of(starts, result)
+    by_rtl = proofs_by_rtl(s.journal.prefix)
+
+    def point(st: State, ev: Evaluation) -> Point:
+        return design_point(st, ev, by_rtl)
+
     if result is not None:
         summary.pareto = [point(st, ev) for st, ev in result.pareto]
         summary.moves = result.move_stats
@@ -100,20 +114,21 @@ def run_summary(s: Session, starts: list[Scored], entries: list[Phase1Entry], re
     return summary
 
 
-def _write_design(folder: Path, st: State, ev: Evaluation) -> None:
+def _write_design(folder: Path, st: State, ev: Evaluation, proof: dict[str, Any] | None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     baked = bake_parameters(st.candidate)  # the sources alone reproduce the scored design
     baked.write(folder)
     write_text_atomic(folder / "design.v", baked.text)
     write_text_atomic(folder / "recipe.yaml", yaml.safe_dump(st.recipe.to_dict(), sort_keys=False))
     write_json(folder / "ppa.json", {"metrics": ev.metrics.to_dict() if ev.metrics is not None else None,
-                                     "cost": ev.cost, "candidate": st.candidate.to_dict(), "proof": ev.proof})
+                                     "cost": ev.cost, "candidate": st.candidate.to_dict(), "proof": proof})
 
 
 def write_outputs(s: Session, initial: Scored, best: Scored, summary: RunSummary) -> None:
     assert summary.best is not None and best[0].key == summary.best.key, "best/ must hold the summary's best"
-    _write_design(s.rd.path / "initial", *initial)
-    _write_design(s.rd.path / "best", *best)
+    by_rtl = proofs_by_rtl(s.journal.prefix)
+    for folder, (st, ev) in (("initial", initial), ("best", best)):  # with the check that covers its RTL
+        _write_design(s.rd.path / folder, st, ev, covering_proof(st, ev, by_rtl))
     write_json(s.rd.path / "pareto.json", [p.to_dict() for p in summary.pareto])
     # LibreLane names, for flow engineers' tools
     summary.metrics = {"initial": librelane_metrics(initial[1].metrics), "best": librelane_metrics(best[1].metrics),

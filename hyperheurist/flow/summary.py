@@ -26,6 +26,15 @@ def _opt_text(x: Any) -> str | None:
     return x if isinstance(x, str) else None
 
 
+def proofs_by_rtl(records: list[Json]) -> dict[str, Json]:
+    """RTL digest -> the first journal record (Phase 1 or eval) whose equivalence check covers that RTL."""
+    out: dict[str, Json] = {}
+    for r in records:
+        if r.get("type") in ("phase1", "eval") and isinstance(r.get("proof"), dict):
+            out.setdefault(text(r.get("digest")), r)
+    return out
+
+
 def proof_kind(proof: Any) -> str:
     """The verdict an evaluation's ``proof`` record names, or "not checked" when no check ran."""
     kind = as_dict(proof).get("verdict")
@@ -190,10 +199,7 @@ class ProofStats:
         of that RTL runs no check)."""
         own = {(r.get("key"), r.get("parent")): r for r in records
                if r.get("type") == "eval" and isinstance(r.get("proof"), dict)}
-        by_rtl: dict[str, Json] = {}
-        for r in records:
-            if r.get("type") in ("phase1", "eval") and isinstance(r.get("proof"), dict):
-                by_rtl.setdefault(text(r.get("digest")), r)
+        by_rtl = proofs_by_rtl(records)
         seen: set[tuple[str, str]] = set()
         out: list[AcceptedChange] = []
         for r in records:

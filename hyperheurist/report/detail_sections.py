@@ -30,6 +30,12 @@ PPA_ROWS: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
 )
 
 
+def _proof(d: dict[str, Any]) -> str:
+    """The verdict that admitted the design; anything short of a proof is marked."""
+    kind = text(d.get("proof")) or "not checked"
+    return kind if kind == "proven" else f"{kind} ⚠"
+
+
 def _yes_no(v: object) -> str:
     return "yes" if v is True else "no" if v is False else MISSING
 
@@ -55,7 +61,8 @@ def ppa_table(rd: RunData) -> str:
     extra = (("meets timing", _yes_no(ini.get("met_timing")), _yes_no(best.get("met_timing"))),
              ("critical path", _path(ini), _path(best)),
              ("power estimate", text(ini.get("power_fidelity")) or MISSING,
-              text(best.get("power_fidelity")) or MISSING))
+              text(best.get("power_fidelity")) or MISSING),
+             ("equivalence check", _proof(ini), _proof(best)))
     rows += [[escape(a), escape(b), escape(c), ""] for a, b, c in extra]
     parts = [table(["metric", "initial", "best", "change"], rows, [False, True, True, True], raw=True),
              '<p class="muted">Cost = weighted mean of area/area₀, delay/delay₀ and power/power₀ plus a penalty '
