@@ -15,7 +15,7 @@ from pyslang import syntax
 from pyslang.parsing import TokenKind
 
 from .parse import K, parse
-from .tokens import Lexed, utf8
+from .tokens import TokenStream, utf8
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 LINE_START = re.compile(rb"[ \t]*(?:\(\*.*?\*\)\s*)?")  # what may come before a module keyword on its line
@@ -31,9 +31,8 @@ def code_blocks(text: str) -> list[str]:
 
 def module_starts(data: bytes) -> list[int]:
     """Byte offsets where a module declaration begins a line of ``data``."""
-    lexed = Lexed(data)
     out = []
-    for tok, kind in zip(lexed.tokens, lexed.kinds, strict=True):
+    for tok, kind in TokenStream(data):
         if kind in _MODULE:
             at = tok.location.offset
             line = data.rfind(b"\n", 0, at) + 1

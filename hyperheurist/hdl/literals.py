@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 
-from pyslang import BumpAllocator, Diagnostics, SourceManager
-from pyslang.parsing import Lexer, TokenKind
+from pyslang.parsing import TokenKind
 
 from ..errors import ConfigError
+from .tokens import TokenStream
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]{0,1023}")
 _DECIMAL = re.compile(r"[0-9]{1,10}")
@@ -36,10 +36,8 @@ class LiteralError(ConfigError, ValueError):
 
 def _keyword_free(name: str) -> bool:
     """True when pyslang lexes `name` as one plain identifier (not a Verilog or SystemVerilog keyword)."""
-    sm, alloc, diags = SourceManager(), BumpAllocator(), Diagnostics()  # alive while the lexer runs
-    lexer = Lexer(sm.assignText("<name>", name), alloc, diags, sm)
-    first = lexer.lex()
-    return first.kind == TokenKind.Identifier and lexer.lex().kind == TokenKind.EndOfFile
+    kinds = [kind for _tok, kind in TokenStream(name.encode())]
+    return kinds == [TokenKind.Identifier, TokenKind.EndOfFile]
 
 
 def identifier(name: str, what: str = "name") -> str:

@@ -7,7 +7,7 @@ from collections.abc import Collection
 
 from pyslang.parsing import TokenKind
 
-from .tokens import Kind, Lexed, scan, utf8
+from .tokens import Kind, TokenStream, scan, utf8
 
 
 def declared_names(text: str) -> list[str]:
@@ -18,10 +18,9 @@ def declared_names(text: str) -> list[str]:
 def prefix_names(text: str, names: Collection[str], prefix: str) -> str:
     """``text`` with ``prefix`` put before every identifier token (plain or escaped) that is one of ``names``."""
     data = utf8(text)
-    lexed = Lexed(data)
     out: list[bytes] = []
     pos = 0
-    for tok, kind in zip(lexed.tokens, lexed.kinds, strict=True):
+    for tok, kind in TokenStream(data):
         if kind != TokenKind.Identifier or tok.valueText not in names:
             continue
         at = tok.location.offset + (1 if tok.rawText.startswith("\\") else 0)  # after an escape's backslash
