@@ -92,3 +92,23 @@ def test_a_refused_value_is_refused_at_config_load_with_the_field_named(tmp_path
     (d / "design.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     with pytest.raises(ConfigError, match=r"tunables\[0\]\.values"):
         load_design(d / "design.yaml")
+
+
+@pytest.mark.tools
+@pytest.mark.parametrize(("value", "want"), [("8'hFF", 255), ("-3", -3), ("1+2", 3), ("'d7", 7), ("a_b", 5)])
+def test_accepted_defines_reach_every_tool_as_the_same_text(tmp_path: Path, value: str, want: int) -> None:
+    name, text = define("VAL", value)
+    (tmp_path / "top.v").write_text("module top(output [63:0] y);\n  localparam a_b = 5;\n  assign y = `VAL;\n"
+                                    "`ifndef SYNTHESIS\n  initial #1 $display(\"V=%0d\", $signed(y));\n`endif\n"
+                                    "endmodule\n")
+
+    def run(tool: str, *argv: str) -> str:
+        res = run_tool([tool, *argv], name=tool, log_dir=tmp_path / "logs", timeout_s=60, cwd=tmp_path, sandbox="off")
+        assert res.ok, (tool, value, res.tail())
+        return res.stdout + res.stderr
+
+    run("iverilog", "-g2012", f"-D{name}={text}", "-o", "a.out", "top.v")
+    assert run("vvp", "-n", "a.out").strip().endswith(f"V={want}")
+    run("verilator", "--lint-only", "-Wno-fatal", f"-D{name}={text}", "top.v")
+    prove = f"sat -verify -prove y 64'd{want % 2**64}"
+    run("yosys", "-q", "-p", f"read_verilog -sv -D{name}={text} top.v; proc; opt; {prove}")
