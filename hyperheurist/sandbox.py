@@ -142,48 +142,78 @@ def runtime_root() -> Path:
     return root
 
 
-def tree_digest(folder: Path) -> str:
-    """sha256 over every entry under ``folder``: relative name, type, mode, and content or link target."""
+@dataclass(frozen=True)
+class _Entry:
+    rel: str  # path inside the copy
+    kind: str  # "d", "f" or "l"
+    mode: int
+    data: bytes  # a file's content, a link's target
+
+
+def _entries(src: Path, names: Sequence[str], visible: Sequence[str]) -> list[_Entry]:
+    """What the copy holds, parents first. A listed link stays a link when its target is visible in the
+    sandbox anyway, else its target is copied (what a bind of the link showed); links inside a listed
+    folder are kept as they are. An entry this user cannot read is left out (the tool could not read it)."""
+    out: list[_Entry] = []
+    for name in names:
+        p = src / name
+        if p.is_symlink():
+            target = os.path.realpath(p)
+            if _covered(Path(target), visible):
+                out.append(_Entry(name, "l", 0o777, os.fsencode(os.readlink(p))))
+                continue
+            p = Path(target)
+        _walk(p, name, out)
+    return out
+
+
+def _walk(path: Path, rel: str, out: list[_Entry]) -> None:
+    mark = len(out)
+    try:
+        st = os.lstat(path)
+        mode = stat.S_IMODE(st.st_mode)
+        if stat.S_ISLNK(st.st_mode):
+            out.append(_Entry(rel, "l", 0o777, os.fsencode(os.readlink(path))))
+        elif stat.S_ISREG(st.st_mode):
+            out.append(_Entry(rel, "f", mode, path.read_bytes()))
+        elif stat.S_ISDIR(st.st_mode):
+            out.append(_Entry(rel, "d", mode, b""))
+            for child in sorted(os.listdir(path)):
+                _walk(path / child, f"{rel}/{child}", out)
+    except OSError:  # missing, or unreadable to this user and so to the tool: left out
+        del out[mark:]
+
+
+def _digest(entries: Sequence[_Entry]) -> str:
     h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames.sort()
-        for name in sorted(dirnames + filenames):
-            p = os.path.join(dirpath, name)
-            st = os.lstat(p)
-            h.update(f"{os.path.relpath(p, folder)}\0{st.st_mode:o}\0{st.st_size}\0".encode(errors="surrogateescape"))
-            if stat.S_ISLNK(st.st_mode):
-                h.update(os.readlink(p).encode(errors="surrogateescape"))
-            elif stat.S_ISREG(st.st_mode):
-                h.update(Path(p).read_bytes())
+    for e in entries:
+        h.update(f"{e.rel}\0{e.kind}\0{e.mode:o}\0{len(e.data)}\0".encode(errors="surrogateescape"))
+        h.update(e.data)
     return h.hexdigest()
 
 
-def _copy_entry(src: Path, dst: Path, visible: Sequence[str]) -> None:
-    """One /etc entry. A link stays a link when its target is visible in the sandbox anyway, else its target
-    is copied (what a bind of the link showed); links inside a listed folder are kept as they are."""
-    if src.is_symlink():
-        target = os.path.realpath(src)
-        if _covered(Path(target), visible):
-            os.symlink(os.readlink(src), dst)
-            return
-        src = Path(target)
-    try:
-        if src.is_dir():
-            shutil.copytree(src, dst, symlinks=True, copy_function=shutil.copy)
-        elif src.is_file():
-            shutil.copy(src, dst)
-    except (OSError, shutil.Error):  # unreadable here, so unreadable to the tool too: left out
-        if dst.is_dir():
-            shutil.rmtree(dst, ignore_errors=True)
+def _materialise(entries: Sequence[_Entry], folder: Path) -> None:
+    for e in entries:
+        p = folder / e.rel
+        if e.kind == "d":
+            p.mkdir(mode=0o700)
+        elif e.kind == "l":
+            os.symlink(os.fsdecode(e.data), p)
         else:
-            dst.unlink(missing_ok=True)
+            p.write_bytes(e.data)
+            p.chmod(e.mode & 0o755)
+    for e in reversed(entries):  # folders last, children before parents
+        if e.kind == "d":
+            (folder / e.rel).chmod(e.mode & 0o755)
+    folder.chmod(0o755)
 
 
 class EtcCopy:
     """The sandbox's ``/etc``: a copy of the listed entries of ``src``, bound read-only in one mount (one bind
-    per file cost ~0.4 ms per call). Made once per process into ``<runtime_root>/etc-<content digest>``
-    (processes seeing the same /etc share one folder; a concurrent maker loses the rename and uses the
-    winner's), made again when a listed entry changes."""
+    per file cost ~0.4 ms per call). Its folder is ``<runtime_root>/etc-<digest of its content>``: made once
+    (written under a temporary name, then renamed, so a folder that exists is complete; of two processes
+    making it at once, one rename wins and both use that folder), shared by every process that sees the
+    same /etc, and a new one when a listed entry changes."""
 
     def __init__(self, src: Path, names: Sequence[str], root: Path | None = None) -> None:
         self.src, self.names, self.root = Path(src), tuple(names), root
@@ -218,26 +248,33 @@ class EtcCopy:
 
     def _prepare(self) -> Path:
         root = self.root or runtime_root()
-        visible = _fixed_args()[1]
+        entries = _entries(self.src, self.names, _fixed_args()[1])
+        final = root / f"etc-{_digest(entries)[:32]}"
+        tops = [e.rel for e in entries if "/" not in e.rel]
+        if _complete(final, tops):
+            return final
         tmp = Path(tempfile.mkdtemp(prefix=".etc-", dir=root))
         own = False  # True: this process keeps its copy under the temporary name
         try:
-            for name in self.names:
-                _copy_entry(self.src / name, tmp / name, visible)
-            tmp.chmod(0o755)
-            digest = tree_digest(tmp)
-            final = root / f"etc-{digest[:32]}"
+            _materialise(entries, tmp)
             try:
                 tmp.rename(final)  # atomic; fails when another process made this folder first
                 return final
             except OSError:
-                if final.is_dir() and not final.is_symlink() and tree_digest(final) == digest:
+                if _complete(final, tops):
                     return final
-                own = True  # the name holds something else
+                own = True  # the name holds a broken folder: use this process's own copy
                 return tmp
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot prepare the sandbox's /etc in {root}: {exc}") from None
         finally:
             if not own:
-                shutil.rmtree(tmp, ignore_errors=True)
+                shutil.rmtree(tmp, ignore_errors=True)  # gone already after a successful rename
+
+
+def _complete(folder: Path, tops: Sequence[str]) -> bool:
+    """``folder`` is a made copy (a real folder holding every listed entry; a tmp cleaner may have eaten one)."""
+    return folder.is_dir() and not folder.is_symlink() and all(os.path.lexists(folder / t) for t in tops)
 
 
 ETC = EtcCopy(Path("/etc"), ETC_FILES)
@@ -319,7 +356,8 @@ def probe() -> str:
     version = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=20,
                              stdin=subprocess.DEVNULL).stdout.strip()
     who = "as root" if os.geteuid() == 0 else "unprivileged (user namespaces)"
-    return f"{version or 'bubblewrap'} at {exe}, {who}: no network, own PID namespace, read-only system"
+    return (f"{version or 'bubblewrap'} at {exe}, {who}: no network, own PID namespace, read-only system, "
+            f"/etc a copy of {len(ETC_FILES)} entries in {ETC.folder().parent}")
 
 
 def check_mode(mode: str) -> None:

@@ -65,16 +65,18 @@ def test_a_changed_entry_is_picked_up_and_equal_contents_share_a_folder(tmp_path
     assert not [p for p in root.iterdir() if p.name.startswith(".etc-")]
 
 
-def test_a_folder_planted_under_the_digest_name_is_not_used(tmp_path: Path) -> None:
+def test_a_broken_folder_under_the_digest_name_is_not_used(tmp_path: Path) -> None:
+    """A folder missing a listed entry (a tmp cleaner ate it) is passed over: this process keeps its own copy."""
     src = fake_etc(tmp_path)
     (tmp_path / "a").mkdir(mode=0o700)
     (tmp_path / "b").mkdir(mode=0o700)
     name = EtcCopy(src, NAMES, tmp_path / "a").folder().name
-    planted = tmp_path / "b" / name
-    planted.mkdir()
-    (planted / "passwd").write_text("evil::0:0::/:/bin/sh\n")
+    broken = tmp_path / "b" / name
+    broken.mkdir()
+    (broken / "passwd").write_text("root:x:0:0::/root:/bin/sh\n")
     got = EtcCopy(src, NAMES, tmp_path / "b").folder()
-    assert got != planted and (got / "passwd").read_text() == "root:x:0:0::/root:/bin/sh\n"
+    assert got != broken and sorted(os.listdir(got)) == sorted(os.listdir(tmp_path / "a" / name))
+    assert EtcCopy(src, NAMES, tmp_path / "a").folder() == tmp_path / "a" / name  # a whole one is reused
 
 
 @pytest.mark.parametrize("mode", [0o777, 0o750])
