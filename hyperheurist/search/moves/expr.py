@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from pyslang import ast
 from pyslang.syntax import SyntaxKind
 
+from ...hdl.ports import top_widths
 from .verilog import Edit, K, modules, overridable_parameters, walk
 
 Syntax = Any  # a pyslang syntax node, narrowed by its ``.kind`` (see the module docstring)
@@ -121,15 +121,6 @@ class Widths:
         self._widths: dict[str, int] | None = None
 
     def get(self) -> dict[str, int]:
-        if self._widths is None:
-            comp = ast.Compilation()
-            comp.addSyntaxTree(self.tree)
-            out: dict[str, int] = {}
-            for inst in comp.getRoot().topInstances:
-                for m in inst.body:
-                    ty = getattr(m, "type", None)
-                    if ty is not None and m.kind in (ast.SymbolKind.Net, ast.SymbolKind.Variable,
-                                                     ast.SymbolKind.Port):
-                        out[m.name] = int(ty.bitWidth)
-            self._widths = out
+        if self._widths is None:  # one bounded elaboration (hdl.ports), not an unbounded Compilation
+            self._widths = top_widths([self.tree])
         return self._widths
