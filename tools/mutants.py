@@ -33,7 +33,6 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.errors import HHError
 from hyperheurist.gates import run_gates
-from hyperheurist.gates.lexer import lex
 
 SWAPS = {"+": "-", "-": "+", "&": "|", "|": "&", "^": "|", "==": "!=", "!=": "==", "<": "<=", ">": ">="}
 # a binary operator with operands around it (not <=/>= of assignments or comparisons, not && || << >>)
@@ -106,9 +105,18 @@ def _reset_drops(text: str, code: str, reset: str) -> list[tuple[str, str]]:
     return out
 
 
+# comments and string literals of a (trusted) reference, blanked so no mutation site falls inside one
+_NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+
+
+def blank_comments_and_strings(text: str) -> str:
+    """``text`` with comments and strings replaced by spaces (same length, newlines kept)."""
+    return _NOT_CODE.sub(lambda m: "".join(c if c == "\n" else " " for c in m.group(0)), text)
+
+
 def mutants(text: str, design: DesignConfig, per_op: int, seed: int) -> list[tuple[str, str]]:
     """(label, mutated text) pairs."""
-    code = lex(text).code
+    code = blank_comments_and_strings(text)
     rng = random.Random(seed)
     sites: dict[str, list[tuple[str, str]]] = {k: [] for k in KINDS if k != "stuck"}
     for m in OPERATOR.finditer(code):

@@ -6,32 +6,19 @@ golden defines gets a ``hhref_`` prefix before it is simulated or mitred beside 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..candidate import Candidate
+from ..hdl.rename import declared_names, prefix_names
 from .context import is_header, is_verilog
-from .lexer import lex
 
 PREFIX = "hhref_"
-# packages too: a golden design with a package would otherwise redeclare the candidate's
-MODULE_DECL = re.compile(r"\b(?:module|macromodule|package)\s+(?:(?:automatic|static)\s+)?([A-Za-z_][A-Za-z0-9_$]*)")
-
-
-def module_names(text: str) -> list[str]:
-    return MODULE_DECL.findall(lex(text).code)
 
 
 def renamed(golden: Candidate) -> tuple[list[tuple[str, str]], str]:
-    """(files with every defined module prefixed, the renamed top)."""
-    names = sorted({n for fname, t in golden.files if is_verilog(fname) for n in module_names(t)},
-                   key=len, reverse=True)
-    out = []
-    for fname, text in golden.files:
-        if is_verilog(fname):
-            for n in names:
-                text = re.sub(rf"(?<![A-Za-z0-9_$]){re.escape(n)}(?![A-Za-z0-9_$])", PREFIX + n, text)
-        out.append((fname, text))
+    """(files with every defined module and package prefixed, on identifier tokens only; the renamed top)."""
+    names = {n for fname, t in golden.files if is_verilog(fname) for n in declared_names(t)}
+    out = [(fname, prefix_names(t, names, PREFIX) if is_verilog(fname) else t) for fname, t in golden.files]
     return out, PREFIX + golden.top
 
 

@@ -82,7 +82,7 @@ def testbench(ctx: StageContext) -> Check:
     extra: list[str] = []
     if ctx.params:
         # -P only reaches root modules; the candidate sits under the testbench, so defparam it there
-        from .rtl_ast import instance_paths
+        from ..hdl.elaborate import instance_paths
 
         paths = instance_paths([v.testbench, ctx.root / CANONICAL], ctx.top)
         body = "".join(f"  defparam {path}.{k} = {val};\n" for path in paths for k, val in ctx.params.items())

@@ -1,7 +1,7 @@
 """Structure stage: the top module, its ports, and netlist hazards.
 
 Tool choice:
-- pyslang (``rtl_ast``): the top module exists, its ports (names, directions, widths after
+- pyslang (``hdl.elaborate``): the top module exists, its ports (names, directions, widths after
   parameter overrides) match ``interface.all_ports()``, no ``initial`` blocks or ``#`` delays.
   A full SystemVerilog front end gives exact widths and file:line at ~1 ms; Yosys would drop
   delays and turn ``initial`` into init values without complaint.
@@ -16,27 +16,23 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 from ..config import Interface
+from ..hdl.elaborate import CHILD_ARGV, CHILD_READABLE, Elaborated
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
-from . import rtl_ast
-from .rtl_ast import Elaborated, PortInfo
 from .tooling import clip, first_location, strip_paths
 
 LATCH = re.compile(r"^Latch inferred for signal `\\?([^']+)' from process `([^']+)'", re.M)
 # Yosys writes `file.v:17: ERROR: ...` for front-end errors
 ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)
-RTL_AST = Path(rtl_ast.__file__).resolve()
 
 
 def pyslang_invocation(ctx: StageContext) -> Invocation:
     """pyslang elaboration of untrusted RTL in a sandboxed child with the design's limits: a generate
     bomb or a pyslang crash ends the child, never hh (a crash is the design's fault)."""
-    return Invocation("pyslang", (sys.executable, "-I", str(RTL_AST), ctx.top, json.dumps(ctx.params), *ctx.sources()),
-                      readable=(RTL_AST.parent,), crash_is_data=True)
+    return Invocation("pyslang", (*CHILD_ARGV, ctx.top, json.dumps(ctx.params), *ctx.sources()),
+                      readable=(CHILD_READABLE,), crash_is_data=True)
 
 
 def elaborated(run: ToolRun) -> Elaborated | str:
@@ -48,9 +44,7 @@ def elaborated(run: ToolRun) -> Elaborated | str:
         last = [ln for ln in res.stderr.strip().splitlines() if ln.strip()][-1:] or [res.describe()]
         return f"pyslang could not elaborate the design: {res.describe()}: {last[0][:200]}"
     try:
-        data = json.loads(res.stdout)
-        data["ports"] = [PortInfo(**p) for p in data["ports"]]
-        return Elaborated(**data)
+        return Elaborated.from_json(res.stdout)
     except (ValueError, TypeError, KeyError) as exc:
         return f"pyslang's report is unreadable: {exc}"
 

@@ -24,6 +24,7 @@ from ..config import Limits
 from ..runner import ToolResult
 from ..stages.model import Invocation, ToolRun
 from .literals import define
+from .tokens import conditionals
 
 CANONICAL = "canonical.v"
 # macros some tool in the flow predefines (or a user might expect one to): resolved alike for all
@@ -32,7 +33,6 @@ TOOL_MACROS = frozenset({
     "COCOTB_SIM", "SIMULATION", "__slang__", "SYSTEMVERILOG", "VERILATOR_TIMING", "COVERAGE", "VCS", "MODEL_TECH",
     "XILINX_SIMULATOR", "QUESTA", "XCELIUM", "INCA", "RIVIERA", "ALDEC", "IMPERAS", "SV_COV_ASSERTION",
 })
-CONDITIONAL = re.compile(r"`(ifdef|ifndef|elsif)[ \t]+([A-Za-z_][A-Za-z0-9_$]*)")
 HEADER_EXT = (".vh", ".svh")
 SOURCE_EXT = (".v", ".sv")
 
@@ -56,19 +56,15 @@ def _defines_file(defines: tuple[tuple[str, str], ...], include_dir: str) -> str
 
 def tool_conditionals(cand: Candidate) -> list[str]:
     """`` `ifdef SYNTHESIS ``-style tests of tool macros, as warnings naming file and line."""
-    from ..gates.lexer import lex  # comments and strings blanked: a mention there is not a test
-
     out = []
     defined = {k for k, _ in cand.defines}
     for name, text in cand.files:
         if not name.lower().endswith(SOURCE_EXT + HEADER_EXT):
             continue
-        lx = lex(text)
-        for m in CONDITIONAL.finditer(lx.code):
-            macro = m.group(2)
+        for line, directive, macro in conditionals(text):  # tokens: a mention in a comment is not a test
             if macro in TOOL_MACROS:
                 state = "defined" if macro in defined else "undefined"
-                out.append(f"{name}:{lx.line_of(m.start())}: `{m.group(1)} {macro} is resolved once, with "
+                out.append(f"{name}:{line}: `{directive} {macro} is resolved once, with "
                            f"{macro} {state}, for every tool (one canonical design)")
     return out
 
