@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..candidate import Candidate
 from ..config import DesignConfig
 from ..ppa.metrics import PPAMetrics
 from ..recipe import FlowPreset, Recipe
+
+if TYPE_CHECKING:
+    from ..llm.protocol import LLM
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ class MoveContext:
     design: DesignConfig
     flow: FlowPreset
     metrics: PPAMetrics | None = None
-    llm: Any = None
+    llm: LLM | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
