@@ -3,8 +3,7 @@ and the scorer that turns metrics into the cost it minimises."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..config import DesignConfig, Weights
 from ..errors import ConfigError
@@ -29,27 +28,18 @@ def _weights(design: DesignConfig, flow: FlowPreset) -> Weights:
     return design.ppa.weights
 
 
-# metrics as the flow holds them, or as read back from a journal or ppa.json (hh audit, tools/qor.py)
-Metrics = PPAMetrics | Mapping[str, Any]
-
-
-def _typed(m: Metrics) -> PPAMetrics:
-    return m if isinstance(m, PPAMetrics) else PPAMetrics.from_dict(dict(m))
-
-
 class Scorer:
     """Turns metrics into the scalar cost, normalised to the baseline (first valid candidate)."""
 
     def __init__(self, design: DesignConfig, flow: FlowPreset) -> None:
         self.design = design
         self.weights = _weights(design, flow)
-        self.baseline: Metrics | None = None
+        self.baseline: PPAMetrics | None = None
 
-    def __call__(self, metrics: Metrics) -> float:
+    def __call__(self, metrics: PPAMetrics) -> float:
         assert self.baseline is not None, "baseline must be set before scoring"
         ppa = self.design.ppa
-        return cost(_typed(metrics), _typed(self.baseline), self.weights, ppa.clock_period_ns, ppa.timing_penalty,
-                    ppa.objective)
+        return cost(metrics, self.baseline, self.weights, ppa.clock_period_ns, ppa.timing_penalty, ppa.objective)
 
     def score(self, ev: Evaluation) -> Evaluation:
         if not ev.valid or ev.metrics is None:
