@@ -64,11 +64,12 @@ def measure(design: DesignConfig, path: Path, workdir: Path) -> dict:
 
 def costed(design: DesignConfig, metrics: dict, baseline: dict) -> float:
     from hyperheurist.flow import Scorer
+    from hyperheurist.ppa.metrics import PPAMetrics
     from hyperheurist.recipe import load_flow
 
     scorer = Scorer(design, load_flow(design.ppa.flow))
-    scorer.baseline = baseline
-    return scorer(metrics)
+    scorer.baseline = PPAMetrics.from_dict(baseline)
+    return scorer(PPAMetrics.from_dict(metrics))
 
 
 def distinct_rate(run_dir: Path) -> dict:
