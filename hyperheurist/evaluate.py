@@ -85,8 +85,7 @@ def evaluate(task: EvalTask) -> Outcome:
     try:
         ctx = ppa_context(state.candidate, design, state.recipe, task.power)
         if gated:
-            g = gate_context(state.candidate, design, task.parent.candidate if task.parent else None, None)
-            ctx.golden, ctx.equivalence = g.golden, g.equivalence
+            gate_context(ctx, task.parent.candidate if task.parent else None, None)
         reuse = PPAReuse(PPACache.default(), key_for(state.candidate, design, state.recipe, task.power))
         if reuse.hit is not None and not gated:  # the RTL is proven and this recipe was estimated before
             m = metrics_of(ctx, reuse)

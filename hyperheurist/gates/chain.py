@@ -20,13 +20,12 @@ def default_golden(design: DesignConfig) -> Candidate | None:
     return reference_candidate(design)
 
 
-def gate_context(cand: Candidate, design: DesignConfig, reference: Candidate | None,
-                 equivalence: bool | None) -> StageContext:
-    """``reference`` is the golden side (default: verification.reference); ``equivalence`` forces the
-    formal stage on or off (default: verification.equivalence.enabled)."""
-    golden = reference if reference is not None else default_golden(design)
-    eq = design.verification.equivalence.enabled if equivalence is None else equivalence
-    return StageContext(cand=cand, design=design, golden=golden, equivalence=eq)
+def gate_context(ctx: StageContext, reference: Candidate | None, equivalence: bool | None) -> StageContext:
+    """``ctx`` set up for the gates: ``reference`` is the golden side (default: verification.reference);
+    ``equivalence`` forces the formal stage on or off (default: verification.equivalence.enabled)."""
+    ctx.golden = reference if reference is not None else default_golden(ctx.design)
+    ctx.equivalence = ctx.design.verification.equivalence.enabled if equivalence is None else equivalence
+    return ctx
 
 
 def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference: Candidate | None = None,
@@ -43,5 +42,5 @@ def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference
             raise ConfigError(f"unknown gate(s): {', '.join(sorted(unknown))} (gates: {', '.join(GATES)})")
         wanted = {StageId.SAFETY, *map(StageId, only)}
         stages = tuple(s for s in GATE_PIPELINE if s.id in wanted)
-    ctx = gate_context(cand, design, reference, equivalence)
+    ctx = gate_context(StageContext(cand=cand, design=design), reference, equivalence)
     return GateReport(tuple(StageRunner(Path(workdir), ctx).run(stages)))
