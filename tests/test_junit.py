@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from hyperheurist.gates.junit import junit_error_xml, junit_xml, xml_safe
-from hyperheurist.gates.result import GateReport, GateResult, skipped
+from hyperheurist.gates.result import GateReport
+from hyperheurist.stages.model import StageId, StageResult, skipped
 
 DATA = Path(__file__).parent / "data" / "gates" / "alu"
 
@@ -76,7 +77,7 @@ def test_control_bytes_in_a_file_name_keep_the_xml_parseable(tmp_path: Path) -> 
 
 def test_xml_safe_covers_every_forbidden_character() -> None:
     nasty = "".join(chr(c) for c in range(0x20)) + "\ud800\udcff\ufffe ok \u00e9\U0001F600"
-    report = GateReport((GateResult("compile", False, nasty), skipped("structure", nasty)))
+    report = GateReport((StageResult(StageId.COMPILE, False, nasty), skipped(StageId.STRUCTURE, nasty)))
     for text in (junit_xml(report, "s\x00uite"), junit_error_xml("s", nasty, 3)):
         root = ET.fromstring(text.encode("utf-8", errors="strict"))
         assert root.find(".//testsuite") is not None or root.tag == "testsuites"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..stages.model import StageId, StageResult, failed, passed, short, skipped
+from ..stages.model import StageId, StageResult, failed, passed
 
 GateResult = StageResult
 # what `hh gate` judges, in order: "synthesizes" is the synthesis stage's verdict
@@ -43,4 +43,4 @@ class GateReport:
         }
 
 
-__all__ = ["GATES", "GateReport", "GateResult", "failed", "passed", "short", "skipped"]
+__all__ = ["GATES", "GateReport", "GateResult", "failed", "passed"]
