@@ -145,3 +145,69 @@ def test_override_points_at_a_fake_tool(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HH_YOSYS", str(fake))
     res = run_tool(["yosys", "-V"], name="v", log_dir=tmp_path / "logs", timeout_s=10)
     assert res.ok and res.stdout.strip() == "fake-yosys -V"
+
+
+# ---- the stage runner: folders, files, verdicts, skips, reuse -------------------------------------------
+def _stage_ctx(tmp_path: Path):
+    from hyperheurist.candidate import Candidate
+    from hyperheurist.config import load_design
+    from hyperheurist.stages.context import StageContext
+
+    data = Path(__file__).parent / "data" / "gates" / "alu"
+    d = load_design(data / "design.yaml", {"limits.sandbox": "off"})
+    return StageContext(cand=Candidate.from_paths([data / "good.v"], top=d.top), design=d)
+
+
+class _Echo:
+    """A stage whose plan runs one tool: Python printing the text of a file the plan wrote."""
+
+    inputs: tuple[str, ...] = ()
+    outputs = ("out.txt",)
+    config: tuple[str, ...] = ()
+
+    def __init__(self, stage, verdict: bool = True, files: dict[str, str] | None = None) -> None:
+        self.id, self.verdict, self.files = stage, verdict, files or {"msg.txt": "hello\n"}
+
+    def skip_reason(self, ctx) -> None:
+        return None
+
+    def plan(self, ctx):
+        from hyperheurist.stages.model import Invocation, StageResult, call
+
+        argv = (PY, "-c", "import shutil; shutil.copy('msg.txt', 'out.txt')")
+        run = yield from call(Invocation("py", argv, files=self.files, outputs=("out.txt",)))
+        return StageResult(self.id, self.verdict, run.outputs.get("out.txt", "").strip(), value=run.outputs)
+
+
+def test_stage_runner_names_folders_and_stops_at_the_first_failure(tmp_path: Path) -> None:
+    from hyperheurist.jsonio import read_json
+    from hyperheurist.stages.model import StageId
+    from hyperheurist.stages.runner import StageRunner
+
+    ctx = _stage_ctx(tmp_path)
+    stages = [_Echo(StageId.COMPILE), _Echo(StageId.STRUCTURE, verdict=False), _Echo(StageId.SIMULATION)]
+    out = StageRunner(tmp_path / "run", ctx).run(stages)
+    assert [(r.stage, r.passed, r.skipped) for r in out] == [
+        (StageId.COMPILE, True, False), (StageId.STRUCTURE, False, False), (StageId.SIMULATION, True, True)]
+    assert out[0].message == "hello" and out[2].message == "not run: structure failed"
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["01-compile", "02-structure"]
+    assert read_json(tmp_path / "run" / "02-structure" / "result.json")["passed"] is False
+    commands = (tmp_path / "run" / "01-compile" / "COMMANDS").read_text()
+    assert "-c 'import shutil" in commands and str(tmp_path) not in commands.splitlines()[1].split("&&")[1]
+
+
+def test_stage_runner_refuses_files_outside_the_run_folder_and_answers_from_reuse(tmp_path: Path) -> None:
+    from hyperheurist.stages.model import StageId, skipped
+    from hyperheurist.stages.runner import StageRunner
+
+    ctx = _stage_ctx(tmp_path)
+    with pytest.raises(ToolError, match="outside the run folder"):
+        StageRunner(tmp_path / "run", ctx).run([_Echo(StageId.COMPILE, files={"../../escape.txt": "x"})])
+    assert not (tmp_path / "escape.txt").exists()
+
+    def reuse(stage, ctx):
+        return skipped(stage.id, "reused") if stage.id == StageId.STRUCTURE else None
+
+    out = StageRunner(tmp_path / "run2", ctx, reuse).run([_Echo(StageId.COMPILE), _Echo(StageId.STRUCTURE)])
+    assert out[1].skipped and out[1].message == "reused"
+    assert sorted(p.name for p in (tmp_path / "run2").iterdir()) == ["01-compile"]
