@@ -54,9 +54,11 @@ def test_build_error_is_data(tmp_path: Path) -> None:
 @pytest.mark.parametrize("simulator, vcd", [("icarus", False), ("icarus", True), ("verilator", False),
                                             ("verilator", True)])
 def test_commands_follow_cocotbs_makefiles(tmp_path: Path, simulator: str, vcd: bool) -> None:
-    build = tmp_path / "build"
+    build, src = tmp_path / "build", tmp_path / "src" / "good.v"
     build.mkdir()
-    p = plan(simulator=simulator, sources=[DATA / "good.v"], toplevel="counter", test_module="test_counter",
+    src.parent.mkdir()
+    src.write_text((DATA / "good.v").read_text())
+    p = plan(simulator=simulator, sources=[src], toplevel="counter", test_module="test_counter",
              python_path=[DATA, build], build_dir=build, params={"WIDTH": "8"}, seed=3, vcd=vcd)
     lines = [f"$ {shlex.join(cmd)}" for cmd in p.build] + [f"env: {' '.join(sorted(p.build_env))}",
                                                             f"$ {shlex.join(p.test)}"]

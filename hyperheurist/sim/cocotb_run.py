@@ -143,10 +143,10 @@ def plan(*, simulator: str, sources: Sequence[Path], toplevel: str, test_module:
     """The commands of Makefile.icarus / Makefile.verilator for these sources (files: ``build_dir``)."""
     config = _cocotb_config()
     sim_env = _sim_env(simulator)
-    srcs = [str(p) for p in sources]
+    srcs = [os.path.relpath(p, build_dir) for p in sources]  # the run folder's name stays out of argv
     if simulator == "icarus":
         (build_dir / "cmds.f").write_text("+timescale+{}/{}\n".format(*TIMESCALE), encoding="utf-8")
-        dump = ["-s", DUMP_MODULE, str(_dump_module(build_dir / f"{DUMP_MODULE}.v", toplevel))] if vcd else []
+        dump = ["-s", DUMP_MODULE, _dump_module(build_dir / f"{DUMP_MODULE}.v", toplevel).name] if vcd else []
         build: tuple[tuple[str, ...], ...] = (
             ("iverilog", "-o", SIM_IMAGE, "-s", toplevel, "-g2012", "-f", "cmds.f",
              *(f"-P{toplevel}.{k}={v}" for k, v in params.items()), *srcs, *dump),)
