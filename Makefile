@@ -2,6 +2,8 @@
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
 HH      := $(VENV)/bin/hh
+RUFF    := $(VENV)/bin/ruff
+MYPY    := $(VENV)/bin/mypy
 SEEDS   ?= 3
 ITERATIONS ?=
 JOBS    ?= 2
@@ -17,6 +19,8 @@ demo: setup
 
 test:
 	@HH_WITH_CHROMIUM=1 bash tools/setup.sh   # the report screenshot test needs headless Chromium
+	$(RUFF) check hyperheurist tests tools
+	$(MYPY)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 sweep: setup
@@ -30,8 +34,8 @@ qor: setup   # the QoR suite: hand-optimised pairs vs hh, every accepted RTL cha
 
 # ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) on everything; mypy --strict on the package
 lint: setup
-	$(VENV)/bin/ruff check hyperheurist tests tools
-	$(VENV)/bin/mypy
+	$(RUFF) check hyperheurist tests tools
+	$(MYPY)
 
 bench: setup
 	$(PY) tools/bench.py
