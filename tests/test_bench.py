@@ -61,5 +61,6 @@ def test_sandbox_cost_in_alternating_pairs_with_the_tools_launched(tmp_path: Pat
     assert len(sb["walls"]["required"]) == len(sb["walls"]["off"]) == len(sb["pair_ratios"]) == 2
     assert sb["tool_calls"] == len(sb["launches"]) >= 5
     assert any(n.startswith("yosys") for n in sb["launches"]) and "iverilog" in sb["launches"]
+    assert any(n.startswith("ivlpp") for n in sb["launches"])  # each evaluation preprocesses afresh
     md = "\n".join(bench.render_sandbox([sb, {**sb, "design": "other"}]))
     assert f"- adder4, other ({sb['tool_calls']}): " in md and "over 2 adjacent pairs" in md

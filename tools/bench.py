@@ -21,6 +21,7 @@ Timings are medians of ``--repeats`` runs; on a shared machine they are noisy.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -42,7 +43,6 @@ sys.path.insert(0, str(REPO))
 from hyperheurist.candidate import Candidate  # noqa: E402
 from hyperheurist.config import DesignConfig, load_design  # noqa: E402
 from hyperheurist.evaluate import EvalTask, Outcome, evaluate  # noqa: E402
-from hyperheurist.hdl.canonical import _CACHE as canonical_cache  # noqa: E402
 from hyperheurist.recipe import load_flow  # noqa: E402
 from hyperheurist.runner import ToolResult  # noqa: E402
 from hyperheurist.search.state import State  # noqa: E402
@@ -332,6 +332,19 @@ def measure_overhead(design: DesignConfig, cand: Candidate, root: Path, repeats:
 
 
 # ---- sandbox cost ----------------------------------------------------------------------------------
+def forget_preprocessed() -> None:
+    """Each evaluation preprocesses its candidate afresh, as a new candidate would: the canonical texts this
+    process holds are dropped (those on disk live in the fresh HH_CACHE_DIR). They are held by
+    hdl.canonical, or by stages.memo once the stage runner keeps them (both looked up: that move is under way)."""
+    for module, name in (("hyperheurist.hdl.canonical", "_CACHE"), ("hyperheurist.stages.memo", "_held")):
+        try:
+            held = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if isinstance(held, dict):
+            held.clear()
+
+
 def launch_names(root: Path) -> list[str]:
     """The tools an evaluation started, in stage order: the run_tool name, and the executable when it differs."""
     out = []
@@ -352,7 +365,7 @@ def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: 
         pair = [("required", design), ("off", off)]
         for mode, d in pair if i % 2 == 0 else pair[::-1]:
             fresh_cache(root)
-            canonical_cache.clear()  # each evaluation preprocesses its candidate and reference afresh
+            forget_preprocessed()
             run_dir = Path(tempfile.mkdtemp(prefix=f"sb-{mode}{i}-", dir=root))
             out, wall = run_eval(d, cand, run_dir)
             if not out.evaluation.valid:
