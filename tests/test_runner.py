@@ -211,3 +211,23 @@ def test_stage_runner_refuses_files_outside_the_run_folder_and_answers_from_reus
     out = StageRunner(tmp_path / "run2", ctx, reuse).run([_Echo(StageId.COMPILE), _Echo(StageId.STRUCTURE)])
     assert out[1].skipped and out[1].message == "reused"
     assert sorted(p.name for p in (tmp_path / "run2").iterdir()) == ["01-compile"]
+
+
+@pytest.mark.tools
+def test_a_cacheable_invocation_run_before_starts_no_process(tmp_path: Path) -> None:
+    """The preprocessor on the same sources (as a candidate, then as the golden side) runs once."""
+    from hyperheurist.candidate import Candidate
+    from hyperheurist.config import load_design
+    from hyperheurist.gates import run_gates
+
+    data = Path(__file__).parent / "data" / "gates" / "alu"
+    d = load_design(data / "design.yaml")
+    text = (data / "good.v").read_text() + f"// {tmp_path.name}\n"  # sources no other test preprocessed
+    cand = Candidate(files=(("good.v", text),), top=d.top)
+    first = run_gates(cand, d, tmp_path / "a", reference=cand, only=["safety"])
+    assert first.passed and "ivlpp" in (tmp_path / "a" / "canonical" / "COMMANDS").read_text()
+    assert not (tmp_path / "a" / "golden" / "canonical" / "COMMANDS").exists()  # the same sources: answered
+    second = run_gates(cand, d, tmp_path / "b", only=["safety"])
+    assert second.passed and not (tmp_path / "b" / "canonical" / "COMMANDS").exists()
+    assert (tmp_path / "b" / "canonical" / "canonical.v").read_text() == \
+        (tmp_path / "a" / "canonical" / "canonical.v").read_text()

@@ -22,7 +22,6 @@ from ..hdl.canonical import (
     canonical_candidate,
     interpret,
     invocation,
-    known,
     origin_locator,
 )
 from ..stages.context import CANONICAL, GOLDEN, SRC, StageContext
@@ -50,10 +49,8 @@ def _sources(cand: Candidate, folder: str) -> dict[str, str]:
 
 
 def _canonical(ctx: StageContext, cand: Candidate, root: str, name: str) -> Generator[Request, Reply, Canonical]:
-    """``cand``'s canonical text: made by ``ivlpp`` in ``<root>canonical/`` from ``<root>src/``, or known."""
-    canon = known(cand)
-    if canon is not None:
-        return canon
+    """``cand``'s canonical text: made by ``ivlpp`` in ``<root>canonical/`` from ``<root>src/`` (the runner
+    answers it from ``stages.memo`` when these sources were preprocessed before)."""
     inv = invocation(cand, ctx.design.limits, name=name, cwd=f"../{root}canonical", src="../src")
     run = yield from call(replace(inv, files={**_sources(cand, f"{root}src"), **inv.files}))
     return interpret(cand, ctx.design.limits, run, "../src")

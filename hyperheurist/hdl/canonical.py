@@ -14,7 +14,6 @@ inlined, conditionals resolved: the safety scan that follows sees what the tools
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from pathlib import Path
 
 from ..candidate import Candidate
 from ..config import Limits
-from ..jsonio import write_text_atomic
 from ..runner import ToolResult
 from ..stages.model import Invocation, ToolRun
 from .literals import define
@@ -71,59 +69,6 @@ def tool_conditionals(cand: Candidate) -> list[str]:
     return out
 
 
-# canonical texts by candidate digest (sources and defines) and preprocessor: a pure function of them, so
-# the next candidate's golden side (the same reference), a Phase-2 parent or a recipe-only evaluation reuses
-# it instead of starting the preprocessor (a sandboxed call) again; held in this process and on disk
-_CACHE: dict[str, str] = {}
-_CACHE_ENTRIES, _CACHE_TEXT = 64, 1 << 20
-
-
-def _cache_key(cand: Candidate) -> str:
-    from ..tools import tool_version
-
-    return f"{cand.digest}:{tool_version('ivlpp')}"
-
-
-def _stored(key: str) -> Path:
-    """Where the canonical text of ``key`` is kept across processes: beside the PPA cache, content-addressed
-    like it (a worker evaluating a parent another worker preprocessed, the next run's reference)."""
-    from ..ppa.cache import default_cache_dir
-
-    name = hashlib.sha256(key.encode()).hexdigest()
-    return default_cache_dir() / "canonical" / name[:2] / f"{name}.v"
-
-
-def known(cand: Candidate) -> Canonical | None:
-    """The canonical text of ``cand`` if this process, or another sharing the cache folder, made it before.
-    It is scanned again like a fresh one (``gates.vetting``): the cache saves the preprocessor run only."""
-    key = _cache_key(cand)
-    text = _CACHE.get(key)
-    if text is None:
-        try:
-            text = _stored(key).read_text(encoding="utf-8", errors="surrogateescape")
-        except OSError:
-            return None  # not made yet (or unreadable): preprocess
-        _keep(key, text)
-    return Canonical(text, tuple(tool_conditionals(cand)))
-
-
-def _keep(key: str, text: str) -> None:
-    if len(_CACHE) >= _CACHE_ENTRIES:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[key] = text
-
-
-def remember(cand: Candidate, text: str) -> None:
-    if len(text) > _CACHE_TEXT:
-        return
-    key = _cache_key(cand)
-    _keep(key, text)
-    try:
-        write_text_atomic(_stored(key), text, errors="surrogateescape")
-    except OSError:
-        pass  # best effort: a cache that cannot be written never fails an evaluation
-
-
 def output_cap(cand: Candidate, limits: Limits) -> int:
     """Bytes the canonical text may reach: macro bombs stop here, at the kernel's file-size cap."""
     raw = sum(len(t.encode("utf-8", errors="surrogateescape")) for _, t in cand.files)
@@ -141,7 +86,7 @@ def invocation(cand: Candidate, limits: Limits, *, name: str, cwd: str, src: str
         raise PreprocessError("no Verilog source (.v/.sv) in the candidate")
     return Invocation(name=name, argv=("ivlpp", "-L", "-Fdefines.ivlpp", f"-o{PART}", *sources), cwd=cwd,
                       files={f"{cwd}/defines.ivlpp": _defines_file(cand.defines, src)}, outputs=(f"{cwd}/{PART}",),
-                      max_file_bytes=output_cap(cand, limits), max_output=1 << 20)
+                      consume=True, cacheable=True, max_file_bytes=output_cap(cand, limits), max_output=1 << 20)
 
 
 def interpret(cand: Candidate, limits: Limits, run: ToolRun, src: str) -> Canonical:
@@ -154,7 +99,6 @@ def interpret(cand: Candidate, limits: Limits, run: ToolRun, src: str) -> Canoni
     errors = _errors(res, src)
     if res.returncode != 0 or errors or text is None:
         raise PreprocessError(errors[0] if errors else f"preprocessing failed: {res.describe()}")
-    remember(cand, text)
     return Canonical(text, tuple(tool_conditionals(cand)))
 
 

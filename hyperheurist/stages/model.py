@@ -55,6 +55,7 @@ class Invocation:
     files: Mapping[str, str] = field(default_factory=dict)  # written before the run (scripts, benches, stimulus)
     outputs: tuple[str, ...] = ()  # removed before the run, read back after it when present
     consume: bool = False  # the outputs are removed once read (a waveform counted, not kept)
+    cacheable: bool = False  # reads only argv and ``files``: the runner may answer it from ``stages.memo``
     cwd: str = "."
     timeout_s: float | None = None  # None: limits.tool_timeout_s
     readable: tuple[Path, ...] = ()  # besides the run folder and the design's own inputs

@@ -7,11 +7,13 @@ stage folder, its logs and ``COMMANDS`` there, the run folder with the canonical
 inputs readable, the design's limits), hands back the logs and declared outputs, then writes the stage's
 artifacts and ``result.json``.
 After a failure every later stage is recorded as skipped with the reason. A ``reuse`` callback may
-answer a stage from a cache before it runs (then it has no folder).
+answer a stage from a cache before it runs (then it has no folder); a cacheable invocation run cleanly
+before with the same inputs is answered from ``stages.memo`` (then no process starts).
 """
 
 from __future__ import annotations
 
+import posixpath
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -19,8 +21,9 @@ from pathlib import Path
 
 from ..errors import ToolError
 from ..jsonio import write_json, write_text_atomic
-from ..runner import DEFAULT_MAX_FILE, DEFAULT_MAX_OUTPUT, run_tool
+from ..runner import DEFAULT_MAX_FILE, DEFAULT_MAX_OUTPUT, ToolResult, run_tool
 from ..sim.cocotb_run import run_cocotb
+from . import memo
 from .context import StageContext
 from .model import CocotbReply, CocotbRun, Invocation, Reply, Request, Stage, StageResult, ToolRun, skipped
 
@@ -99,6 +102,13 @@ class StageRunner:
             write_text_atomic(self._inside(sdir / name), text, errors="surrogateescape")
         for name in inv.outputs:
             self._inside(sdir / name).unlink(missing_ok=True)
+        k = memo.key(inv) if inv.cacheable else None
+        got = memo.recall(k) if k else None
+        if got is not None:  # the same inputs ran cleanly before: no process
+            res = ToolResult(inv.name, list(inv.argv), str(cwd), 0, 0.0, sandbox=lim.sandbox,
+                             stdout=got.stdout, stderr=got.stderr)
+            return ToolRun(res, {n: got.outputs[posixpath.relpath(n, inv.cwd)] for n in inv.outputs
+                                 if posixpath.relpath(n, inv.cwd) in got.outputs})
         res = run_tool(list(inv.argv), name=inv.name, log_dir=cwd, timeout_s=inv.timeout_s or ctx.tool_timeout,
                        cwd=cwd, mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox,
                        readable=[self.workdir, *_design_inputs(ctx), *inv.readable],
@@ -113,6 +123,9 @@ class StageRunner:
                 outputs[name] = path.read_text(encoding="utf-8", errors="surrogateescape")
                 if inv.consume:
                     path.unlink()
+        if k and res.ok:
+            memo.keep(k, memo.Remembered(res.stdout, res.stderr,
+                                         {posixpath.relpath(n, inv.cwd): t for n, t in outputs.items()}))
         return ToolRun(res, outputs)
 
     def _cocotb(self, req: CocotbRun, sdir: Path) -> CocotbReply:
