@@ -1,6 +1,6 @@
 """Yosys 0.23 (Debian, the default) against Yosys 0.70 (PyPI pyosys), quality and time side by side.
 
-The same synthesis script (hyperheurist.ppa.synth.build_script, the default flow recipe) runs under
+hh's own synthesis stage (the default flow recipe, the same script and netlist reading) runs under
 both; 0.70 also runs with its ``booth`` pass (Booth-encoded multipliers) inserted before ``alumacc``.
 Every netlist is measured the way hh measures it: area from the cell histogram and the liberty,
 delay from OpenSTA on the design's SDC. Designs: a size series (multipliers, adders) and the eight
@@ -18,7 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -29,13 +29,15 @@ sys.path.insert(0, str(REPO))
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.errors import ToolError
+from hyperheurist.gates.vetting import SafetyStage
 from hyperheurist.jsonio import write_json
-from hyperheurist.ppa.liberty import read_liberty
-from hyperheurist.ppa.netlist import histogram, read_netlist
-from hyperheurist.ppa.sta import run_sta
-from hyperheurist.ppa.synth import NETLIST, build_script, write_sources
+from hyperheurist.ppa.estimate import ppa_context
+from hyperheurist.ppa.sta import StaStage
+from hyperheurist.ppa.synth import SynthesisStage
 from hyperheurist.recipe import load_flow
-from hyperheurist.runner import run_tool
+from hyperheurist.stages.context import StageContext
+from hyperheurist.stages.model import Invocation, Plan, Request, StageId, StageResult
+from hyperheurist.stages.runner import StageRunner
 
 VENV = REPO / "runs" / ".pyosys"
 PYOSYS = "0.70"
@@ -66,38 +68,56 @@ def series_design(kind: str, n: int, root: Path) -> tuple[DesignConfig, Path]:
     return load_design(d / "design.yaml"), d / "rtl.v"
 
 
+class VariantSynthesis:
+    """hh's own synthesis stage (same script, same interpretation of the netlist), its Yosys swapped:
+    0.23 runs as hh runs it; 0.70 runs the same script through pyosys; 0.70-booth adds ``booth``."""
+
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+        self.inner = SynthesisStage()
+        self.id, self.inputs, self.outputs, self.config = (self.inner.id, self.inner.inputs, self.inner.outputs,
+                                                             self.inner.config)
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        return None
+
+    def _swap(self, req: Request) -> Request:
+        if self.variant == "0.23" or not isinstance(req, Invocation) or req.name != "yosys":
+            return req
+        files = dict(req.files)
+        if self.variant == "0.70-booth":
+            files["synth.ys"] = files["synth.ys"].replace("\nalumacc\n", "\nbooth\nalumacc\n", 1)
+            assert "\nbooth\n" in files["synth.ys"]
+        return replace(req, name="pyosys", argv=(str(VENV / "bin" / "python"), "-c", RUN_PASS), files=files,
+                       readable=(*req.readable, VENV))
+
+    def plan(self, ctx: StageContext) -> Plan:
+        inner = self.inner.plan(ctx)
+        try:
+            req = next(inner)
+            while True:
+                req = inner.send((yield self._swap(req)))
+        except StopIteration as stop:
+            result: StageResult = stop.value
+            return result
+
+
 def synth(design: DesignConfig, rtl: Path, variant: str, folder: Path) -> dict:
-    folder.mkdir(parents=True, exist_ok=True)
     cand = Candidate.from_paths([rtl], design.top)
-    lib = read_liberty(design.ppa.liberty_path or "")
-    sources = write_sources(cand, folder)
-    script = build_script([s.relative_to(folder) for s in sources], design.top, load_flow(design.ppa.flow).recipe,
-                          Path(lib.path), [])
-    if variant == "0.70-booth":
-        script = script.replace("\nalumacc\n", "\nbooth\nalumacc\n", 1)
-        assert "\nbooth\n" in script
-    (folder / "synth.ys").write_text(script, encoding="utf-8")
-    t0 = time.monotonic()
-    if variant == "0.23":
-        res = run_tool(["yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"], name="yosys", log_dir=folder,
-                       timeout_s=900, cwd=folder)
-    else:
-        res = run_tool([str(VENV / "bin" / "python"), "-c", RUN_PASS], name="pyosys", log_dir=folder,
-                       timeout_s=900, cwd=folder, readable=[VENV])
-    wall = time.monotonic() - t0
-    if not res.ok or not (folder / NETLIST).is_file():
-        return {"ok": False, "error": res.describe(), "synth_s": round(wall, 3)}
-    hist = histogram(read_netlist(folder / NETLIST), design.top)
-    area = sum(n * lib.cells[c].area for c, n in hist.items())
-    (folder / "sta").mkdir(exist_ok=True)
+    ctx = ppa_context(cand, design, load_flow(design.ppa.flow).recipe, "vectorless")
+    pipeline = (SafetyStage(), VariantSynthesis(variant), StaStage())
+    sta_error = None
     try:
-        delay: float | None = round(run_sta(folder / NETLIST, design.top, design, lib, folder / "sta",
-                                            timeout_s=120).delay_ns, 3)
-        sta_error = None
+        StageRunner(folder, ctx).run(pipeline)
     except ToolError as exc:  # e.g. OpenSTA 2019 cannot parse a construct the newer Yosys writes
-        delay, sta_error = None, str(exc).splitlines()[0]
-    return {"ok": True, "area_um2": round(area, 1), "cells": sum(hist.values()), "delay_ns": delay,
-            "sta_error": sta_error, "synth_s": round(wall, 3)}
+        sta_error = str(exc).splitlines()[0]
+    syn = ctx.results.get(StageId.SYNTHESIS)
+    if syn is None or not syn.passed:
+        return {"ok": False, "error": syn.message if syn else sta_error, "synth_s": round(syn.wall_s if syn else 0, 3)}
+    sta = ctx.results.get(StageId.STA)
+    delay = round(sta.details["delay_ns"], 3) if sta is not None and sta.passed else None
+    return {"ok": True, "area_um2": round(syn.details["area_um2"], 1), "cells": syn.details["cells"],
+            "delay_ns": delay, "sta_error": sta_error, "synth_s": round(syn.wall_s, 3)}
 
 
 def designs(work: Path) -> list[tuple[str, DesignConfig, Path]]:
