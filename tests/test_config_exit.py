@@ -99,3 +99,28 @@ def test_yosys_stopped_by_our_time_limit_is_exit_1_in_ppa_and_run(design_dir: Pa
     res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", env=env)
     assert res.returncode == 1, res.stderr
     assert "no candidate passed every gate" in res.stderr and "synthesis" in res.stderr, res.stderr
+
+
+def _rename_key(path: tuple[str | int, ...], new: str):
+    def change(data: dict, d: Path) -> None:
+        node = data
+        for k in path[:-1]:
+            node = node[k]
+        node[new] = node.pop(str(path[-1]))
+    return change
+
+
+@pytest.mark.parametrize(("path", "new", "named"), [
+    (("interface",), "interfce", "interfce: unknown key"),  # a required section: its "missing" must not come first
+    (("verification",), "verificaton", "verificaton: unknown key"),
+    (("interface", "ports", 0, "width"), "widht", "interface.ports[0].widht: unknown key"),
+    (("verification", "differential", "cycles"), "cylces", "verification.differential.cylces: unknown key"),
+])
+def test_misspelt_key_is_named_before_what_it_leaves_missing(design_dir: Path, path: tuple[str | int, ...],
+                                                             new: str, named: str) -> None:
+    p = with_change(design_dir, _rename_key(path, new))
+    for args in (("gate", str(p), str(design_dir / "seeds" / "ok_1_naive.v")), ("ppa", str(p))):
+        res = hh(*args)
+        lines = res.stderr.strip().splitlines()
+        assert res.returncode == 2 and len(lines) == 1, (args, res.stderr)
+        assert f"{p}: {named}" in lines[0] and "missing" not in lines[0], lines
