@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -13,6 +14,22 @@ from .model import MAX_TIMEOUT_S, Model, base_of
 from .paths import check_sources, is_file, path_text, resolve_file
 
 PY_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_DATA_FILE_BYTES = 16 << 20  # a $readmemh table; anything larger is not a testbench input
+
+
+def _data_file(name: str, value: object, base: Path) -> Path:
+    """The absolute path of one testbench data file placed as ``name`` in the simulation folders."""
+    rel = PurePosixPath(name)
+    if not name or rel.is_absolute() or ".." in rel.parts or "\\" in name:
+        raise ValueError(f"data_files: {name!r}: the name must be a relative path inside the simulation folder")
+    given = Path(path_text(value)).expanduser()
+    given = given if given.is_absolute() else base / given
+    problem = input_problem(given, base)
+    if problem:
+        raise ValueError(f"data_files: {problem}")
+    if given.stat().st_size > MAX_DATA_FILE_BYTES:
+        raise ValueError(f"data_files: {given}: larger than {MAX_DATA_FILE_BYTES >> 20} MiB")
+    return given.resolve()
 
 
 class Differential(Model):
@@ -41,6 +58,8 @@ class Verification(Model):
     pass_regex: str = "PASSED"
     fail_regex: str | None = r"\bFAIL|\bERROR\b|\bMISMATCH"
     reference: Path | None = None
+    # a list is written by the user; the mapping form is what resolved.yaml holds (and allows a file elsewhere)
+    data_files: dict[str, Path] = {}  # files the testbench $readmem's: paths in the design folder, copied beside it
     simulator: Literal["icarus", "verilator"] = "icarus"
     timeout_s: float = Field(default=60, gt=0, le=86400)
     differential: Differential = Differential()
@@ -50,6 +69,26 @@ class Verification(Model):
     @classmethod
     def _files(cls, v: object, info: ValidationInfo) -> Path | None:
         return resolve_file(v, info)
+
+    @field_validator("data_files", mode="before")
+    @classmethod
+    def _data_files(cls, v: object, info: ValidationInfo) -> dict[str, Path]:
+        base = base_of(info).resolve()
+        if isinstance(v, (str, Path)):
+            v = [v]
+        if isinstance(v, list):  # the written form: paths relative to design.yaml, named by that path
+            named: dict[object, object] = {}
+            for e in v:
+                p = Path(path_text(e))
+                full = Path(os.path.normpath(base / p))  # not resolved: a link out is input_problem's to name
+                if p.is_absolute() or not full.is_relative_to(base) or full == base:
+                    raise ValueError(f"data_files: {e}: not inside the design folder {base} (name it in a "
+                                     "mapping `name: path` to use a file elsewhere)")
+                named[full.relative_to(base).as_posix()] = full
+            v = named
+        if not isinstance(v, dict):
+            raise ValueError("data_files: expected a list of paths or a mapping name -> path")
+        return {str(k): _data_file(str(k), p, base) for k, p in v.items()}
 
     @field_validator("reference", mode="before")
     @classmethod

@@ -21,6 +21,7 @@ from .tooling import strip_paths
 from .vetting import Vetted
 
 MISMATCH = re.compile(r"HH_MISMATCH_(\w+) cycle=(\d+) port=(\w+) expected=(\S+) got=(\S+) inputs: ?(.*)")
+UNREADABLE = re.compile(r"\$readmem[hb]: Unable to open")  # Icarus' words for a data file not beside the bench
 Check = Generator[Request, Reply, tuple[str | None, dict[str, Any]]]
 
 
@@ -79,6 +80,9 @@ def testbench(ctx: StageContext) -> Check:
     v = ctx.design.verification
     assert v.testbench is not None
     files = {f"testbench/{k}": t for k, t in ctx.data_files().items()}
+    # the bench's own data (verification.data_files) under the relative names it opens them by
+    files.update({f"testbench/{name}": p.read_bytes().decode("utf-8", "surrogateescape")
+                  for name, p in v.data_files.items()})
     extra: list[str] = []
     if ctx.params:
         # -P only reaches root modules; the candidate sits under the testbench, so defparam it there
@@ -96,7 +100,8 @@ def testbench(ctx: StageContext) -> Check:
         m = re.search(v.fail_regex, out)
         if m:
             line = out[out.rfind("\n", 0, m.start()) + 1 : (out.find("\n", m.end()) + 1 or len(out) + 1) - 1]
-            return f"testbench reported a failure: {line.strip()}", {}
+            hint = " (declare it in verification.data_files)" if UNREADABLE.search(line) else ""
+            return f"testbench reported a failure: {line.strip()}{hint}", {}
     if not re.search(v.pass_regex, out):
         tail = [ln for ln in out.splitlines() if ln.strip()][-1:] or ["no output"]
         return f"testbench did not print the pass pattern /{v.pass_regex}/ (last line: {tail[0].strip()})", {}
