@@ -51,6 +51,16 @@ class Equivalence(Model):
 
 
 class Verification(Model):
+    """How a candidate is checked: give at least one of ``cocotb``, ``testbench`` or ``reference``. Files a
+    testbench opens with ``$readmemh``/``$readmemb`` are listed in ``data_files`` (relative to design.yaml)
+    and placed under the same relative path in its simulation folder; a bench that cannot open one fails.
+    ``initial: power_on_values`` accepts `initial` blocks that only assign constants to registers
+    (FPGA-style power-on values): the differential bench and the equivalence proof start both sides from
+    them; synthesis onto an ASIC liberty has no power-on state, so PPA ignores them (the structure stage
+    says so). Any other `initial` content (delays, loops, system tasks, signals) is rejected with file:line.
+
+    Internal: ``data_files`` holds name -> absolute path once loaded (the form resolved.yaml records)."""
+
     cocotb: str | None = None
     # folder holding the cocotb module; defaults to the YAML's folder
     test_dir: Path | None = Field(default=None, validate_default=True)
@@ -58,9 +68,11 @@ class Verification(Model):
     pass_regex: str = "PASSED"
     fail_regex: str | None = r"\bFAIL|\bERROR\b|\bMISMATCH"
     reference: Path | None = None
-    # a list is written by the user; the mapping form is what resolved.yaml holds (and allows a file elsewhere)
     data_files: dict[str, Path] = {}  # files the testbench $readmem's: paths in the design folder, copied beside it
     simulator: Literal["icarus", "verilator"] = "icarus"
+    # power_on_values: `initial` blocks that only assign constants to registers are FPGA-style power-on values
+    # (simulated and proven from them; synthesis onto an ASIC liberty has none, so PPA ignores them)
+    initial: Literal["reject", "power_on_values"] = "reject"  # what the structure stage does with `initial` blocks
     timeout_s: float = Field(default=60, gt=0, le=86400)
     differential: Differential = Differential()
     equivalence: Equivalence = Equivalence()

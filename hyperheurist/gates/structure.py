@@ -2,7 +2,9 @@
 
 Tool choice:
 - pyslang (``hdl.elaborate``): the top module exists, its ports (names, directions, widths after
-  parameter overrides) match ``interface.all_ports()``, no ``initial`` blocks or ``#`` delays.
+  parameter overrides) match ``interface.all_ports()``, no ``#`` delays or ``final`` blocks, and no
+  ``initial`` blocks unless ``verification.initial: power_on_values`` and each assigns only constants
+  to registers (power-on values: simulation and the proof start from them; PPA ignores them).
   A full SystemVerilog front end gives exact widths and file:line at ~1 ms; Yosys would drop
   delays and turn ``initial`` into init values without complaint.
 - Yosys (``hierarchy -check; proc; flatten; check``): inferred latches (``proc_dlatch`` reports
@@ -63,6 +65,20 @@ def port_problem(el: Elaborated, iface: Interface, top: str) -> str | None:
     extra = [p for p in el.ports if p.name not in wanted]
     if extra:
         return f"{extra[0].where}: port `{extra[0].name}` is not in the interface"
+    return None
+
+
+def timing_problem(el: Elaborated, power_on_values: bool) -> str | None:
+    """The first simulation-only construct the policy does not accept, worded for a repair prompt."""
+    for t in el.timing:
+        if power_on_values and t in el.power_on:
+            continue
+        if power_on_values and t in el.not_power_on:
+            return (f"{t} holds {el.not_power_on[t]}: only constant assignments to registers are accepted "
+                    "(power-on values)")
+        hint = " (verification.initial: power_on_values accepts constant power-on values)" \
+            if t.endswith("initial block") else ""
+        return f"{t} is not allowed in a design (simulation-only construct){hint}"
     return None
 
 
@@ -135,7 +151,7 @@ class StructureStage:
     id = StageId.STRUCTURE
     inputs = ("canonical/canonical.v",)
     outputs = ("proc.log", "check.log")
-    config = ("top", "interface", "limits.tool_timeout_s", "limits.tool_mem_mb")
+    config = ("top", "interface", "verification.initial", "limits.tool_timeout_s", "limits.tool_mem_mb")
 
     def skip_reason(self, ctx: StageContext) -> str | None:
         return None
@@ -150,11 +166,13 @@ class StructureStage:
         problem = port_problem(el, ctx.design.interface, ctx.top)
         if problem:
             return failed(self.id, problem, ports=[p.__dict__ for p in el.ports])
-        if el.timing:
-            return failed(self.id, f"{el.timing[0]} is not allowed in a design (simulation-only construct)",
-                          timing=el.timing)
+        problem = timing_problem(el, ctx.design.verification.initial == "power_on_values")
+        if problem:
+            return failed(self.id, problem, timing=el.timing)
         problem = yosys_problem((yield from call(yosys_invocation(ctx))), ctx.top, ctx.tool_timeout)
         if problem:
             return failed(self.id, problem)
+        note = (f"; {len(el.power_on)} initial block(s) of power-on values (PPA ignores them: ASIC flip-flops "
+                "have no power-on state)") if el.power_on else ""
         return passed(self.id, f"top `{ctx.top}` and {len(el.ports)} ports match; no latches, loops, "
-                      "multiple or missing drivers")
+                      f"multiple or missing drivers{note}", power_on=el.power_on)
