@@ -81,7 +81,7 @@ def test_tunable_values_follow_the_literal_rule_the_tools_share(tmp_path: Path, 
     (lambda d: d.update(top="module"), "top: module name 'module': a (System)Verilog keyword"),
     (lambda d: d.update(tunables=[{"name": "logic", "values": [1]}]), "tunables[0].name: parameter 'logic'"),
     (lambda d: d.update(defines={"2X": "1"}), "defines: define '2X': not a Verilog identifier"),
-    (lambda d: d["interface"].update(clock="clk); $finish; //"), "interface.clock: clock 'clk); $finish; //'"),
+    (lambda d: d["interface"].update(clock="clk); $finish; //"), "interface.clocks[0].name: clock 'clk); $finish; //'"),
     (lambda d: d.update(defines=["W=8 8"]), "defines: define W='8 8'"),
 ])
 def test_names_and_defines_follow_the_literal_rule(tmp_path: Path, mutate, expected: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .design import DesignConfig
 from .generation import Generation, ModelProfile, RunBudget
-from .interface import Interface, Port, Reset
+from .interface import Clock, Interface, Port, Reset
 from .limits import Limits
 from .loader import format_validation_error, load_design, parse_override, read_yaml_mapping
 from .ppa import BUNDLED_LIBERTIES, FLOWS_DIR, PPA, Weights
@@ -18,7 +18,7 @@ from .search import Anneal, Tunable
 from .verification import Differential, Equivalence, Verification
 
 __all__ = [
-    "BUNDLED_LIBERTIES", "FLOWS_DIR", "PPA", "Anneal", "DesignConfig", "Differential", "Equivalence",
+    "BUNDLED_LIBERTIES", "FLOWS_DIR", "PPA", "Anneal", "Clock", "DesignConfig", "Differential", "Equivalence",
     "Generation", "Interface", "Limits", "ModelProfile", "Port", "Reset", "RunBudget", "Tunable", "Verification",
     "Weights", "format_validation_error", "load_design", "parse_override", "read_yaml_mapping",
 ]

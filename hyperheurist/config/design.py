@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationInfo, field_validator, model_validator
@@ -113,9 +114,34 @@ class DesignConfig(Model):
                 raise ValueError(f"generation.seeds: {problem}")
         return self
 
+    @model_validator(mode="after")
+    def _formal_clocks(self) -> DesignConfig:
+        if self.verification.equivalence.enabled and self.interface.asynchronous_domains:
+            raise ValueError("verification.equivalence.enabled: several clock domains and the equivalence check "
+                             "steps one clock: declare interface.synchronous_clocks: true if the clocks share their "
+                             "edges, or leave equivalence off")
+        return self
+
     def spec_text(self) -> str:
         return self.spec.read_text(encoding="utf-8", errors="replace")
 
     def resolved_yaml(self) -> str:
         data = self.model_dump(mode="json", exclude={"source", "base_dir"})
+        data["interface"] = _one_clock_spelling(data["interface"])
         return yaml.safe_dump(data, sort_keys=False)
+
+
+def _one_clock_spelling(iface: dict[str, Any]) -> dict[str, Any]:
+    """A single-clock interface written as ``clock:``/``reset:``, as most design.yaml files are (and as
+    readers of resolved.yaml written before the lists expect)."""
+    out = dict(iface)
+    clocks, resets = iface["clocks"], iface["resets"]
+    if len(clocks) == 1 and clocks[0]["domain"] is None and clocks[0]["period_ns"] is None:
+        del out["clocks"]
+        out["clock"] = clocks[0]["name"]
+    if "clock" in out and len(resets) == 1 and resets[0]["domain"] is None:
+        del out["resets"]
+        out["reset"] = {k: v for k, v in resets[0].items() if k != "domain"}
+    if "clock" in out:
+        del out["synchronous_clocks"]
+    return {k: out[k] for k in ("clock", "reset", "clocks", "resets", "synchronous_clocks", "ports") if k in out}

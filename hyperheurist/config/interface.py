@@ -1,8 +1,8 @@
-"""``interface``: the ports every candidate must expose, with the clock and reset."""
+"""``interface``: the ports every candidate must expose, with the clocks and resets and their domains."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -10,10 +10,26 @@ from ..hdl.literals import identifier
 from .model import Model
 
 
+class Clock(Model):
+    name: str  # clock input
+    domain: str | None = None  # clock domain name (default: the clock's name)
+    period_ns: float | None = Field(default=None, gt=0, le=1e6)  # SDC period (default: ppa.clock_period_ns)
+
+    @field_validator("name")
+    @classmethod
+    def _ident(cls, v: str) -> str:
+        return identifier(v, "clock")  # it is written into generated testbenches and SDC
+
+    @property
+    def domain_name(self) -> str:
+        return self.domain or self.name
+
+
 class Reset(Model):
     name: str
     active: Literal["low", "high"] = "low"
     sync: bool = True
+    domain: str | None = None  # the clock domain it resets (default: the first clock's)
 
     @field_validator("name")
     @classmethod
@@ -26,6 +42,7 @@ class Port(Model):
     dir: Literal["input", "output", "inout"]
     width: int = Field(ge=1, le=4096)
     signed: bool = False
+    domain: str | None = None  # the clock domain it is timed against (default: the first clock's)
 
     @field_validator("name")
     @classmethod
@@ -34,14 +51,33 @@ class Port(Model):
 
 
 class Interface(Model):
-    clock: str | None = None
-    reset: Reset | None = None
+    """The ports every candidate must expose. ``clocks`` and ``resets`` are lists (several clock domains);
+    ``clock: clk`` and ``reset: {...}`` are the one-clock spellings of one-element lists. The first clock
+    and reset are the design's main ones. With several clocks the differential bench drives each with its
+    own period (its ratio to the main clock's kept) and each reset with its own schedule; STA gets one
+    create_clock per clock, each port timed against its domain's clock and the domains asynchronous; the
+    equivalence check steps one clock, so it needs ``synchronous_clocks: true``.
+
+    Internal: resolved.yaml writes a one-clock interface with ``clock:``/``reset:``."""
+
+    clocks: list[Clock] = []  # clock inputs, one per domain (none: a combinational design).
+    resets: list[Reset] = []  # reset inputs, each in its clock's domain.
+    synchronous_clocks: bool = False  # the clocks share their edges: one clock group in STA, and formal allowed
     ports: list[Port] = Field(min_length=1)
 
-    @field_validator("clock")
+    @model_validator(mode="before")
     @classmethod
-    def _clock(cls, v: str | None) -> str | None:
-        return None if v is None else identifier(v, "clock")  # it is written into generated testbenches
+    def _one_clock_spelling(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for one, many in (("clock", "clocks"), ("reset", "resets")):
+            if one in data:
+                if many in data:
+                    raise ValueError(f"give {one} or {many}, not both")
+                value = data.pop(one)
+                data[many] = [] if value is None else [{"name": value} if isinstance(value, str) else value]
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Interface:
@@ -49,33 +85,63 @@ class Interface(Model):
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
             raise ValueError(f"duplicate port names: {', '.join(sorted(dupes))}")
-        for special in (self.clock, self.reset.name if self.reset else None):
-            if special is None:
-                continue
-            listed = [p for p in self.ports if p.name == special]
+        special = [c.name for c in self.clocks] + [r.name for r in self.resets]
+        twice = {n for n in special if special.count(n) > 1}
+        if twice:
+            raise ValueError(f"named twice as a clock or reset: {', '.join(sorted(twice))}")
+        for name in special:
+            listed = [p for p in self.ports if p.name == name]
             if listed and (listed[0].dir != "input" or listed[0].width != 1):
-                raise ValueError(f"{special} must be a 1-bit input")
+                raise ValueError(f"{name} must be a 1-bit input")
+        domains = [c.domain_name for c in self.clocks]
+        if len(set(domains)) != len(domains):
+            raise ValueError(f"two clocks of one domain: {', '.join(domains)}")
+        for what, items in (("reset", self.resets), ("port", self.ports)):
+            for item in items:
+                if item.domain is not None and item.domain not in domains:
+                    raise ValueError(f"{what} {item.name}: domain {item.domain!r} is not a clock's "
+                                     f"(domains: {', '.join(domains) or 'none'})")
+        if self.resets and not self.clocks:
+            raise ValueError("a reset needs a clock")
         if not any(p.dir == "output" for p in self.ports):
             raise ValueError("the interface has no output port")
         return self
 
+    @property
+    def clock(self) -> str | None:
+        """The main (first) clock; None for a combinational design."""
+        return self.clocks[0].name if self.clocks else None
+
+    @property
+    def reset(self) -> Reset | None:
+        """The main (first) reset."""
+        return self.resets[0] if self.resets else None
+
+    def special_names(self) -> set[str]:
+        return {c.name for c in self.clocks} | {r.name for r in self.resets}
+
     def all_ports(self) -> list[Port]:
-        """Clock and reset (as 1-bit inputs) followed by the listed ports, without repeats."""
-        out: list[Port] = []
+        """Clocks and resets (as 1-bit inputs) followed by the listed ports, without repeats."""
         listed = {p.name for p in self.ports}
-        if self.clock and self.clock not in listed:
-            out.append(Port(name=self.clock, dir="input", width=1))
-        if self.reset and self.reset.name not in listed:
-            out.append(Port(name=self.reset.name, dir="input", width=1))
-        return out + list(self.ports)
+        special = [c.name for c in self.clocks] + [r.name for r in self.resets]
+        return [Port(name=n, dir="input", width=1) for n in special if n not in listed] + list(self.ports)
 
     def data_inputs(self) -> list[Port]:
-        special = {self.clock, self.reset.name if self.reset else None}
+        special = self.special_names()
         return [p for p in self.ports if p.dir == "input" and p.name not in special]
 
     def outputs(self) -> list[Port]:
         return [p for p in self.ports if p.dir == "output"]
 
+    def domain_clock(self, domain: str | None) -> Clock:
+        """The clock of ``domain`` (None: the main clock's); the design must have a clock."""
+        return next((c for c in self.clocks if c.domain_name == domain), self.clocks[0])
+
     @property
     def sequential(self) -> bool:
-        return self.clock is not None
+        return bool(self.clocks)
+
+    @property
+    def asynchronous_domains(self) -> bool:
+        """Several clocks whose edges are not declared to coincide."""
+        return len(self.clocks) > 1 and not self.synchronous_clocks

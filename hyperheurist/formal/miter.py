@@ -6,9 +6,10 @@ an X or Z on the candidate there is a difference, which is what the differential
 Icarus. Sequential designs get a reset phase: for the first ``reset_cycles`` cycles (counted by a
 zero-initialised phase register) the reset is held active and data inputs are forced to the declared
 ``reset_inputs`` (0 by default) and nothing is compared; both sides then start from the state the
-reset sequence produces. Registers the sequence does not set start free (any value), which can only
-make a proof harder, never unsound. ``compare_when`` qualifies an output by another 1-bit output of
-the golden: ``data_out`` is compared only in cycles where ``valid_out`` is 1.
+reset sequence produces (every declared reset is held). Several clocks are stepped as one, so
+only clocks declared synchronous are accepted. Registers the sequence does not set start free (any
+value), which can only make a proof harder, never unsound. ``compare_when`` qualifies an output by
+another 1-bit output of the golden: ``data_out`` is compared only in cycles where ``valid_out`` is 1.
 
 Yosys writes the flattened miter as RTLIL (for the 4-state Yosys SAT engine) and, from that, as
 AIGER for ABC with every X a free input; ``x_sources`` looks in the hierarchy before flattening for
@@ -46,6 +47,11 @@ class MiterSpec:
 
 def check_spec(spec: MiterSpec) -> None:
     """Config errors name the design.yaml field."""
+    if spec.iface.asynchronous_domains:  # the miter steps every register on one global clock
+        domains = ", ".join(c.domain_name for c in spec.iface.clocks)
+        raise ConfigError(f"interface.clocks: several clock domains ({domains}): the equivalence check steps one "
+                          "clock; declare interface.synchronous_clocks: true if the clocks share their edges, or "
+                          "leave verification.equivalence off")
     data = {p.name: p for p in spec.iface.data_inputs()}
     outs = {p.name: p for p in spec.iface.outputs()}
     for name, value in spec.reset_inputs.items():
@@ -81,11 +87,13 @@ def wrapper(spec: MiterSpec) -> str:
     else:
         lines.append("  wire hh_in_reset = 1'b0;")
     conn = []
+    resets = {rst.name: rst for rst in iface.resets}
+    clocks = {c.name for c in iface.clocks}
     for p in ins:
-        if r and iface.reset and p.name == iface.reset.name:
-            active = "1'b0" if iface.reset.active == "low" else "1'b1"
+        if r and p.name in resets:  # every reset held during the phase
+            active = "1'b0" if resets[p.name].active == "low" else "1'b1"
             lines.append(f"  wire [0:0] hh_e_{p.name} = hh_in_reset ? {active} : {p.name};")
-        elif r and p.name != iface.clock:
+        elif r and p.name not in clocks:
             forced = int(spec.reset_inputs.get(p.name, 0))
             lines.append(f"  wire [{p.width - 1}:0] hh_e_{p.name} = hh_in_reset ? {p.width}'d{forced} : {p.name};")
         else:

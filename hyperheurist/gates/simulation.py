@@ -9,11 +9,13 @@ Every simulator run has the wall-clock ``verification.timeout_s``; a killed run 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Generator
-from typing import Any
+from typing import Any, TypedDict
 
-from ..sim.difftb import TbPort, TbSpec, differential_tb, stimulus_files
+from ..config import Interface
+from ..sim.difftb import TbClock, TbPort, TbReset, TbSpec, differential_tb, stimulus_files
 from ..stages.context import CANONICAL, StageContext, checked_params
 from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
 from .golden import golden_files
@@ -44,6 +46,28 @@ def _compile_and_run(ctx: StageContext, tag: str, files: dict[str, str], sources
     return None, sim.stdout
 
 
+class Clocking(TypedDict):
+    reset_hold: int
+    more_clocks: tuple[TbClock, ...]
+    more_resets: tuple[TbReset, ...]
+
+
+def clocking(iface: Interface, default_period_ns: float) -> Clocking:
+    """The bench's further clocks and resets. The main clock's cycle is the bench's 10 ns; another clock
+    keeps its period's ratio to it (to the nanosecond), and a reset is held for a cycle of its own clock."""
+    periods = {c.domain_name: c.period_ns or default_period_ns for c in iface.clocks}
+    main = periods[iface.clocks[0].domain_name] if iface.clocks else default_period_ns
+
+    def hold(domain: str | None) -> int:
+        return max(1, math.ceil(periods[iface.domain_clock(domain).domain_name] / main - 1e-9))
+
+    more_clocks = tuple(TbClock(c.name, max(1, round(5 * periods[c.domain_name] / main)), 0.1 * i + 0.05)
+                        for i, c in enumerate(iface.clocks[1:], start=1))
+    resets = [(r, hold(r.domain)) for r in iface.resets]
+    return {"reset_hold": resets[0][1] if resets else 1, "more_clocks": more_clocks,
+            "more_resets": tuple(TbReset(r.name, r.active == "low", h) for r, h in resets[1:])}
+
+
 def differential(ctx: StageContext) -> Check:
     golden = ctx.value(StageId.SAFETY, Vetted).golden
     assert golden is not None
@@ -55,7 +79,8 @@ def differential(ctx: StageContext) -> Check:
     spec = TbSpec(ports=ports, clock=iface.clock, reset=iface.reset.name if iface.reset else None,
                   reset_active_low=bool(iface.reset and iface.reset.active == "low"),
                   cycles=vcfg.cycles, seed=vcfg.seed, token=token,
-                  compare_when=tuple(sorted(ctx.design.verification.equivalence.compare_when.items())))
+                  compare_when=tuple(sorted(ctx.design.verification.equivalence.compare_when.items())),
+                  **clocking(iface, ctx.design.ppa.clock_period_ns))
     bench = differential_tb(spec, ctx.top, gold_top, ctx.params, checked_params(golden))
     local = {**gfiles, **stimulus_files(spec), **ctx.data_files(), "hh_diff_tb.v": bench}
     err, out = yield from _compile_and_run(ctx, "differential", {f"differential/{k}": v for k, v in local.items()},

@@ -2,7 +2,9 @@
 
 Constraints (the SDC part of the script):
 - sequential designs: ``create_clock`` on the clock port at ``ppa.clock_period_ns``; inputs and
-  outputs are constrained against it with zero external delay;
+  outputs are constrained against it with zero external delay. Several clocks: one ``create_clock``
+  each (its ``period_ns`` or ``ppa.clock_period_ns``), each port against its domain's clock, and the
+  domains asynchronous clock groups unless ``interface.synchronous_clocks``;
 - combinational designs: a *virtual* clock of the same period, zero input/output delay, so the
   reported path is the input-to-output delay and slack = period - delay;
 - the reset port is a false path (it is quasi-static; recovery checks would otherwise mask the
@@ -55,25 +57,56 @@ def _tcl(text: str) -> str:
     return "{" + text + "}"
 
 
+def clock_periods(design: DesignConfig) -> dict[str, float]:
+    """SDC clock name -> period in ns: ``hh_clk`` for the main clock, ``hh_clk_<port>`` for the others."""
+    default = design.ppa.clock_period_ns
+    clocks = design.interface.clocks
+    return {("hh_clk" if i == 0 else f"hh_clk_{c.name}"): c.period_ns or default for i, c in enumerate(clocks)} \
+        or {"hh_clk": default}
+
+
+def _domains(design: DesignConfig, tu_ns: float) -> list[str]:
+    """One create_clock per clock; each data port timed against its domain's clock (default: the main one);
+    clocks not declared synchronous are asynchronous groups (no path between domains is timed)."""
+    iface = design.interface
+    names = dict(zip((c.name for c in iface.clocks), clock_periods(design), strict=True))
+    periods = clock_periods(design)
+    lines = [f"create_clock -name {sdc} -period {periods[sdc] / tu_ns:.6g} [get_ports {_tcl(port)}]"
+             for port, sdc in names.items()]
+    lines.append("set data_in [delete_from_list [all_inputs] [get_ports {"
+                 + " ".join(_tcl(c.name)[1:-1] for c in iface.clocks) + "}]]")
+    special = iface.special_names()
+    for p in iface.ports:
+        if p.name in special or p.dir not in ("input", "output"):
+            continue
+        sdc = names[iface.domain_clock(p.domain).name]
+        lines.append(f"set_{p.dir}_delay 0 -clock {sdc} [get_ports {_tcl(p.name)}]")
+    if not iface.synchronous_clocks:
+        lines.append("set_clock_groups -asynchronous " + " ".join(f"-group {sdc}" for sdc in names.values()))
+    return lines
+
+
 def build_script(netlist: str, top: str, design: DesignConfig, lib: Liberty, *, activity: float) -> str:
     iface = design.interface
     tu_ns = lib.time_unit_s / 1e-9
-    period = design.ppa.clock_period_ns / tu_ns  # OpenSTA takes times in the liberty's units
+    period = clock_periods(design)["hh_clk"] / tu_ns  # OpenSTA takes times in the liberty's units
     inv = lib.inverter()
     in_pin, out_pin = inv.inputs()[0], inv.outputs()[0]
     load = OUTPUT_LOAD_FANOUT * in_pin.capacitance
-    clock = iface.clock
     lines = [f"read_liberty {_tcl(str(lib.path))}", f"read_verilog {_tcl(str(netlist))}", f"link_design {_tcl(top)}"]
-    if clock:
-        lines += [f"create_clock -name hh_clk -period {period:.6g} [get_ports {_tcl(clock)}]",
-                  f"set data_in [delete_from_list [all_inputs] [get_ports {_tcl(clock)}]]"]
+    if len(iface.clocks) > 1:
+        lines += _domains(design, tu_ns)
+    elif iface.clock:
+        lines += [f"create_clock -name hh_clk -period {period:.6g} [get_ports {_tcl(iface.clock)}]",
+                  f"set data_in [delete_from_list [all_inputs] [get_ports {_tcl(iface.clock)}]]"]
     else:
         lines += [f"create_clock -name hh_clk -period {period:.6g}", "set data_in [all_inputs]"]
-    lines += ["set_input_delay 0 -clock hh_clk $data_in", "set_output_delay 0 -clock hh_clk [all_outputs]",
-              f"set_driving_cell -lib_cell {_tcl(inv.name)} -pin {_tcl(out_pin.name)} $data_in",
+    if len(iface.clocks) <= 1:
+        lines += ["set_input_delay 0 -clock hh_clk $data_in", "set_output_delay 0 -clock hh_clk [all_outputs]"]
+    lines += [f"set_driving_cell -lib_cell {_tcl(inv.name)} -pin {_tcl(out_pin.name)} $data_in",
               f"set_load {load:.6g} [all_outputs]"]
-    if iface.reset:
-        lines.append(f"set_false_path -from [get_ports {_tcl(iface.reset.name)}]")
+    for rst in iface.resets:
+        lines.append(f"set_false_path -from [get_ports {_tcl(rst.name)}]")
     lines += [f"puts {_MARK}:checks", "report_checks -path_delay max -digits 6",
               f"puts {_MARK}:slack", "report_worst_slack -digits 6",
               f"set_power_activity -input -activity {activity:.6g}",
@@ -172,6 +205,10 @@ class StaStage:
             raise ToolError(f"OpenSTA failed: {res.describe()} (see {ctx.own('sta.stdout')})")
         tu_ns = lib.time_unit_s / 1e-9
         d = parse_report(res.stdout, ctx.design.ppa.clock_period_ns / tu_ns, tu_ns)
+        period = clock_periods(ctx.design).get(d["path_group"])
+        if period is not None and period != ctx.design.ppa.clock_period_ns and d["delay_ns"]:
+            # the worst path is timed against its own clock's period
+            d["delay_ns"] = period - d["slack_ns"]
         sta = StaResult(delay_ns=d["delay_ns"], slack_ns=d["slack_ns"], start=d["start"], end=d["end"],
                         path_group=d["path_group"], internal_w=d["internal_w"], switching_w=d["switching_w"],
                         leakage_w=d["leakage_w"], details={k: d[k] for k in ("start_kind", "end_kind", "path_report")})

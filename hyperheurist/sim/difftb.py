@@ -6,7 +6,9 @@ mismatch; golden X bits are don't-care), stopping at the first mismatch.
 
 Timing per cycle k (10 ns): inputs and reset change at 10k+1, outputs are compared at 10k+4, the
 clock rises at 10k+5. An asynchronous reset therefore takes effect before the next edge, which
-tells an async reset from a sync one.
+tells an async reset from a sync one. Further clocks (``more_clocks``) run free with their own half
+period, offset by a fraction of a nanosecond so that no edge meets an input change, a comparison or
+another clock's edge; further resets follow their own schedule, held long enough for their clock.
 """
 
 from __future__ import annotations
@@ -24,6 +26,20 @@ class TbPort:
 
 
 @dataclass(frozen=True)
+class TbClock:
+    name: str
+    half_period_ns: int
+    offset_ns: float  # not a whole number: its edges never coincide with the bench's own events
+
+
+@dataclass(frozen=True)
+class TbReset:
+    name: str
+    active_low: bool
+    hold: int  # cycles (of the main clock) each assertion lasts
+
+
+@dataclass(frozen=True)
 class TbSpec:
     ports: list[TbPort]
     clock: str | None
@@ -34,6 +50,14 @@ class TbSpec:
     token: str  # pass/fail markers carry it, so RTL cannot print a fake verdict
     compare_from: int = 0  # cycles before this are not compared (the formal replay's reset phase)
     compare_when: tuple[tuple[str, str], ...] = ()  # (output, 1-bit output): compared only while the golden's is 1
+    reset_hold: int = 1  # cycles each assertion of ``reset`` lasts
+    more_clocks: tuple[TbClock, ...] = ()  # clocks of further domains
+    more_resets: tuple[TbReset, ...] = ()
+
+    def special(self) -> set[str]:
+        """Clock and reset inputs: driven by the bench's own schedules, not by stimulus vectors."""
+        names = {n for n in (self.clock, self.reset) if n}
+        return names | {c.name for c in self.more_clocks} | {r.name for r in self.more_resets}
 
 
 def _decl(width: int) -> str:
@@ -46,13 +70,15 @@ def _params(params: dict[str, str]) -> str:
 
 def stimulus_files(spec: TbSpec) -> dict[str, str]:
     """The $readmemh files of the seeded vectors: ``stim_<port>.hex`` per data input, ``stim_reset.hex``."""
-    data = [p for p in spec.ports if p.dir == "input" and p.name not in (spec.clock, spec.reset)]
+    data = [p for p in spec.ports if p.dir == "input" and p.name not in spec.special()]
     vecs = vectors([StimPort(p.name, p.width) for p in data], spec.cycles, spec.seed)
     out = {f"stim_{p.name}.hex": hex_text([v[p.name] for v in vecs], p.width) for p in data}
-    if spec.reset:
-        active = 0 if spec.reset_active_low else 1
-        schedule = reset_schedule(spec.cycles, spec.seed)
-        out["stim_reset.hex"] = hex_text([active if r else 1 - active for r in schedule], 1)
+    resets = [("stim_reset.hex", spec.reset_active_low, spec.reset_hold, spec.seed)] if spec.reset else []
+    resets += [(f"stim_reset_{r.name}.hex", r.active_low, r.hold, spec.seed + i)
+               for i, r in enumerate(spec.more_resets, start=1)]
+    for name, low, hold, seed in resets:
+        active = 0 if low else 1
+        out[name] = hex_text([active if r else 1 - active for r in reset_schedule(spec.cycles, seed, hold)], 1)
     return out
 
 
@@ -60,7 +86,8 @@ def differential_tb(spec: TbSpec, dut: str, gold: str, dut_params: dict[str, str
                     gold_params: dict[str, str]) -> str:
     ins = [p for p in spec.ports if p.dir == "input"]
     outs = [p for p in spec.ports if p.dir == "output"]
-    data = [p for p in ins if p.name not in (spec.clock, spec.reset)]
+    data = [p for p in ins if p.name not in spec.special()]
+    clocks = {c for c in (spec.clock,) if c} | {c.name for c in spec.more_clocks}
     n = spec.cycles
     lines = ["`timescale 1ns/1ps", "module hh_diff_tb;", "  integer k, i;", "  reg bad;"]
     for p in ins:
@@ -71,6 +98,8 @@ def differential_tb(spec: TbSpec, dut: str, gold: str, dut_params: dict[str, str
         lines.append(f"  reg {_decl(p.width)}stim_{p.name} [0:{n - 1}];")
     if spec.reset:
         lines.append(f"  reg stim_reset [0:{n - 1}];")
+    for r in spec.more_resets:
+        lines.append(f"  reg stim_reset_{r.name} [0:{n - 1}];")
 
     def conns(side: str) -> str:
         items = [f".{p.name}({p.name})" for p in ins] + [f".{p.name}({side}_{p.name})" for p in outs]
@@ -81,20 +110,27 @@ def differential_tb(spec: TbSpec, dut: str, gold: str, dut_params: dict[str, str
     if spec.clock:
         lines.append(f"  initial {spec.clock} = 1'b0;")
         lines.append(f"  always #5 {spec.clock} = ~{spec.clock};")
+    for c in spec.more_clocks:
+        lines.append(f"  initial begin {c.name} = 1'b0; #{c.offset_ns:g}; forever #{c.half_period_ns} "
+                     f"{c.name} = ~{c.name}; end")
     lines.append("  initial begin")
     for p in data:
         lines.append(f"    $readmemh(\"stim_{p.name}.hex\", stim_{p.name});")
     if spec.reset:
         lines.append("    $readmemh(\"stim_reset.hex\", stim_reset);")
+    for r in spec.more_resets:
+        lines.append(f"    $readmemh(\"stim_reset_{r.name}.hex\", stim_reset_{r.name});")
     lines.append(f"    for (k = 0; k < {n}; k = k + 1) begin")
     lines.append("      #1;")
     for p in data:
         lines.append(f"      {p.name} = stim_{p.name}[k];")
     if spec.reset:
         lines.append(f"      {spec.reset} = stim_reset[k];")
+    for r in spec.more_resets:
+        lines.append(f"      {r.name} = stim_reset_{r.name}[k];")
     lines.append("      #3;")
-    shown = " ".join(f"{p.name}=%h" for p in ins if p.name != spec.clock)
-    shown_args = "".join(f", {p.name}" for p in ins if p.name != spec.clock)
+    shown = " ".join(f"{p.name}=%h" for p in ins if p.name not in clocks)
+    shown_args = "".join(f", {p.name}" for p in ins if p.name not in clocks)
     qualified = dict(spec.compare_when)
     for p in outs:
         lines.append("      bad = 1'b0;")

@@ -47,13 +47,15 @@ def vectors(ports: list[StimPort], cycles: int, seed: int) -> list[dict[str, int
     return out
 
 
-def reset_schedule(cycles: int, seed: int) -> list[bool]:
-    """Reset asserted for the first two cycles and once more mid-run (reset from a live state)."""
+def reset_schedule(cycles: int, seed: int, hold: int = 1) -> list[bool]:
+    """Reset asserted for the first ``2 * hold`` cycles and for ``hold`` cycles once more mid-run (reset from
+    a live state); ``hold`` > 1 lets a reset of a slower clock domain see an edge of its clock."""
     rng = random.Random(seed ^ 0x5EED)
-    sched = [k < 2 for k in range(cycles)]
+    sched = [k < 2 * hold for k in range(cycles)]
     if cycles > 8:
         k = rng.randrange(cycles // 3, max(cycles // 3 + 1, 2 * cycles // 3))
-        sched[k] = True
+        for j in range(k, min(cycles, k + hold)):
+            sched[j] = True
     return sched
 
 
