@@ -189,7 +189,7 @@ def _result(pw: Power, fidelity: str) -> StageResult:
 
 class PowerStage:
     id = StageId.POWER
-    inputs = ("synthesis netlist.v", "sta vectorless power")
+    inputs = ("synthesis netlist.v", "synthesis netlist.json", "sta vectorless power")
     outputs = ("hh_act_tb.v",)
     config = ("ppa.power", "ppa.input_activity", "ppa.clock_period_ns", "verification.differential", "ppa.liberty")
 

@@ -1,11 +1,17 @@
-"""Reader for the structural Verilog netlist Yosys writes (``write_verilog -noattr -noexpr``).
+"""Reader for the mapped netlist as Yosys writes it in JSON (``write_json``): exact, no Verilog parsing.
 
-Gives the cell histogram and a flat connectivity view (instances and nets, hierarchy folded with a
-union-find) that activity-based power needs. Only the constructs that backend emits are accepted.
+Each module has ports (direction, bits), cells (type, pin -> bits) and netnames (name -> bits); a bit is
+a net number, or a constant "0"/"1"/"x"/"z". From it: the cell histogram (hierarchy expanded) and a
+flat connectivity view (leaf instances and nets, hierarchy folded with a union-find) for activity power.
+
+The activity simulation runs the Verilog netlist (``write_verilog``), whose VCD names Yosys' private
+``$``-names as ``_NNN_``; ``verilog_names`` repeats that renaming (Yosys 0.23, backends/verilog) so the
+flat view's instance paths and bit names are the ones the simulator dumps.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -13,74 +19,98 @@ from pathlib import Path
 
 from ..errors import ToolError
 
-_MODULE = re.compile(r"\bmodule\s+(\\\S+\s|[A-Za-z_][\w$]*)\s*(?:\(([^;]*)\))?\s*;(.*?)\bendmodule\b", re.S)
-_DECL = re.compile(r"^\s*(input|output|inout|wire)\s*(?:signed\s*)?(\[\s*(-?\d+)\s*:\s*(-?\d+)\s*\])?\s*([^;]+);", re.M)
-_INST = re.compile(r"^\s*(\\\S+\s|[A-Za-z_][\w$]*)\s+(\\\S+\s|[A-Za-z_][\w$]*)\s*\((.*?)\)\s*;", re.M | re.S)
-_CONN = re.compile(r"\.([A-Za-z_][\w$]*)\s*\(\s*([^()]*?)\s*\)")
-_ASSIGN = re.compile(r"^\s*assign\s+(.+?)\s*=\s*(.+?)\s*;", re.M)
-_KEYWORDS = {"input", "output", "inout", "wire", "reg", "assign", "module", "endmodule"}
+Bit = int | str  # a net number, or a constant "0", "1", "x", "z"
+_AUTO_PUBLIC = re.compile(r"^_(\d+)_?$")  # a public name the Verilog backend's counter must step over
 
 
-def norm(name: str) -> str:
-    """Escaped identifiers without the backslash and the terminating space."""
-    name = name.strip()
-    return name[1:].strip() if name.startswith("\\") else name
+@dataclass(frozen=True)
+class Cell:
+    name: str  # as in the JSON: public names without the backslash, private ones with their "$"
+    type: str
+    connections: dict[str, tuple[Bit, ...]]  # pin -> bits, LSB first
+
+
+@dataclass(frozen=True)
+class Wire:
+    """A port or netname: its bits (LSB first) and how Verilog numbers them."""
+
+    bits: tuple[Bit, ...]
+    offset: int = 0
+    upto: bool = False
+
+    def bit_names(self, name: str) -> list[str]:
+        """``name`` for one bit, else ``name[i]`` per bit (LSB first), as Verilog and the VCD index them."""
+        if len(self.bits) == 1:
+            return [name]
+        n = len(self.bits)
+        return [f"{name}[{self.offset + (n - 1 - i if self.upto else i)}]" for i in range(n)]
 
 
 @dataclass
 class Module:
     name: str
-    ports: dict[str, tuple[str, int | None, int | None]] = field(default_factory=dict)  # dir, msb, lsb
-    instances: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)  # cell, name, pin->net
-    assigns: list[tuple[str, str]] = field(default_factory=list)
-    vectors: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-    def bits(self, ref: str) -> list[str]:
-        """Bit-level names of a connection expression: ``a`` (vector) -> a[7]..a[0]."""
-        ref = ref.strip()
-        if ref.startswith("{"):
-            return [b for part in _split_concat(ref[1:-1]) for b in self.bits(part)]
-        if re.match(r"^\d*'[bBdDhHoO]", ref) or re.match(r"^\d+$", ref):
-            return [f"<const:{ref}>"]
-        name = norm(ref)
-        if name in self.vectors and "[" not in ref.split("\\")[-1][len(name):]:
-            msb, lsb = self.vectors[name]
-            step = -1 if msb >= lsb else 1
-            return [f"{name}[{i}]" for i in range(msb, lsb + step, step)]
-        m = re.match(r"^(\\\S+\s|[A-Za-z_][\w$]*)\s*\[(\d+)\]$", ref)
-        if m:
-            return [f"{norm(m.group(1))}[{m.group(2)}]"]
-        return [name]
+    ports: dict[str, tuple[str, Wire]] = field(default_factory=dict)  # name -> (direction, wire)
+    cells: list[Cell] = field(default_factory=list)
+    netnames: dict[str, Wire] = field(default_factory=dict)
 
 
-def _split_concat(text: str) -> list[str]:
-    return [p.strip() for p in text.split(",") if p.strip()]
+def _bits(raw: object, where: str) -> tuple[Bit, ...]:
+    if not isinstance(raw, list) or not all(isinstance(b, int | str) for b in raw):
+        raise ToolError(f"{where}: expected a list of bits")
+    return tuple(raw)
+
+
+def _wire(raw: dict[str, object], where: str) -> Wire:
+    offset = raw.get("offset", 0)
+    return Wire(_bits(raw.get("bits"), where), offset if isinstance(offset, int) else 0, bool(raw.get("upto", 0)))
 
 
 def parse_netlist(text: str, where: str = "netlist") -> dict[str, Module]:
-    modules: dict[str, Module] = {}
-    for m in _MODULE.finditer(text):
-        mod = Module(norm(m.group(1)))
-        body = m.group(3)
-        for d in _DECL.finditer(body):
-            kind, rng, msb, lsb, names = d.groups()
-            for nm in (norm(x) for x in re.split(r",(?![^\[]*\])", names) if x.strip()):
-                if rng:
-                    mod.vectors[nm] = (int(msb), int(lsb))
-                if kind != "wire":
-                    mod.ports[nm] = (kind, int(msb) if rng else None, int(lsb) if rng else None)
-        for a in _ASSIGN.finditer(body):
-            mod.assigns.append((a.group(1), a.group(2)))
-        stripped = _ASSIGN.sub("", _DECL.sub("", body))
-        for inst in _INST.finditer(stripped):
-            cell, name, conns = norm(inst.group(1)), norm(inst.group(2)), inst.group(3)
-            if cell in _KEYWORDS:
-                continue
-            mod.instances.append((cell, name, {p: v for p, v in _CONN.findall(conns)}))
-        modules[mod.name] = mod
+    """The modules of a Yosys JSON netlist; a file that is not one is a one-line ToolError."""
+    try:
+        raw = json.loads(text)["modules"]
+        modules: dict[str, Module] = {}
+        for mname, m in raw.items():
+            mod = Module(mname)
+            for pname, p in m.get("ports", {}).items():
+                mod.ports[pname] = (str(p["direction"]), _wire(p, f"{where}: {mname}.{pname}"))
+            for cname, c in m.get("cells", {}).items():
+                conns = {pin: _bits(b, f"{where}: {mname}.{cname}.{pin}") for pin, b in c["connections"].items()}
+                mod.cells.append(Cell(cname, str(c["type"]), conns))
+            for nname, n in m.get("netnames", {}).items():
+                mod.netnames[nname] = _wire(n, f"{where}: {mname}.{nname}")
+            modules[mname] = mod
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ToolError(f"{where}: not a Yosys JSON netlist ({type(exc).__name__}: {exc})") from None
     if not modules:
         raise ToolError(f"{where}: no module found in the mapped netlist")
     return modules
+
+
+def read_netlist(path: Path) -> dict[str, Module]:
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ToolError(f"cannot read netlist {path}: {exc.strerror}") from None
+    return parse_netlist(text, where=str(path))
+
+
+def verilog_names(mod: Module) -> dict[str, str]:
+    """JSON name -> the name ``write_verilog`` gives it (private ``$``-names of wires, then cells, become
+    ``_NNN_``, numbered after any public ``_N_`` name, zero-padded to one width)."""
+    offset = 0
+    for name in [mod.name, *mod.netnames, *(c.name for c in mod.cells), *(c.type for c in mod.cells)]:
+        m = _AUTO_PUBLIC.match(name)
+        if m:
+            offset = max(offset, int(m.group(1)) + 1)
+    private = [n for n in mod.netnames if n.startswith("$")] + [c.name for c in mod.cells if c.name.startswith("$")]
+    digits = 1
+    while 10 ** digits < offset + len(private):
+        digits += 1
+    out = {n: n for n in mod.netnames}
+    out.update({c.name: c.name for c in mod.cells})
+    out.update({n: f"_{offset + i:0{digits}d}_" for i, n in enumerate(private)})
+    return out
 
 
 def histogram(modules: dict[str, Module], top: str) -> Counter[str]:
@@ -89,16 +119,16 @@ def histogram(modules: dict[str, Module], top: str) -> Counter[str]:
         raise ToolError(f"netlist has no module {top!r}")
     out: Counter[str] = Counter()
 
-    def walk(name: str, mult: int, depth: int) -> None:
+    def walk(name: str, depth: int) -> None:
         if depth > 64:
             raise ToolError("netlist hierarchy is recursive")
-        for cell, _inst, _c in modules[name].instances:
-            if cell in modules:
-                walk(cell, mult, depth + 1)
+        for cell in modules[name].cells:
+            if cell.type in modules:
+                walk(cell.type, depth + 1)
             else:
-                out[cell] += mult
+                out[cell.type] += 1
 
-    walk(top, 1, 0)
+    walk(top, 0)
     return out
 
 
@@ -107,7 +137,7 @@ class FlatNetlist:
     """Leaf instances with hierarchical paths, and the flat net each of their pins sits on."""
 
     instances: list[tuple[str, str, dict[str, int]]]  # path, cell, pin -> net id
-    net_names: dict[int, str]  # a representative name per net (top-level names win)
+    net_names: dict[int, str]  # a representative name per net (top-level port names win)
     top_ports: dict[str, tuple[str, int]]  # bit name -> (direction, net id)
     aliases: dict[str, int] = field(default_factory=dict)  # every hierarchical bit name -> net id
 
@@ -133,67 +163,63 @@ class _UnionFind:
 
 
 def flatten(modules: dict[str, Module], top: str) -> FlatNetlist:
+    """Leaf instances and flat nets of ``top``, with the Verilog (simulator) names of instances and bits."""
     uf = _UnionFind()
     leaves: list[tuple[str, str, dict[str, int]]] = []
     names: dict[int, str] = {}
     aliases: dict[str, int] = {}
 
-    def walk(mod: Module, prefix: str, bound: dict[str, int], depth: int) -> None:
+    def bind(bound: dict[Bit, int], bit: Bit, net: int) -> None:
+        if bit in bound:  # one bit on two ports (or a constant on two outputs): one net
+            uf.union(bound[bit], net)
+        else:
+            bound[bit] = net
+
+    def walk(mod: Module, prefix: str, bound: dict[Bit, int], depth: int) -> None:
         if depth > 64:
             raise ToolError("netlist hierarchy is recursive")
         local = dict(bound)
-        for bit, nid in bound.items():
-            aliases.setdefault(prefix + bit, nid)
+        vnames = verilog_names(mod)
 
-        def net(bit: str) -> int:
+        def net(bit: Bit, hint: str) -> int:
             if bit not in local:
                 local[bit] = uf.make()
-                names.setdefault(local[bit], prefix + bit)
-                aliases.setdefault(prefix + bit, local[bit])
+                names[local[bit]] = prefix + (hint if isinstance(bit, int) else f"<const:1'b{bit}>")
             return local[bit]
 
-        for lhs, rhs in mod.assigns:
-            lb, rb = mod.bits(lhs), mod.bits(rhs)
-            for a, b in zip(lb, rb, strict=False):  # Yosys pads -simple-lhs assigns; extra bits stay apart
-                uf.union(net(a), net(b))
-        for cell, inst, conns in mod.instances:
-            if cell in modules:
-                sub = modules[cell]
-                sub_bound: dict[str, int] = {}
-                for pin, ref in conns.items():
-                    bits = mod.bits(ref) if ref else []
-                    port_bits = sub.bits(pin)
-                    for pb, b in zip(port_bits, bits, strict=False):  # an unconnected pin has no bits
-                        sub_bound[pb] = net(b)
-                walk(sub, f"{prefix}{inst}.", sub_bound, depth + 1)
-            else:
-                pins = {}
-                for pin, ref in conns.items():
-                    bits = mod.bits(ref) if ref else []
-                    if len(bits) == 1:
-                        pins[pin] = net(bits[0])
-                leaves.append((prefix + inst, cell, pins))
+        for nname, wire in mod.netnames.items():
+            for bit, bname in zip(wire.bits, wire.bit_names(vnames[nname]), strict=True):
+                aliases.setdefault(prefix + bname, net(bit, bname))
+        for cell in mod.cells:
+            path = prefix + vnames[cell.name]
+            sub = modules.get(cell.type)
+            if sub is None:
+                pins = {pin: net(bits[0], f"{path}.{pin}") for pin, bits in cell.connections.items() if len(bits) == 1}
+                leaves.append((path, cell.type, pins))
+                continue
+            sub_bound: dict[Bit, int] = {}
+            for pin, bits in cell.connections.items():
+                port = sub.ports.get(pin)
+                if port is None:
+                    raise ToolError(f"netlist: {cell.type} has no port {pin!r} (instance {path})")
+                for pbit, bit in zip(port[1].bits, bits, strict=False):  # an unconnected pin has no bits
+                    bind(sub_bound, pbit, net(bit, f"{path}.{pin}"))
+            walk(sub, path + ".", sub_bound, depth + 1)
 
     topmod = modules.get(top)
     if topmod is None:
         raise ToolError(f"netlist has no module {top!r}")
-    ports: dict[str, int] = {}
-    for pname in topmod.ports:
-        for b in topmod.bits(pname):
-            ports[b] = uf.make()
-            names[ports[b]] = b
-    walk(topmod, "", ports, 0)
+    ports: dict[str, tuple[str, int]] = {}
+    bound: dict[Bit, int] = {}
+    for pname, (direction, wire) in topmod.ports.items():
+        for bit, bname in zip(wire.bits, wire.bit_names(pname), strict=True):
+            ports[bname] = (direction, uf.make())
+            names[ports[bname][1]] = bname
+            bind(bound, bit, ports[bname][1])
+    walk(topmod, "", bound, 0)
     inst = [(p, c, {pin: uf.find(n) for pin, n in pins.items()}) for p, c, pins in leaves]
     rep: dict[int, str] = {}
     for nid, nm in sorted(names.items()):
         rep.setdefault(uf.find(nid), nm)
-    top_ports = {b: (topmod.ports[b.split("[")[0]][0], uf.find(n)) for b, n in ports.items()}
+    top_ports = {b: (d, uf.find(n)) for b, (d, n) in ports.items()}
     return FlatNetlist(inst, rep, top_ports, {n: uf.find(i) for n, i in aliases.items()})
-
-
-def read_netlist(path: Path) -> dict[str, Module]:
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ToolError(f"cannot read netlist {path}: {exc.strerror}") from None
-    return parse_netlist(text, where=str(path))

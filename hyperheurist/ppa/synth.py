@@ -7,6 +7,8 @@ Every Recipe knob changes the script: ``flatten``, ``fsm``/``fsm_encoding`` (``f
 ``share``, ``opt_full`` (``opt -full``), ``abc_script`` (distinct ABC command sequences) and
 ``abc_delay_target_ps`` (``abc -D``). The netlist is written in the form OpenSTA 2019 accepts
 (``-simple-lhs``: no concatenated assign targets, which it rejects when output bits share a driver).
+The same netlist is written as JSON (``write_json``): the cell histogram and the connectivity are read
+from it (``ppa.netlist``), exactly, rather than parsed back out of the Verilog.
 It reads the canonical text (whose `` `line`` directives keep the user's file and line in errors),
 relative to the stage folder it runs in.
 """
@@ -21,7 +23,6 @@ from ..errors import EXIT_INVALID, ToolError
 from ..recipe import Recipe
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
-from .liberty import Liberty
 from .nethash import netlist_digest
 from .netlist import Module, histogram, parse_netlist
 
@@ -37,7 +38,8 @@ ABC_SCRIPTS: dict[str, str | None] = {
 }
 # `file:line: ERROR: ...` (Yosys' own form for front-end errors) before any bare `ERROR:` line
 _LOCATED_ERROR = re.compile(r"^\s*(.+?):(\d+):\s*ERROR:(.*)$")
-NETLIST = "netlist.v"
+NETLIST = "netlist.v"  # for OpenSTA and the gate-level simulation
+NETLIST_JSON = "netlist.json"  # the same netlist, exact, for the cell histogram and the connectivity
 
 
 class SynthesisRejected(ToolError):
@@ -48,7 +50,8 @@ class SynthesisRejected(ToolError):
 
 @dataclass(frozen=True)
 class Synthesized:
-    """The synthesis stage's output: the mapped netlist (run-folder-relative) and what it is made of."""
+    """The synthesis stage's output: the mapped netlist (run-folder-relative) and what it is made of
+    (``modules``: read from the netlist's JSON twin)."""
 
     netlist: str
     digest: str  # ``nethash``: equal for netlists that differ only in Yosys' internal names
@@ -94,7 +97,7 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
         abc += f" {target}"
     lines += [abc, "opt_clean -purge", "setundef -zero", "splitnets -ports" if not recipe.flatten else "splitnets",
               "opt_clean -purge", f"hierarchy -top {top}", "check",
-              f"write_verilog -noattr -noexpr -nohex -nodec -simple-lhs {NETLIST}"]
+              f"write_verilog -noattr -noexpr -nohex -nodec -simple-lhs {NETLIST}", f"write_json {NETLIST_JSON}"]
     return "\n".join(lines) + "\n"
 
 
@@ -116,17 +119,10 @@ def first_error(text: str) -> str | None:
     return None
 
 
-def _area(hist: dict[str, int], lib: Liberty) -> dict[str, float]:
-    missing = sorted(c for c in hist if c not in lib.cells)
-    if missing:
-        raise ToolError(f"mapped netlist uses cells not in {lib.path}: {', '.join(missing[:5])}")
-    return {c: n * lib.cells[c].area for c, n in hist.items()}
-
-
 class SynthesisStage:
     id = StageId.SYNTHESIS
     inputs = ("canonical/canonical.v",)
-    outputs = (NETLIST, "yosys.log")
+    outputs = (NETLIST, NETLIST_JSON, "yosys.log")
     config = ("top", "ppa.liberty", "recipe", "limits.tool_timeout_s", "limits.tool_mem_mb")
 
     def skip_reason(self, ctx: StageContext) -> str | None:
@@ -139,18 +135,22 @@ class SynthesisStage:
                               include_dirs=(ctx.src_dir(),))
         run = yield from call(Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
                                          files={"synth.ys": script, **ctx.data_files()},
-                                         outputs=(NETLIST, "yosys.log"), readable=(Path(lib.path).parent,)))
+                                         outputs=self.outputs, readable=(Path(lib.path).parent,)))
         res = run.result
-        netlist = run.outputs.get(NETLIST)
-        if not res.ok or netlist is None:
+        netlist, netlist_json = run.outputs.get(NETLIST), run.outputs.get(NETLIST_JSON)
+        if not res.ok or netlist is None or netlist_json is None:
             err = first_error(run.text()) or first_error(run.outputs.get("yosys.log", ""))
-            where = f"(log: {ctx.own('yosys.log')})"
+            where = f"(log: {ctx.root / ctx.own('yosys.log')})"  # absolute: the reader's cwd is not the run folder
             if res.limited or (err is not None and res.returncode != 0):
                 return failed(self.id, f"yosys rejected the design: {err or res.describe()} {where}")
             raise ToolError(f"yosys synthesis failed: {err or res.describe()} {where}")
-        modules = parse_netlist(netlist, where=ctx.own(NETLIST))
+        modules = parse_netlist(netlist_json, where=ctx.own(NETLIST_JSON))
         hist = dict(sorted(histogram(modules, ctx.top).items()))
-        area_by = _area(hist, lib)
+        unmapped = [c for c in hist if c not in lib.cells]
+        if unmapped:  # Yosys' own cells left over (a latch, a flop kind the library lacks): the design's fault
+            return failed(self.id, f"the netlist keeps cells the liberty cannot map (a latch?): "
+                                   f"{', '.join(unmapped[:5])} not in {Path(lib.path).name}")
+        area_by = {c: n * lib.cells[c].area for c, n in hist.items()}
         warnings = sum(1 for ln in run.text().splitlines() if ln.startswith("Warning"))
         digest = netlist_digest(netlist)
         out = Synthesized(ctx.own(NETLIST), digest, modules, hist, area_by, warnings)

@@ -138,6 +138,15 @@ def _yosys(argv: list[str], scripts: dict[str, str]) -> None:
         elif words[:1] == ["write_verilog"]:
             Path(words[-1]).write_text(f"module {top}(a, y);\n  input a;\n  output y;\n"
                                        "  INVX1 _1_ (.A(a), .Y(y));\nendmodule\n", encoding="utf-8")
+        elif words[:1] == ["write_json"]:  # the same one-inverter netlist
+            cell = {"hide_name": 0, "type": "INVX1", "parameters": {}, "attributes": {},
+                    "connections": {"A": [2], "Y": [3]}}
+            module = {"attributes": {}, "ports": {"a": {"direction": "input", "bits": [2]},
+                                                  "y": {"direction": "output", "bits": [3]}},
+                      "cells": {"_1_": cell}, "netnames": {"a": {"hide_name": 0, "bits": [2], "attributes": {}},
+                                                          "y": {"hide_name": 0, "bits": [3], "attributes": {}}}}
+            Path(words[-1]).write_text(json.dumps({"creator": "fake yosys", "modules": {top: module}}),
+                                       encoding="utf-8")
         elif words[:1] == ["sat"]:
             print("SUCCESS!")
     if log:
