@@ -73,7 +73,8 @@ def test_dual_clock_synchronizer_passes_with_both_clocks_driven(tmp_path: Path) 
     rep = _gate(tmp_path, _design(tmp_path), "good.v")
     assert rep.passed, rep.to_dict()
     bench = next((tmp_path / "good").glob("*-simulation/differential/hh_diff_tb.v")).read_text()
-    assert "always #5 clk_a = ~clk_a;" in bench and "forever #4 clk_b = ~clk_b;" in bench  # 7 ns : 10 ns
+    assert "always #5 clk_a = ~clk_a;" in bench  # the main clock: 10 ns per bench cycle
+    assert "#0.15; forever begin clk_b = ~clk_b; #4; end" in bench  # 7 ns : 10 ns, edges off the bench's events
     assert "rst_b_n = stim_reset_rst_b_n[k];" in bench and "rst_a_n = stim_reset[k];" in bench
 
 
@@ -110,9 +111,11 @@ def test_formal_refuses_asynchronous_domains_at_load(tmp_path: Path) -> None:
 
 @pytest.mark.tools
 def test_formal_proves_declared_synchronous_clocks(tmp_path: Path) -> None:
-    p = _design(tmp_path, synchronous_clocks=True)
+    p = _design(tmp_path, synchronous_clocks=True, clocks=[CLOCKS[0], {**CLOCKS[1], "period_ns": 20}])
     rep = _gate(tmp_path, p, "good.v", {"verification.equivalence.enabled": True})
     assert rep.passed, rep.to_dict()
+    bench = next((tmp_path / "good").glob("*-simulation/differential/hh_diff_tb.v")).read_text()
+    assert "#5; forever begin clk_b = ~clk_b; #10; end" in bench  # rises with every other edge of clk_a
     eq = next(r for r in rep.results if r.gate == "equivalence")
     assert eq.details["verdict"] == "proven", eq.message
 

@@ -6,9 +6,10 @@ mismatch; golden X bits are don't-care), stopping at the first mismatch.
 
 Timing per cycle k (10 ns): inputs and reset change at 10k+1, outputs are compared at 10k+4, the
 clock rises at 10k+5. An asynchronous reset therefore takes effect before the next edge, which
-tells an async reset from a sync one. Further clocks (``more_clocks``) run free with their own half
-period, offset by a fraction of a nanosecond so that no edge meets an input change, a comparison or
-another clock's edge; further resets follow their own schedule, held long enough for their clock.
+tells an async reset from a sync one. Further clocks (``more_clocks``) run with their own half period:
+a synchronous one rises with the main clock; an asynchronous one is offset by a fraction of a
+nanosecond, so that none of its edges meets an input change, a comparison or another clock's edge.
+Further resets follow their own schedule, held long enough for their clock.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class TbPort:
 class TbClock:
     name: str
     half_period_ns: int
-    offset_ns: float  # not a whole number: its edges never coincide with the bench's own events
+    offset_ns: float  # its first rising edge: 5 (the main clock's) for a synchronous clock, else off the bench's events
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,8 @@ def differential_tb(spec: TbSpec, dut: str, gold: str, dut_params: dict[str, str
         lines.append(f"  initial {spec.clock} = 1'b0;")
         lines.append(f"  always #5 {spec.clock} = ~{spec.clock};")
     for c in spec.more_clocks:
-        lines.append(f"  initial begin {c.name} = 1'b0; #{c.offset_ns:g}; forever #{c.half_period_ns} "
-                     f"{c.name} = ~{c.name}; end")
+        lines.append(f"  initial begin {c.name} = 1'b0; #{c.offset_ns:g}; forever begin {c.name} = ~{c.name}; "
+                     f"#{c.half_period_ns}; end end")
     lines.append("  initial begin")
     for p in data:
         lines.append(f"    $readmemh(\"stim_{p.name}.hex\", stim_{p.name});")
