@@ -147,3 +147,13 @@ def test_one_clock_spelling_is_a_one_element_list_and_round_trips(tmp_path: Path
     assert resolved["clock"] == "clk_a" and resolved["reset"]["name"] == "rst_a_n" and "clocks" not in resolved
     (p.parent / "resolved.yaml").write_text(d.resolved_yaml())
     assert load_design(p.parent / "resolved.yaml").interface == d.interface
+
+
+@pytest.mark.tools
+def test_formal_asked_for_on_the_command_line_is_refused_too(tmp_path: Path) -> None:
+    p = _design(tmp_path)
+    res = subprocess.run([sys.executable, "-m", "hyperheurist", "gate", str(p), str(p.parent / "good.v"),
+                          "--equivalence"], capture_output=True, text=True, timeout=600, check=False)
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    assert "interface.clocks: several clock domains (a, b)" in lines[0]
