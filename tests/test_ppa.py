@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from hyperheurist.errors import ConfigError, ToolError
 from hyperheurist.ppa import PPACache, PPAMetrics, cost, estimate, ppa_report_text
 from hyperheurist.ppa.estimate import ppa_context
 from hyperheurist.ppa.liberty import read_liberty
+from hyperheurist.ppa.netlist import flatten, histogram, parse_netlist
 from hyperheurist.ppa.sta import StaStage
 from hyperheurist.ppa.synth import Synthesized, build_script
 from hyperheurist.recipe import ABC_SCRIPTS, Recipe
@@ -227,3 +230,55 @@ def test_vcd_toggle_counting(tmp_path: Path) -> None:
     assert t.counts["q[3]"] == [0, 1] and t.counts["q[1]"] == [0, 0] and t.counts["q[0]"] == [1, 0]
     assert t.counts["n[2]"] == [1, 0], "transitions through X do not count"
     assert "u0.Y" not in t.counts and t.end_time == 15
+
+
+HIER = """module sub #(parameter INV = 0) (input clk, input a, input b, output y, output z);
+  reg q;
+  always @(posedge clk) q <= a ^ b;
+  assign y = INV ? ~q : q;
+  assign z = a & b;
+endmodule
+module htop (input clk, input a, input b, input c, output y0, output y1, output k, output w);
+  wire m, n;
+  sub #(.INV(0)) u0 (.clk(clk), .a(a), .b(b), .y(m), .z());
+  sub #(.INV(1)) u1 (.clk(clk), .a(m), .b(c), .y(y1), .z(n));
+  sub #(.INV(0)) u2 (.clk(clk), .a(m), .b(m), .y(), .z(w));
+  assign y0 = m;
+  assign k = n | c;
+endmodule
+"""
+
+
+@pytest.mark.tools
+def test_json_netlist_keeps_the_hierarchy_and_the_verilog_names(tmp_path: Path) -> None:
+    (tmp_path / "h.v").write_text(HIER)
+    (tmp_path / "synth.ys").write_text(build_script(["h.v"], "htop", Recipe().with_(flatten=False), OSU018, {}))
+    done = subprocess.run(["yosys", "-q", "-s", "synth.ys"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    modules = parse_netlist((tmp_path / "netlist.json").read_text())
+    hist = histogram(modules, "htop")
+    assert any(m.startswith("$paramod") for m in modules) and "DFFPOSX1" in hist
+    flat = flatten(modules, "htop")
+    assert Counter(cell for _, cell, _ in flat.instances) == hist  # every leaf once, hierarchy expanded
+    assert {path.split(".")[0] for path, _, _ in flat.instances} >= {"u0", "u1", "u2"}
+    a = flat.aliases
+    assert a["u0.y"] == a["u1.a"] == a["u2.a"] == a["u2.b"] == flat.top_ports["y0"][1]  # nets cross the hierarchy
+    assert a["u1.y"] == flat.top_ports["y1"][1] and a["u2.z"] == flat.top_ports["w"][1]
+    assert a["u0.y"] != a["u1.y"] and flat.top_ports["k"][0] == "output"
+    # the names the gate-level simulation dumps: Yosys' private names renamed as write_verilog does
+    verilog = (tmp_path / "netlist.v").read_text()
+    top_text = verilog[verilog.index("module htop"):]
+    top_leaves = [path for path, _, _ in flat.instances if "." not in path]
+    assert top_leaves and all(re.search(rf"\s{re.escape(p)} \(", top_text) for p in top_leaves)
+    wires = set(re.findall(r"^\s*wire (\S+);", verilog, re.M))
+    assert "_0_" in wires  # a private name in a submodule
+    seen = {name.split(".", 1)[-1] for name in a}
+    assert wires <= seen and set(re.findall(r"^\s*wire (\S+);", top_text, re.M)) <= set(a)
+
+
+def test_a_file_that_is_not_a_json_netlist_is_a_one_line_tool_error() -> None:
+    for text in ("module m; endmodule\n", '{"modules": {"m": {"cells": {"c": {"type": "X"}}}}}', '{"modules": {}}'):
+        with pytest.raises(ToolError) as exc:
+            parse_netlist(text, where="w/netlist.json")
+        assert str(exc.value).startswith("w/netlist.json: ") and "\n" not in str(exc.value)

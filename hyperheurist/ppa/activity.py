@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import ConfigError, ToolError
@@ -27,7 +27,7 @@ from ..stages.model import Invocation, Plan, StageId, StageResult, call
 from .liberty import Cell, Liberty, Pin
 from .netlist import FlatNetlist, flatten
 from .sta import OUTPUT_LOAD_FANOUT, StaResult
-from .synth import Synthesized
+from .synth import NETLIST_JSON, Synthesized
 from .vcd import count_toggles
 
 TB_TOP, DUT = "hh_act_tb", "hh_dut"
@@ -161,6 +161,10 @@ def activity_plan(ctx: StageContext, syn: Synthesized, lib: Liberty) -> Plan:
     flat = flatten(syn.modules, ctx.top)
     leaves = {path for path, _, _ in flat.instances}
     counted = count_toggles(vcd, f"{TB_TOP}.{DUT}", leaves, where=ctx.own("activity.vcd"))
+    unknown = [name for name in counted.counts if name not in flat.aliases]
+    if unknown:  # the JSON's names are mapped to the Verilog's (``netlist.verilog_names``): they must all meet
+        raise ToolError(f"{len(unknown)} signals of the simulated netlist (e.g. {unknown[0]!r}) are not in "
+                        f"{PurePosixPath(syn.netlist).with_name(NETLIST_JSON)}: its names and the Verilog's disagree")
     toggles: dict[int, list[int]] = {}
     for name, rf in counted.counts.items():
         net = flat.aliases.get(name)
