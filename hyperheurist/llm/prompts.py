@@ -82,13 +82,18 @@ def interface_text(design: DesignConfig) -> str:
         width = f"[{p.width - 1}:0] " if p.width > 1 else ""
         signed = "signed " if p.signed else ""
         lines.append(f"- {p.dir} {signed}{width}{p.name}")
-    if itf.clock:
-        lines.append(f"- clock: `{itf.clock}` (rising edge)")
-    else:
+    several = len(itf.clocks) > 1
+    for c in itf.clocks:
+        domain = f", domain {c.domain_name}" if several else ""
+        lines.append(f"- clock: `{c.name}` (rising edge{domain})")
+    if not itf.clocks:
         lines.append("- no clock: the design is purely combinational")
-    if itf.reset:
-        r = itf.reset
-        lines.append(f"- reset: `{r.name}`, active {r.active}, {'synchronous' if r.sync else 'asynchronous'}")
+    if several:
+        lines.append("- the clocks are " + ("synchronous (their edges coincide)" if itf.synchronous_clocks
+                                           else "asynchronous to each other: synchronize every crossing"))
+    for r in itf.resets:
+        domain = f", domain {r.domain or itf.clocks[0].domain_name}" if several else ""
+        lines.append(f"- reset: `{r.name}`, active {r.active}, {'synchronous' if r.sync else 'asynchronous'}{domain}")
     return "\n".join(lines)
 
 

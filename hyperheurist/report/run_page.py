@@ -86,12 +86,17 @@ def _ports(resolved: dict[str, Any]) -> str:
 def _design(rd: RunData) -> str:
     r = rd.resolved
     iface, ppa, ann, gen = (as_dict(r.get(k)) for k in ("interface", "ppa", "anneal", "generation"))
-    reset = as_dict(iface.get("reset"))
+    # resolved.yaml spells one clock `clock:`/`reset:`, several as `clocks:`/`resets:` lists
+    clocks = [text(as_dict(c).get("name")) for c in iface.get("clocks") or []] or [text(iface.get("clock"))]
+    resets = [as_dict(x) for x in iface.get("resets") or []]
+    if not resets and iface.get("reset"):
+        resets = [as_dict(iface["reset"])]
     weights = as_dict(ppa.get("weights"))
-    reset_s = f"{text(reset.get('name'))} (active {text(reset.get('active'))})" if reset else "none"
+    reset_s = ", ".join(f"{text(x.get('name'))} (active {text(x.get('active'))})" for x in resets) or "none"
+    clock_s = ", ".join(c for c in clocks if c) or "none (combinational)"
     rows = [
         ("top module", text(r.get("top")) or MISSING),
-        ("clock / reset", f"{text(iface.get('clock')) or 'none (combinational)'} / {reset_s}"),
+        ("clock / reset", f"{clock_s} / {reset_s}"),
         ("ports", _ports(r)),
         ("clock period", with_unit(ppa.get("clock_period_ns"), "ns")),
         ("liberty", text(ppa.get("liberty_path") or ppa.get("liberty") or rd.manifest.get("liberty")) or MISSING),

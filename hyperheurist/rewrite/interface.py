@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..config import Interface, Port, Reset
+from ..config import Clock, Interface, Port, Reset
 from ..errors import InputError
 from ..hdl.parse import parse
 from ..hdl.ports import ElaborationError, read_module
@@ -26,4 +26,4 @@ def module_interface(text: str, top: str, clock: str | None = None, reset: Reset
         if not p.integral or p.unpacked or p.dir not in DIRECTIONS:
             raise InputError(f"{p.where}: port {p.name}: {p.dir} {p.type} is not a bit-vector port")
         ports.append(Port(name=p.name, dir=DIRECTIONS[p.dir], width=p.width, signed=p.signed))
-    return Interface(clock=clock, reset=reset, ports=ports)
+    return Interface(clocks=[Clock(name=clock)] if clock else [], resets=[reset] if reset else [], ports=ports)
