@@ -3,6 +3,8 @@ simulated and proven from on both sides, and anything else in them is still reje
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,18 @@ def test_power_on_policy_still_rejects_anything_but_constants(tmp_path: Path) ->
     f = rep.failed
     assert f is not None and f.gate == "structure", rep.to_dict()
     assert f.message.startswith("not_constant.v:2: initial block holds a system task or function call"), f.message
+
+
+def test_hh_ppa_warns_that_power_on_values_are_ignored(tmp_path: Path) -> None:
+    """hh ppa runs no structure stage to say it: the warning comes from the command itself."""
+    def ppa(design_yaml: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "hyperheurist", "ppa", str(design_yaml),
+                               str(design_yaml.parent / "good.v"), "--no-cache"],
+                              capture_output=True, text=True, timeout=300)
+
+    res = ppa(_design(tmp_path, "power_on_values"))
+    assert res.returncode == 0, res.stderr
+    assert "verification.initial: power_on_values: PPA ignores power-on values" in res.stderr
+    (tmp_path / "b").mkdir()
+    plain = ppa(_design(tmp_path / "b", None))
+    assert "power_on_values" not in plain.stderr

@@ -68,6 +68,9 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...]
     notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
     if notice:
         click.echo(notice, err=True)
+    if design.verification.initial == "power_on_values":  # hh ppa runs no structure stage to say it
+        click.echo("hh: warning: verification.initial: power_on_values: PPA ignores power-on values "
+                   "(ASIC flip-flops have no power-on state)", err=True)
     from ..flow import preflight
 
     preflight(design)  # an unreadable or malformed liberty is a configuration error (exit 2), as in hh run
