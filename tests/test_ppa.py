@@ -282,3 +282,14 @@ def test_a_file_that_is_not_a_json_netlist_is_a_one_line_tool_error() -> None:
         with pytest.raises(ToolError) as exc:
             parse_netlist(text, where="w/netlist.json")
         assert str(exc.value).startswith("w/netlist.json: ") and "\n" not in str(exc.value)
+
+
+@pytest.mark.tools
+def test_activity_power_of_a_netlist_with_split_ports_equals_the_flat_one(tmp_path: Path) -> None:
+    # flatten off keeps the hierarchy and splits the ports per bit (\a[0]); one module: the same cells
+    d, cand = _design("gated"), _cand("gated", "gated.v")
+    flat = estimate(cand, d, Recipe(), tmp_path / "f", power="activity")
+    kept = estimate(cand, d, Recipe().with_(flatten=False), tmp_path / "k", power="activity")
+    assert "\\a[0]" in next((tmp_path / "k").glob("*-synthesis/netlist.v")).read_text()
+    assert kept.cell_histogram == flat.cell_histogram and kept.power_fidelity == "activity"
+    assert kept.power_mw == flat.power_mw > 0

@@ -52,8 +52,16 @@ def cell_models(lib: Liberty) -> Path:
     return models
 
 
-def activity_tb(spec: TbSpec, top: str) -> str:
-    """One instance of ``top`` driven by the stimulus files; timing as in the differential bench."""
+def _connection(port: TbPort, split: bool) -> str:
+    """``.a(a)``, or bit by bit when the netlist's ports were split (``splitnets -ports``: ``\\a[0]``)."""
+    if not split:
+        return f".{port.name}({port.name})"
+    return ", ".join(f".\\{port.name}[{i}] ({port.name}[{i}])" for i in range(port.width))
+
+
+def activity_tb(spec: TbSpec, top: str, split: frozenset[str] = frozenset()) -> str:
+    """One instance of ``top`` driven by the stimulus files; timing as in the differential bench.
+    Ports named in ``split`` are connected bit by bit."""
     ins = [p for p in spec.ports if p.dir == "input"]
     outs = [p for p in spec.ports if p.dir == "output"]
     data = [p for p in ins if p.name not in (spec.clock, spec.reset)]
@@ -64,7 +72,7 @@ def activity_tb(spec: TbSpec, top: str) -> str:
     lines += [f"  reg [{p.width - 1}:0] stim_{p.name} [0:{n - 1}];" for p in data]
     if spec.reset:
         lines.append(f"  reg stim_reset [0:{n - 1}];")
-    conns = ", ".join(f".{p.name}({p.name})" for p in ins + outs)
+    conns = ", ".join(_connection(p, p.name in split) for p in ins + outs)
     lines.append(f"  {top} {DUT} ({conns});")
     if spec.clock:
         lines += [f"  initial {spec.clock} = 1'b0;", f"  always #5 {spec.clock} = ~{spec.clock};"]
@@ -146,7 +154,10 @@ def activity_plan(ctx: StageContext, syn: Synthesized, lib: Liberty) -> Plan:
                   reset_active_low=bool(iface.reset and iface.reset.active == "low"),
                   cycles=vcfg.cycles, seed=vcfg.seed, token=token)
     argv = ("iverilog", "-g2012", "-o", "activity.vvp", "-s", TB_TOP, "hh_act_tb.v", ctx.rel(syn.netlist), str(models))
-    bench = {**stimulus_files(spec), "hh_act_tb.v": activity_tb(spec, ctx.top)}
+    top_ports = syn.modules[ctx.top].ports if ctx.top in syn.modules else {}
+    split = frozenset(p.name for p in spec.ports if p.width > 1 and p.name not in top_ports
+                      and f"{p.name}[0]" in top_ports)  # a hierarchical netlist's ports are split per bit
+    bench = {**stimulus_files(spec), "hh_act_tb.v": activity_tb(spec, ctx.top, split)}
     res = (yield from call(Invocation("iverilog-activity", argv, readable=(models.parent,), files=bench))).result
     if not res.ok:
         first = (res.stderr or res.stdout).strip().splitlines()
