@@ -293,3 +293,18 @@ def test_activity_power_of_a_netlist_with_split_ports_equals_the_flat_one(tmp_pa
     assert "\\a[0]" in next((tmp_path / "k").glob("*-synthesis/netlist.v")).read_text()
     assert kept.cell_histogram == flat.cell_histogram and kept.power_fidelity == "activity"
     assert kept.power_mw == flat.power_mw > 0
+
+
+@pytest.mark.tools
+def test_json_netlist_numbers_bits_as_declared(tmp_path: Path) -> None:
+    (tmp_path / "o.v").write_text("module o(input clk, input [11:4] a, input [0:3] b, output reg [11:4] y,\n"
+                                  "         output [0:3] z);\n  always @(posedge clk) y <= a + 1;\n"
+                                  "  assign z = b ^ a[7:4];\nendmodule\n")
+    (tmp_path / "synth.ys").write_text(build_script(["o.v"], "o", Recipe(), OSU018, {}))
+    done = subprocess.run(["yosys", "-q", "-s", "synth.ys"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    flat = flatten(parse_netlist((tmp_path / "netlist.json").read_text()), "o")
+    want = {"clk"} | {f"{p}[{i}]" for p in "ay" for i in range(4, 12)} | {f"{p}[{i}]" for p in "bz" for i in range(4)}
+    assert set(flat.top_ports) == want
+    assert {d for b, (d, _) in flat.top_ports.items() if b[0] in "yz"} == {"output"}

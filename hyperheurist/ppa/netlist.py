@@ -212,7 +212,8 @@ def flatten(modules: dict[str, Module], top: str) -> FlatNetlist:
     ports: dict[str, tuple[str, int]] = {}
     bound: dict[Bit, int] = {}
     for pname, (direction, wire) in topmod.ports.items():
-        for bit, bname in zip(wire.bits, wire.bit_names(pname), strict=True):
+        numbered = topmod.netnames.get(pname, wire)  # the netname carries the index offset for certain
+        for bit, bname in zip(wire.bits, numbered.bit_names(pname), strict=True):
             ports[bname] = (direction, uf.make())
             names[ports[bname][1]] = bname
             bind(bound, bit, ports[bname][1])
