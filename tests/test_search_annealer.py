@@ -15,7 +15,7 @@ from hyperheurist.config import Anneal
 from hyperheurist.errors import NoValidCandidate
 from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.recipe import ABC_SCRIPTS, Recipe
-from hyperheurist.search.annealer import Annealer, anneal
+from hyperheurist.search.annealer import Annealer, anneal, memo_key
 from hyperheurist.search.schedule import (
     CALIBRATION_ITERATIONS,
     CALIBRATION_SAMPLES,
@@ -83,9 +83,10 @@ class FakeEvaluator:
         self.calls: list[str] = []
         self.costs: list[float] = []  # every valid evaluation's cost, in call order
 
-    def one(self, state: State) -> Evaluation:
+    def one(self, state: State, parent: State | None = None) -> Evaluation:
+        """``parent``: what the proposal is checked against (None for a start): logged with the key."""
         v = value(state)
-        self.calls.append(state.key)
+        self.calls.append(state.key if parent is None else memo_key(state, parent))
         if v % 5 == 3:
             return Evaluation(key=state.key, valid=False, failed_gate="simulation", message="mismatch")
         bonus = ABC_SCRIPTS.index(state.recipe.abc_script) * 0.01
@@ -95,7 +96,7 @@ class FakeEvaluator:
         return Evaluation(key=state.key, valid=True, cost=cost, metrics=fake_metrics(area, delay, power))
 
     def __call__(self, batch: list[tuple[State, State | None]]) -> list[Evaluation]:
-        return [self.one(s) for s, _ in batch]
+        return [self.one(s, p) for s, p in batch]
 
 
 def fake_metrics(area: float, delay: float, power: float) -> PPAMetrics:
@@ -164,7 +165,7 @@ def test_best_never_regresses_and_invalid_never_accepted(seed, chains, iteration
         assert r["best_cost"] <= prev
         per_chain[r["chain"]] = r["best_cost"]
     assert len(records) == chains * iterations
-    assert len(fake.calls) == len(set(fake.calls))  # memoised: no state is evaluated twice
+    assert len(fake.calls) == len(set(fake.calls))  # memoised: no state is evaluated twice against one parent
     assert res.counters["evaluations"] + 2 == len(fake.calls)
 
 
@@ -183,9 +184,9 @@ def test_resume_equals_uninterrupted_run(seed, stop):
     journal: dict[str, Evaluation] = {}
     fake = FakeEvaluator()
 
-    def journaled(batch):
+    def journaled(batch):  # the flow's journal remembers an evaluation with the parent it was checked against
         evs = fake(batch)
-        journal.update({e.key: e for e in evs})
+        journal.update({memo_key(s, p): e for (s, p), e in zip(batch, evs, strict=True)})
         return evs
 
     part, part_records, _ = run(seed=seed, iterations=15, stop_after=stop, evaluate=journaled)
@@ -194,7 +195,7 @@ def test_resume_equals_uninterrupted_run(seed, stop):
     fresh = FakeEvaluator()
 
     def resumed(batch):
-        return [journal[s.key] if s.key in journal else fresh.one(s) for s, _ in batch]
+        return [journal.get(memo_key(s, p)) or fresh.one(s, p) for s, p in batch]
 
     again, again_records, _ = run(seed=seed, iterations=15, evaluate=resumed)
     assert again_records == full_records
@@ -276,3 +277,16 @@ def test_no_valid_start_raises():
 def test_evaluate_contract_is_checked():
     with pytest.raises(ValueError, match="evaluations for"):
         run(evaluate=lambda batch: [])
+
+
+def test_an_rtl_change_is_judged_against_its_own_parent():
+    """An evaluation of an RTL change holds for the parent it was checked against only; a recipe-only
+    change of the same RTL runs no check and holds whatever the parent."""
+    a, b = make_state(1), make_state(2)
+    b_other_recipe = State(b.candidate, b.recipe.with_(abc_script="area"))
+    assert memo_key(b, a) != memo_key(b, b_other_recipe)  # the same proposal from two parents
+    assert memo_key(b_other_recipe, b) == b_other_recipe.key  # recipe only: the parent does not matter
+    res, records, fake = run(seed=5, chains=2, iterations=30)
+    evaluated = {(r["proposal"], r["parent"]) for r in records if r["proposal"] and r["proposal_digest"]
+                 != r["parent_digest"]}
+    assert {c for c in fake.calls if "<" in c} == {f"{k}<{p}" for k, p in evaluated}

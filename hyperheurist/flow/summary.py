@@ -27,11 +27,16 @@ def _opt_text(x: Any) -> str | None:
 
 
 def proofs_by_rtl(records: list[Json]) -> dict[str, Json]:
-    """RTL digest -> the first journal record (Phase 1 or eval) whose equivalence check covers that RTL."""
+    """RTL digest -> the journal record (Phase 1 or eval) with the strongest equivalence verdict on that RTL
+    (proven before bounded before the rest; the first of equals): a check that timed out against one parent
+    does not hide a proof of the same RTL against another."""
     out: dict[str, Json] = {}
     for r in records:
         if r.get("type") in ("phase1", "eval") and isinstance(r.get("proof"), dict):
-            out.setdefault(text(r.get("digest")), r)
+            digest = text(r.get("digest"))
+            held = out.get(digest)
+            if held is None or PROOF_KINDS.index(proof_kind(r["proof"])) < PROOF_KINDS.index(proof_kind(held["proof"])):
+                out[digest] = r
     return out
 
 

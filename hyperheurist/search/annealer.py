@@ -44,6 +44,16 @@ def cost_of(ev: Evaluation) -> float:
     return ev.cost
 
 
+def memo_key(state: State, parent: State) -> str:
+    """What an evaluation is remembered by. An RTL change is judged against its parent (the gates and the
+    equivalence proof compare the two), so its evaluation holds for that parent only: reusing it for
+    another parent would accept a change never checked against it. A recipe-only change of the parent's
+    RTL runs no check, so its evaluation holds whatever the parent."""
+    if state.candidate.digest == parent.candidate.digest:
+        return state.key
+    return f"{state.key}<{parent.key}"
+
+
 @dataclass
 class MoveStats:
     proposals: int = 0
@@ -198,19 +208,23 @@ class Annealer:
         batch: list[tuple[State, State | None]] = []
         seen: set[str] = set()
         for p in proposals:
-            if p.state is None or p.state.key in self.memo or p.state.key in seen:
+            if p.state is None:
                 continue
-            seen.add(p.state.key)
+            key = memo_key(p.state, p.chain.current[0])
+            if key in self.memo or key in seen:
+                continue
+            seen.add(key)
             batch.append((p.state, p.chain.current[0]))
         if not batch:
             return
         results = self.evaluate(batch)
         if len(results) != len(batch):
             raise ValueError(f"evaluate returned {len(results)} evaluations for {len(batch)} states")
-        for (s, _), ev in zip(batch, results, strict=True):
+        for (s, parent), ev in zip(batch, results, strict=True):
             if ev.key != s.key:
                 raise ValueError(f"evaluate returned key {ev.key} for state {s.key}")
-            self.memo[s.key] = ev
+            assert parent is not None
+            self.memo[memo_key(s, parent)] = ev
             self.pareto.add(s, ev)
         self.counters.evaluations += len(batch)
 
@@ -219,8 +233,11 @@ class Annealer:
         if self.t0 is not None:
             return
         for p in proposals:
-            if p.state is not None and usable(self.memo[p.state.key]):
-                self.calibration.add(cost_of(self.memo[p.state.key]) - cost_of(p.chain.current[1]))
+            if p.state is None:
+                continue
+            ev = self.memo[memo_key(p.state, p.chain.current[0])]
+            if usable(ev):
+                self.calibration.add(cost_of(ev) - cost_of(p.chain.current[1]))
         self.t0 = self.calibration.t0(self.iteration)
         if self.t0 is not None:
             for c in self.chains:
@@ -253,12 +270,13 @@ class Annealer:
     def _judge(self, chain: Chain, move: str, state: State, rec: Record) -> bool:
         """Accept or reject one evaluated proposal, credit its move; True when it improved the chain's best."""
         parent, parent_ev = chain.current
-        ev = self.memo[state.key]
+        key = memo_key(state, parent)
+        ev = self.memo[key]
         st = self.stats[move]
         st.proposals += 1
         self.counters.proposals += 1
         rec.update(proposal=state.key, proposal_digest=state.candidate.digest, cost=ev.cost,
-                   memo=ev.key in self._memo_before)
+                   memo=key in self._memo_before)
         self.counters.memo_hits += int(rec["memo"])
         improved = False
         r = 0.0
