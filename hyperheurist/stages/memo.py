@@ -51,6 +51,8 @@ def recall(k: str) -> Remembered | None:
         return _held[k]
     try:
         data = json.loads(_path(k).read_text(encoding="utf-8"))
+        if data["key"] != k:  # a file copied or moved to another entry's name is not that entry
+            return None
         got = Remembered(str(data["stdout"]), str(data["stderr"]), {str(n): str(t) for n, t in data["outputs"].items()})
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # missing or unreadable: run the tool
@@ -64,7 +66,7 @@ def keep(k: str, got: Remembered) -> None:
     if size > ENTRY_BYTES:
         return
     _hold(k, got)
-    doc = {"stdout": got.stdout, "stderr": got.stderr, "outputs": got.outputs}
+    doc = {"key": k, "stdout": got.stdout, "stderr": got.stderr, "outputs": got.outputs}
     try:
         write_text_atomic(_path(k), json.dumps(doc, ensure_ascii=True))
     except OSError:
