@@ -157,3 +157,20 @@ def test_formal_asked_for_on_the_command_line_is_refused_too(tmp_path: Path) -> 
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2 and len(lines) == 1, res.stderr
     assert "interface.clocks: several clock domains (a, b)" in lines[0]
+
+
+@pytest.mark.tools
+def test_activity_power_drives_every_clock_and_reset(tmp_path: Path) -> None:
+    """Gate-level activity simulation runs the second domain's clock and reset on their own schedules (as the
+    differential bench does), never as random data."""
+    from hyperheurist.ppa import estimate
+    from hyperheurist.recipe import load_flow
+
+    d = load_design(_design(tmp_path))
+    cand = Candidate.from_paths([tmp_path / "sync2" / "good.v"], top=d.top)
+    m = estimate(cand, d, load_flow(d.ppa.flow).recipe, tmp_path / "ppa", power="activity")
+    assert m.power_fidelity == "activity" and m.dynamic_mw > 0
+    bench = next((tmp_path / "ppa").glob("*-power/hh_act_tb.v")).read_text()
+    assert "forever begin clk_b = ~clk_b; #4; end" in bench and "rst_b_n = stim_reset_rst_b_n[k];" in bench
+    assert "stim_clk_b" not in bench and "stim_rst_b_n" not in bench  # no random vectors for clocks or resets
+    assert (next((tmp_path / "ppa").glob("*-power")) / "stim_reset_rst_b_n.hex").is_file()

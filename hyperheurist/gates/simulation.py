@@ -9,13 +9,11 @@ Every simulator run has the wall-clock ``verification.timeout_s``; a killed run 
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Generator
-from typing import Any, TypedDict
+from typing import Any
 
-from ..config import Interface
-from ..sim.difftb import TbClock, TbPort, TbReset, TbSpec, differential_tb, stimulus_files
+from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
 from ..stages.context import CANONICAL, StageContext, checked_params
 from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
 from .golden import golden_files
@@ -44,30 +42,6 @@ def _compile_and_run(ctx: StageContext, tag: str, files: dict[str, str], sources
     if sim.output_limited:
         return f"{tag} simulation stopped: output exceeded the limit", sim.stdout
     return None, sim.stdout
-
-
-class Clocking(TypedDict):
-    reset_hold: int
-    more_clocks: tuple[TbClock, ...]
-    more_resets: tuple[TbReset, ...]
-
-
-def clocking(iface: Interface, default_period_ns: float) -> Clocking:
-    """The bench's further clocks and resets. The main clock's cycle is the bench's 10 ns; another clock
-    keeps its period's ratio to it (to the nanosecond) and rises with it when the clocks are declared
-    synchronous; a reset is held for a cycle of its own clock."""
-    periods = {c.domain_name: c.period_ns or default_period_ns for c in iface.clocks}
-    main = periods[iface.clocks[0].domain_name] if iface.clocks else default_period_ns
-
-    def hold(domain: str | None) -> int:
-        return max(1, math.ceil(periods[iface.domain_clock(domain).domain_name] / main - 1e-9))
-
-    more_clocks = tuple(TbClock(c.name, max(1, round(5 * periods[c.domain_name] / main)),
-                                5.0 if iface.synchronous_clocks else 0.1 * i + 0.05)
-                        for i, c in enumerate(iface.clocks[1:], start=1))
-    resets = [(r, hold(r.domain)) for r in iface.resets]
-    return {"reset_hold": resets[0][1] if resets else 1, "more_clocks": more_clocks,
-            "more_resets": tuple(TbReset(r.name, r.active == "low", h) for r, h in resets[1:])}
 
 
 def differential(ctx: StageContext) -> Check:

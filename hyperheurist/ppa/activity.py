@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import ConfigError, ToolError
-from ..sim.difftb import TbPort, TbSpec, stimulus_files
+from ..sim.difftb import TbPort, TbSpec, clocking, stimulus_files
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, StageResult, call
 from .liberty import Cell, Liberty, Pin
@@ -64,7 +64,7 @@ def activity_tb(spec: TbSpec, top: str, split: frozenset[str] = frozenset()) -> 
     Ports named in ``split`` are connected bit by bit."""
     ins = [p for p in spec.ports if p.dir == "input"]
     outs = [p for p in spec.ports if p.dir == "output"]
-    data = [p for p in ins if p.name not in (spec.clock, spec.reset)]
+    data = [p for p in ins if p.name not in spec.special()]
     n = spec.cycles
     lines = ["`timescale 1ns/1ps", f"module {TB_TOP};", "  integer k;"]
     lines += [f"  reg [{p.width - 1}:0] {p.name};" for p in ins]
@@ -72,19 +72,24 @@ def activity_tb(spec: TbSpec, top: str, split: frozenset[str] = frozenset()) -> 
     lines += [f"  reg [{p.width - 1}:0] stim_{p.name} [0:{n - 1}];" for p in data]
     if spec.reset:
         lines.append(f"  reg stim_reset [0:{n - 1}];")
+    lines += [f"  reg stim_reset_{r.name} [0:{n - 1}];" for r in spec.more_resets]
     conns = ", ".join(_connection(p, p.name in split) for p in ins + outs)
     lines.append(f"  {top} {DUT} ({conns});")
     if spec.clock:
         lines += [f"  initial {spec.clock} = 1'b0;", f"  always #5 {spec.clock} = ~{spec.clock};"]
+    lines += [f"  initial begin {c.name} = 1'b0; #{c.offset_ns:g}; forever begin {c.name} = ~{c.name}; "
+              f"#{c.half_period_ns}; end end" for c in spec.more_clocks]
     lines.append("  initial begin")
     lines += [f"    $readmemh(\"stim_{p.name}.hex\", stim_{p.name});" for p in data]
     if spec.reset:
         lines.append("    $readmemh(\"stim_reset.hex\", stim_reset);")
+    lines += [f"    $readmemh(\"stim_reset_{r.name}.hex\", stim_reset_{r.name});" for r in spec.more_resets]
     lines += ["    $dumpfile(\"activity.vcd\");", f"    $dumpvars(0, {TB_TOP}.{DUT});",
               f"    for (k = 0; k < {n}; k = k + 1) begin", "      #1;"]
     lines += [f"      {p.name} = stim_{p.name}[k];" for p in data]
     if spec.reset:
         lines.append(f"      {spec.reset} = stim_reset[k];")
+    lines += [f"      {r.name} = stim_reset_{r.name}[k];" for r in spec.more_resets]
     lines += ["      #9;", "    end", f"    $display(\"HH_ACT_DONE_{spec.token}\");", "    $finish;", "  end",
               "endmodule"]
     return "\n".join(lines) + "\n"
@@ -152,7 +157,8 @@ def activity_plan(ctx: StageContext, syn: Synthesized, lib: Liberty) -> Plan:
     spec = TbSpec(ports=[TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")],
                   clock=iface.clock, reset=iface.reset.name if iface.reset else None,
                   reset_active_low=bool(iface.reset and iface.reset.active == "low"),
-                  cycles=vcfg.cycles, seed=vcfg.seed, token=token)
+                  cycles=vcfg.cycles, seed=vcfg.seed, token=token,
+                  **clocking(iface, ctx.design.ppa.clock_period_ns))  # every clock and reset, as the gate drives them
     argv = ("iverilog", "-g2012", "-o", "activity.vvp", "-s", TB_TOP, "hh_act_tb.v", ctx.rel(syn.netlist), str(models))
     top_ports = syn.modules[ctx.top].ports if ctx.top in syn.modules else {}
     split = frozenset(p.name for p in spec.ports if p.width > 1 and p.name not in top_ports

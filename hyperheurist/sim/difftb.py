@@ -14,8 +14,11 @@ Further resets follow their own schedule, held long enough for their clock.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import TypedDict
 
+from ..config import Interface
 from .stimulus import StimPort, hex_text, reset_schedule, vectors
 
 
@@ -155,3 +158,27 @@ def differential_tb(spec: TbSpec, dut: str, gold: str, dut_params: dict[str, str
     lines.append("  end")
     lines.append("endmodule")
     return "\n".join(lines) + "\n"
+
+
+class Clocking(TypedDict):
+    reset_hold: int
+    more_clocks: tuple[TbClock, ...]
+    more_resets: tuple[TbReset, ...]
+
+
+def clocking(iface: Interface, default_period_ns: float) -> Clocking:
+    """The bench's further clocks and resets. The main clock's cycle is the bench's 10 ns; another clock
+    keeps its period's ratio to it (to the nanosecond) and rises with it when the clocks are declared
+    synchronous; a reset is held for a cycle of its own clock."""
+    periods = {c.domain_name: c.period_ns or default_period_ns for c in iface.clocks}
+    main = periods[iface.clocks[0].domain_name] if iface.clocks else default_period_ns
+
+    def hold(domain: str | None) -> int:
+        return max(1, math.ceil(periods[iface.domain_clock(domain).domain_name] / main - 1e-9))
+
+    more_clocks = tuple(TbClock(c.name, max(1, round(5 * periods[c.domain_name] / main)),
+                                5.0 if iface.synchronous_clocks else 0.1 * i + 0.05)
+                        for i, c in enumerate(iface.clocks[1:], start=1))
+    resets = [(r, hold(r.domain)) for r in iface.resets]
+    return {"reset_hold": resets[0][1] if resets else 1, "more_clocks": more_clocks,
+            "more_resets": tuple(TbReset(r.name, r.active == "low", h) for r, h in resets[1:])}
