@@ -116,10 +116,10 @@ class DesignConfig(Model):
 
     @model_validator(mode="after")
     def _formal_clocks(self) -> DesignConfig:
-        if self.verification.equivalence.enabled and self.interface.asynchronous_domains:
+        if self.verification.equivalence.enabled and not self.interface.lockstep_clocks:
             raise ValueError("verification.equivalence.enabled: several clock domains and the equivalence check "
-                             "steps one clock: declare interface.synchronous_clocks: true if the clocks share their "
-                             "edges, or leave equivalence off")
+                             "steps one clock: declare interface.synchronous_clocks: true if the clocks share every "
+                             "edge (one period_ns for all), or leave equivalence off")
         return self
 
     def spec_text(self) -> str:

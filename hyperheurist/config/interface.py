@@ -56,7 +56,7 @@ class Interface(Model):
     and reset are the design's main ones. With several clocks the differential bench drives each with its
     own period (its ratio to the main clock's kept) and each reset with its own schedule; STA gets one
     create_clock per clock, each port timed against its domain's clock and the domains asynchronous; the
-    equivalence check steps one clock, so it needs ``synchronous_clocks: true``.
+    equivalence check steps one clock, so it needs ``synchronous_clocks: true`` and one ``period_ns`` for all.
 
     Internal: resolved.yaml writes a one-clock interface with ``clock:``/``reset:``."""
 
@@ -145,3 +145,10 @@ class Interface(Model):
     def asynchronous_domains(self) -> bool:
         """Several clocks whose edges are not declared to coincide."""
         return len(self.clocks) > 1 and not self.synchronous_clocks
+
+    @property
+    def lockstep_clocks(self) -> bool:
+        """Every clock has every edge of the main clock: one clock, or synchronous clocks of one period.
+        The equivalence check steps every register on one global clock, which is exact only then (a counter
+        moved to a synchronous clock of twice the period is equal in lockstep, and different in silicon)."""
+        return len(self.clocks) <= 1 or (self.synchronous_clocks and len({c.period_ns for c in self.clocks}) == 1)

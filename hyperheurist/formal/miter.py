@@ -47,11 +47,11 @@ class MiterSpec:
 
 def check_spec(spec: MiterSpec) -> None:
     """Config errors name the design.yaml field."""
-    if spec.iface.asynchronous_domains:  # the miter steps every register on one global clock
+    if not spec.iface.lockstep_clocks:  # the miter steps every register on one global clock
         domains = ", ".join(c.domain_name for c in spec.iface.clocks)
         raise ConfigError(f"interface.clocks: several clock domains ({domains}): the equivalence check steps one "
-                          "clock; declare interface.synchronous_clocks: true if the clocks share their edges, or "
-                          "leave verification.equivalence off")
+                          "clock; declare interface.synchronous_clocks: true if the clocks share every edge (one "
+                          "period_ns for all), or leave verification.equivalence off")
     data = {p.name: p for p in spec.iface.data_inputs()}
     outs = {p.name: p for p in spec.iface.outputs()}
     for name, value in spec.reset_inputs.items():

@@ -13,7 +13,7 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from ..sim.difftb import TbPort, TbSpec, differential_tb
+from ..sim.difftb import TbClock, TbPort, TbReset, TbSpec, differential_tb
 from ..sim.stimulus import hex_text
 from ..stages.model import Invocation, Reply, Request, call
 from .cex import Frames
@@ -41,8 +41,8 @@ def stimulus(spec: MiterSpec, frames: Frames) -> Frames:
         if k < spec.phase_cycles:
             for p in iface.data_inputs():
                 row[p.name] = int(spec.reset_inputs.get(p.name, 0))
-            assert iface.reset is not None
-            row[iface.reset.name] = 0 if iface.reset.active == "low" else 1
+            for rst in iface.resets:  # the miter holds every reset during the phase
+                row[rst.name] = 0 if rst.active == "low" else 1
         out.append(row)
     return out
 
@@ -53,12 +53,18 @@ def replay(folder: str, spec: MiterSpec, frames: Frames, gold_files: list[str], 
     iface = spec.iface
     token = hashlib.sha256(repr(frames).encode()).hexdigest()[:12]
     ports = [TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")]
+    # the miter steps every clock together (lockstep clocks only): each further clock rises with the main one
+    more_clocks = tuple(TbClock(c.name, 5, 5.0) for c in iface.clocks[1:])
+    more_resets = tuple(TbReset(r.name, r.active == "low", 1) for r in iface.resets[1:])
     tb = TbSpec(ports=ports, clock=iface.clock, reset=iface.reset.name if iface.reset else None,
                 reset_active_low=bool(iface.reset and iface.reset.active == "low"), cycles=len(frames), seed=0,
-                token=token, compare_from=spec.phase_cycles, compare_when=tuple(sorted(spec.compare_when.items())))
+                token=token, compare_from=spec.phase_cycles, compare_when=tuple(sorted(spec.compare_when.items())),
+                more_clocks=more_clocks, more_resets=more_resets)
     files = {f"stim_{p.name}.hex": hex_text([f.get(p.name, 0) for f in frames], p.width) for p in iface.data_inputs()}
     if iface.reset:
         files["stim_reset.hex"] = hex_text([f.get(iface.reset.name, 0) for f in frames], 1)
+    for r in more_resets:
+        files[f"stim_reset_{r.name}.hex"] = hex_text([f.get(r.name, 0) for f in frames], 1)
     files["hh_replay_tb.v"] = differential_tb(tb, spec.gate_top, spec.gold_top, spec.gate_params, spec.gold_params)
     argv = ("iverilog", "-g2012", "-s", "hh_diff_tb", "-o", "replay.vvp", f"-I{gold_inc}", f"-I{gate_inc}",
             "hh_replay_tb.v", *gate_files, *gold_files)
