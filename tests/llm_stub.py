@@ -4,10 +4,11 @@
 from ``default`` (an action, or a callable taking the request body and returning one). Actions:
 ``{"text": str}`` a completion (``finish_reason``, ``completion_tokens`` optional); ``{"status": 503}``
 an error (``message``; ``body`` a raw error body; ``headers`` e.g. Retry-After); ``{"hang": seconds}``
-no answer for that long; ``{"garbage": True}`` a 200 with a body that is not JSON; ``{"no_usage": True}``
-with text: no usage block. A request with ``"stream": true`` gets server-sent events: the text in
-``chunks`` pieces ``chunk_delay`` s apart, silent for ``stall_s`` after ``stall_after`` pieces.
-Every request body and its Authorization header are kept in ``requests``.
+no answer for that long; ``{"meet": threading.Barrier}`` no answer until the barrier's parties all wait
+(a 500 when it breaks: the requests were not in flight together); ``{"garbage": True}`` a 200 with a
+body that is not JSON; ``{"no_usage": True}`` with text: no usage block. A request with ``"stream": true``
+gets server-sent events: the text in ``chunks`` pieces ``chunk_delay`` s apart, silent for ``stall_s`` after
+``stall_after`` pieces. Every request body and its Authorization header are kept in ``requests``.
 
 Server personalities (callables for ``default``): ``ReasoningModel`` (OpenAI o-series/gpt-5: 400 on
 max_tokens and on temperature, empty content with finish_reason length when the cap is small),
@@ -93,6 +94,12 @@ class Stub:
             pass
 
     def _answer(self, h: BaseHTTPRequestHandler, body: dict, action: Action) -> None:
+        if "meet" in action:  # answer only once the barrier's other requests are in flight too
+            try:
+                action["meet"].wait()
+                action = {k: v for k, v in action.items() if k != "meet"}
+            except threading.BrokenBarrierError:
+                action = {"status": 500, "message": "the requests were not in flight together"}
         if "hang" in action:
             time.sleep(float(action["hang"]))
             action = {k: v for k, v in action.items() if k != "hang"} or {"text": "late"}
