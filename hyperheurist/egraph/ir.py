@@ -1,0 +1,147 @@
+"""Exact-width, unsigned word-level terms: the language the rewrite engine reasons in.
+
+Verilog sizes an expression by its context, so ``a + b`` means different things in different
+assignments. A ``Term`` carries its own result width and every operator's operands have the widths
+its rule below demands, so a term means one thing wherever it appears and rewrites can be checked by
+evaluation alone. The Verilog bridge makes every extension and truncation explicit (``zext``,
+``slice``) on the way in, and emits one sized wire per node on the way out.
+
+Operators (``w`` is the term's width; all arithmetic is modulo 2**w, all values unsigned):
+- ``var`` (``name``), ``const`` (``value`` < 2**w);
+- ``add sub mul and or xor``: two operands of width w; ``not neg``: one operand of width w;
+- ``shl shr``: operand 0 of width w, operand 1 the shift amount of any width (logical shifts);
+- ``mux``: a 1-bit select, then the value when it is 1, then the value when it is 0, both width w;
+- ``eq ne lt le gt ge``: two operands of one width, w = 1;
+- ``redand redor redxor``: one operand of any width, w = 1;
+- ``zext``: one operand no wider than w; ``slice``: w bits of operand 0 from bit ``value`` up;
+- ``concat``: two or more operands, most significant first, w = the sum of their widths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+BINARY = frozenset({"add", "sub", "mul", "and", "or", "xor"})
+UNARY = frozenset({"not", "neg"})
+SHIFTS = frozenset({"shl", "shr"})
+COMPARES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+REDUCES = frozenset({"redand", "redor", "redxor"})
+OPS = BINARY | UNARY | SHIFTS | COMPARES | REDUCES | {"var", "const", "mux", "zext", "slice", "concat"}
+MAX_WIDTH = 4096  # wider words are not datapath expressions worth rewriting
+
+
+class TermError(ValueError):
+    """A term that breaks its operator's width rule."""
+
+
+@dataclass(frozen=True)
+class Term:
+    op: str
+    width: int
+    args: tuple[Term, ...] = ()
+    name: str = ""  # var only
+    value: int = 0  # const: the value; slice: the lowest bit taken
+
+    def __post_init__(self) -> None:
+        check_node(self)
+
+
+def var(name: str, width: int) -> Term:
+    return Term("var", width, name=name)
+
+
+def const(value: int, width: int) -> Term:
+    return Term("const", width, value=value % (1 << width))
+
+
+def node(op: str, width: int, *args: Term, value: int = 0) -> Term:
+    return Term(op, width, tuple(args), value=value)
+
+
+def check_node(t: Term) -> None:
+    """Raise ``TermError`` unless ``t``'s own operator rule holds (its operands were checked when built)."""
+    w, a, op = t.width, t.args, t.op
+    if op not in OPS:
+        raise TermError(f"unknown operator {op!r}")
+    if not 1 <= w <= MAX_WIDTH:
+        raise TermError(f"{op}: width {w} outside 1..{MAX_WIDTH}")
+    arity = {"var": 0, "const": 0, "mux": 3, "zext": 1, "slice": 1}
+    if op in BINARY or op in COMPARES or op in SHIFTS:
+        arity[op] = 2
+    if op in UNARY or op in REDUCES:
+        arity[op] = 1
+    if op == "concat":
+        if len(a) < 2 or sum(x.width for x in a) != w:
+            raise TermError("concat: two or more operands whose widths add up to the result's")
+        return
+    if len(a) != arity[op]:
+        raise TermError(f"{op}: {len(a)} operands, expected {arity[op]}")
+    if op == "var" and not t.name:
+        raise TermError("var: no name")
+    if op == "const" and not 0 <= t.value < (1 << w):
+        raise TermError(f"const: {t.value} does not fit {w} bits")
+    if (op in BINARY or op in UNARY) and any(x.width != w for x in a):
+        raise TermError(f"{op}: operands must be {w} bits")
+    if op in SHIFTS and a[0].width != w:
+        raise TermError(f"{op}: shifted operand must be {w} bits")
+    if op in COMPARES and (w != 1 or a[0].width != a[1].width):
+        raise TermError(f"{op}: operands of one width, result 1 bit")
+    if op in REDUCES and w != 1:
+        raise TermError(f"{op}: result 1 bit")
+    if op == "mux" and (a[0].width != 1 or a[1].width != w or a[2].width != w):
+        raise TermError("mux: 1-bit select, both values of the result's width")
+    if op == "zext" and a[0].width > w:
+        raise TermError("zext: operand wider than the result")
+    if op == "slice" and (t.value < 0 or t.value + w > a[0].width):
+        raise TermError("slice: bits outside the operand")
+
+
+def evaluate(t: Term, env: Mapping[str, int]) -> int:
+    """The term's value for the variables' values in ``env`` (each taken modulo 2**its width)."""
+    mask = (1 << t.width) - 1
+    op = t.op
+    if op == "var":
+        return env[t.name] & mask
+    if op == "const":
+        return t.value
+    v = [evaluate(x, env) for x in t.args]
+    if op == "concat":
+        out = 0
+        for part, val in zip(t.args, v, strict=True):
+            out = (out << part.width) | val
+        return out
+    if op == "slice":
+        return (v[0] >> t.value) & mask
+    if op == "zext":
+        return v[0]
+    if op == "mux":
+        return v[1] if v[0] else v[2]
+    if op in REDUCES:
+        full = (1 << t.args[0].width) - 1
+        return {"redand": int(v[0] == full), "redor": int(v[0] != 0), "redxor": bin(v[0]).count("1") & 1}[op]
+    if op in COMPARES:
+        p, q = v
+        return int({"eq": p == q, "ne": p != q, "lt": p < q, "le": p <= q, "gt": p > q, "ge": p >= q}[op])
+    if op == "not":
+        return ~v[0] & mask
+    if op == "neg":
+        return -v[0] & mask
+    if op == "shl":
+        return (v[0] << v[1]) & mask if v[1] < t.width else 0
+    if op == "shr":
+        return v[0] >> v[1] if v[1] < t.width else 0
+    p, q = v
+    return {"add": p + q, "sub": p - q, "mul": p * q, "and": p & q, "or": p | q, "xor": p ^ q}[op] & mask
+
+
+def subterms(t: Term) -> Iterator[Term]:
+    """Every node of the term, operands before the node that uses them (a shared node once per path)."""
+    for x in t.args:
+        yield from subterms(x)
+    yield t
+
+
+def variables(t: Term) -> dict[str, int]:
+    """The term's variables and their widths."""
+    return {x.name: x.width for x in subterms(t) if x.op == "var"}
