@@ -41,6 +41,18 @@ def test_real_gate_messages_map_to_rules() -> None:
     assert rule_for("infrastructure", "yosys crashed") is None
 
 
+def test_the_initial_block_rule_follows_the_designs_initial_policy(tmp_path: Path) -> None:
+    rejected = "design.v:5: initial block is not allowed in a design (simulation-only construct)"
+    assert "no initial blocks" in (rule_for("structure", rejected) or "")
+    non_constant = "design.v:5: initial block holds a non-constant assignment: only constant assignments " \
+                   "to registers are accepted (power-on values)"
+    power_on = rule_for("structure", non_constant, power_on_values=True) or ""
+    assert "constant power-on values" in power_on and "no initial blocks" not in power_on
+    memory = RuleMemory(tmp_path / "rules.json", power_on_values=True)
+    memory.observe("structure", non_constant)
+    assert memory.active() == [power_on]
+
+
 def test_rules_persist_in_the_shared_file(tmp_path: Path) -> None:
     shared = tmp_path / "rules.yaml"
     mem = RuleMemory(tmp_path / "run1" / "rules.json", shared)

@@ -30,7 +30,8 @@ def _llm(s: Session) -> tuple[LLM | None, str | None, RuleMemory]:
 
     opts = s.opts
     replayed = opts.replay / "rules.json" if opts.replay is not None else None
-    rules = RuleMemory(s.rd.path / "rules.json", s.design.generation.rules_file, start_from=replayed)
+    rules = RuleMemory(s.rd.path / "rules.json", s.design.generation.rules_file, start_from=replayed,
+                       power_on_values=s.design.verification.initial == "power_on_values")
     client, note = make_client(s.design, s.rd.path, base_url=opts.base_url, api_key=opts.api_key,
                                model=opts.model, replay_dir=opts.replay)
     if client is not None:

@@ -16,6 +16,7 @@ import yaml
 from ..errors import ConfigError
 from ..jsonio import read_json, write_json, write_text_atomic
 
+NO_INITIAL = "Synthesizable RTL only: no initial blocks and no # delays in the design."
 # (gate, pattern in the gate message) -> the rule a generator should follow. First match wins.
 PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("structure", r"latch", "Every combinational always block assigns every output on every path: give defaults "
@@ -25,7 +26,7 @@ PATTERNS: tuple[tuple[str, str, str], ...] = (
      "Drive every net from exactly one always block or assign; never assign a reg in two blocks."),
     ("structure", r"port|width",
      "Declare exactly the ports of the interface, with the names, directions and widths given."),
-    ("structure", r"initial|delay", "Synthesizable RTL only: no initial blocks and no # delays in the design."),
+    ("structure", r"initial|delay", NO_INITIAL),
     ("structure", r"top module|not found", "Name the top module exactly as the interface says."),
     ("compile", r"l-value|procedural assignment", "A signal assigned inside an always block is declared reg "
                                                   "(output reg for outputs); a signal driven by assign is a wire."),
@@ -45,6 +46,11 @@ PATTERNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# under ``verification.initial: power_on_values`` initial blocks of constants are legal: say so instead
+POWER_ON_INITIAL = ("Synthesizable RTL only: no # delays; an initial block may only give registers constant "
+                    "power-on values.")
+
+
 @dataclass
 class Rule:
     text: str
@@ -56,10 +62,12 @@ class Rule:
         return {"text": self.text, "gate": self.gate, "count": self.count, "source": self.source}
 
 
-def rule_for(gate: str, message: str) -> str | None:
+def rule_for(gate: str, message: str, power_on_values: bool = False) -> str | None:
+    """The rule a failure of ``gate`` with ``message`` teaches (``power_on_values``: the design's
+    ``verification.initial`` policy accepts initial blocks of constants)."""
     for g, pattern, text in PATTERNS:
         if g == gate and re.search(pattern, message or "", re.IGNORECASE):
-            return text
+            return POWER_ON_INITIAL if power_on_values and text == NO_INITIAL else text
     return None
 
 
@@ -73,8 +81,10 @@ class RuleMemory:
     """
 
     def __init__(self, run_file: Path, shared_file: Path | None = None, threshold: int = 1,
-                 start_from: Path | None = None) -> None:
-        """``start_from``: another run's ``rules.json`` whose starting rules to use (``hh run --replay``)."""
+                 start_from: Path | None = None, power_on_values: bool = False) -> None:
+        """``start_from``: another run's ``rules.json`` whose starting rules to use (``hh run --replay``);
+        ``power_on_values``: the design accepts initial blocks of constant power-on values."""
+        self.power_on_values = power_on_values
         self.run_file = Path(run_file)
         self.shared_file = Path(shared_file) if shared_file else None
         self.threshold = threshold
@@ -111,7 +121,7 @@ class RuleMemory:
         return out
 
     def observe(self, gate: str, message: str) -> str | None:
-        text = rule_for(gate, message)
+        text = rule_for(gate, message, self.power_on_values)
         if text is None:
             return None
         rule = self.rules.setdefault(text, Rule(text, gate))
