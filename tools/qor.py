@@ -111,11 +111,14 @@ def sources_of(run_dir: Path, digest: str) -> str:
     return "\n".join(f.read_text(encoding="utf-8") for f in files)
 
 
-def run_hh(design_yaml: Path, out: Path, iterations: int | None, timeout_s: float) -> tuple[Path | None, str]:
+def run_hh(design_yaml: Path, out: Path, iterations: int | None, timeout_s: float,
+           moves: list[str] | None = None) -> tuple[Path | None, str]:
     argv = [sys.executable, "-m", "hyperheurist", "run", str(design_yaml), "--jobs", "1", "--quiet", "--out",
             str(out / "runs")]
     if iterations is not None:
         argv += ["--iterations", str(iterations)]
+    if moves:
+        argv += ["--set", f"anneal.moves=[{','.join(moves)}]"]
     env = {**os.environ, "HH_CACHE_DIR": str(out / "cache")}
     proc = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=timeout_s,
                           stdin=subprocess.DEVNULL, env=env)
@@ -126,7 +129,8 @@ def run_hh(design_yaml: Path, out: Path, iterations: int | None, timeout_s: floa
     return done[-1], ""
 
 
-def one_pair(pair: Path, out: Path, iterations: int | None, timeout_s: float) -> dict:
+def one_pair(pair: Path, out: Path, iterations: int | None, timeout_s: float,
+             moves: list[str] | None = None) -> dict:
     design = load_design(pair / "design.yaml")
     work = Path(tempfile.mkdtemp(prefix=f"qor-{pair.name}-", dir=out))
     slow, fast = (pair / "slow.v").read_text(), (pair / "fast.v").read_text()
@@ -137,7 +141,7 @@ def one_pair(pair: Path, out: Path, iterations: int | None, timeout_s: float) ->
     row["start"] = _point(start, 1.0 if start else None)
     row["hand"] = _point(hand, costed(design, hand, start))
     t0 = time.monotonic()
-    run_dir, err = run_hh(pair / "design.yaml", out, iterations, timeout_s)
+    run_dir, err = run_hh(pair / "design.yaml", out, iterations, timeout_s, moves)
     row["wall_s"] = round(time.monotonic() - t0, 1)
     if run_dir is None:
         row.update(hh=None, error=err)
@@ -204,15 +208,18 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=REPO / "runs" / "qor")
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--distinct", type=Path, nargs="+", help="print the distinct-netlist rate of these runs")
-    ap.add_argument("--table-only", action="store_true", help="re-render <out>/qor.md from <out>/qor.json")
+    ap.add_argument("--table-only", action="store_true", help="re-render <out>/<name>.md from <out>/<name>.json")
+    ap.add_argument("--moves", help="comma-separated anneal.moves for every run ('recipes' = every recipe knob "
+                                    "move), e.g. egraph_rewrite,recipes: what a subset of the moves reaches")
+    ap.add_argument("--name", default="qor", help="report name: <out>/<name>.md and <out>/<name>.json")
     a = ap.parse_args()
     if a.distinct:
         for d in a.distinct:
             print(d, json.dumps(distinct_rate(d)))
         return 0
     if a.table_only:
-        rows = read_json(a.out / "qor.json")["rows"]
-        write_report(a.out, rows)
+        rows = read_json(a.out / f"{a.name}.json")["rows"]
+        write_report(a.out, rows, a.name, read_json(a.out / f"{a.name}.json").get("moves"))
         return 0
     pairs = sorted(p for p in SUITE.iterdir() if (p / "design.yaml").is_file())
     if a.pairs:
@@ -223,17 +230,27 @@ def main() -> int:
             return 2
         pairs = [p for p in pairs if p.name in want]
     a.work.mkdir(parents=True, exist_ok=True)
+    moves = expand_moves(a.moves) if a.moves else None
     rows = []
     for p in pairs:
-        r = one_pair(p, a.work.resolve(), a.iterations, a.timeout)
+        r = one_pair(p, a.work.resolve(), a.iterations, a.timeout, moves)
         rows.append(r)
         print(f"{r['pair']:15s} hand {r['hand']['cost']:.3f} hh {r['hh']['cost'] if r.get('hh') else 'failed'} "
               f"reached={r.get('reached')} proven={r.get('all_proven')} distinct={r.get('distinct')}", flush=True)
-    write_report(a.out, rows)
+    write_report(a.out, rows, a.name, moves)
     return 0
 
 
-def write_report(out: Path, rows: list[dict]) -> None:
+def expand_moves(spec: str) -> list[str]:
+    from hyperheurist.search.moves import recipe_moves
+
+    out: list[str] = []
+    for name in (s.strip() for s in spec.split(",") if s.strip()):
+        out += [m.name for m in recipe_moves()] if name == "recipes" else [name]
+    return out
+
+
+def write_report(out: Path, rows: list[dict], name: str = "qor", moves: list[str] | None = None) -> None:
     reached = sum(bool(r.get("reached")) for r in rows)
     accepted = sum(len(r.get("accepted_rtl") or []) for r in rows)
     proven = sum(sum(p["proven"] for p in r.get("accepted_rtl") or []) for r in rows)
@@ -243,9 +260,11 @@ def write_report(out: Path, rows: list[dict]) -> None:
             f"{proven}/{accepted} accepted RTL changes proven equivalent to the start; "
             f"{distinct}/{evals} Phase-2 evaluations yielded a distinct netlist.")
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "qor.json", {"rows": rows, "reached": reached, "pairs": len(rows)})
+    write_json(out / f"{name}.json", {"rows": rows, "reached": reached, "pairs": len(rows), "moves": moves})
+    if moves:
+        head += f" Moves restricted to: {', '.join(f'`{m}`' for m in moves)}."
     legend = "A/D/P = area um2 / delay ns / power mW; cost under each pair's objective (the start scores 1.0)."
-    (out / "qor.md").write_text(f"# QoR suite (make qor)\n\n{head}\n\n{legend}\n\n{table(rows)}\n\n{NOTES}",
+    (out / f"{name}.md").write_text(f"# QoR suite (make qor)\n\n{head}\n\n{legend}\n\n{table(rows)}\n\n{NOTES}",
                                 encoding="utf-8")
     print(head)
 
