@@ -1,0 +1,307 @@
+"""Verilog datapath assignments lifted into exact-width terms (``ir.Term``), by pyslang's elaboration.
+
+pyslang binds every expression by the IEEE sizing rules (1364-2005 and 1800 agree for unsigned
+operands): a context-determined operand carries an explicit conversion to the context width, a
+self-determined one (shift amount, concatenation member, reduction or logical operand, ``?:``
+condition) keeps its own, and the right-hand side of an assignment is converted to the target's
+width. Lifting maps those conversions to ``zext``/``slice`` one for one, so a term means exactly what
+Verilog computes. What is lifted: ``assign name = expr;`` (one assignment, no delay or strength) and
+``always @*``/``always_comb`` blocks that are a single blocking ``name = expr;``. Anything the terms
+cannot say exactly leaves its assignment out (never guessed): signed values, overridable parameters
+(then the whole module), function calls, division, variable or out-of-range selects, X/Z literals,
+memories, hierarchical names, struct members, generate blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyslang import SVInt, ast
+
+from ..hdl.parse import K, Syntax, elaborate, nodes, parse
+from .ir import Term, TermError, const, node, var
+
+E = ast.ExpressionKind
+# a bound expression or statement: pyslang's stubs type the base classes, and the code narrows a node by
+# its ``.kind`` (``.operand`` of a conversion, ``.conditions`` of a conditional), as hdl.parse's ``Syntax``
+Bound = Any
+BINARY = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "BinaryAnd": "and", "BinaryOr": "or",
+          "BinaryXor": "xor", "LogicalShiftLeft": "shl", "ArithmeticShiftLeft": "shl",
+          "LogicalShiftRight": "shr", "Equality": "eq", "Inequality": "ne", "LessThan": "lt",
+          "LessThanEqual": "le", "GreaterThan": "gt", "GreaterThanEqual": "ge"}
+REDUCE = {"BitwiseAnd": "redand", "BitwiseOr": "redor", "BitwiseXor": "redxor"}
+INVERTED_REDUCE = {"BitwiseNand": "redand", "BitwiseNor": "redor", "BitwiseXnor": "redxor"}
+
+
+class Unliftable(ValueError):
+    """An expression the terms cannot state exactly."""
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """One lifted assignment: its target, the right-hand side as a term of the target's width, and
+    the statement's source span (the whole ``assign ...;`` or ``always ...`` block)."""
+
+    target: str
+    term: Term
+    start: int
+    end: int
+    procedural: bool  # an always block: the target is a variable, re-emitted as ``always @*``
+
+
+@dataclass(frozen=True)
+class LiftedModule:
+    name: str
+    assigns: tuple[Lifted, ...]
+    seen: int  # assignments of the forms above, lifted or not
+    widths: dict[str, int] = field(default_factory=dict)  # every net and variable, in bits
+    ranges: dict[str, tuple[int, int]] = field(default_factory=dict)  # declared [left:right] of vectors
+
+
+def truthy(t: Term) -> Term:
+    """A value as a condition: nonzero (a 1-bit value is its own truth)."""
+    return t if t.width == 1 else node("redor", 1, t)
+
+
+def _resize(t: Term, w: int) -> Term:
+    """Zero-extend or truncate to ``w`` bits (constants folded)."""
+    if t.width == w:
+        return t
+    if t.op == "const":
+        return const(t.value, w)
+    return node("zext", w, t) if w > t.width else node("slice", w, t)
+
+
+def _constant(cv: object) -> int:
+    """The value of a pyslang constant (a ConstantValue or an SVInt) when known and non-negative."""
+    sv = cv if isinstance(cv, SVInt) else getattr(cv, "value", None)
+    if not isinstance(sv, SVInt) or sv.hasUnknown:
+        raise Unliftable("not a known integer constant")
+    value = int(sv)
+    if value < 0:
+        raise Unliftable("negative constant")
+    return value
+
+
+def _width(e: Bound) -> int:
+    t = e.type
+    if not t.isIntegral or t.bitWidth < 1:
+        raise Unliftable(f"{t} is not a bit vector")
+    return int(t.bitWidth)
+
+
+def _position(index: int, left: int, right: int) -> int:
+    """Bit position (from 0 at the least significant bit) of ``index`` in a ``[left:right]`` vector."""
+    return index - right if left >= right else right - index
+
+
+class _Lifter:
+    def __init__(self) -> None:
+        self.ranges: dict[str, tuple[int, int]] = {}
+
+    def term(self, e: Bound) -> Term:
+        k = e.kind
+        w = _width(e)
+        if k == E.IntegerLiteral:
+            return const(_constant(e.value), w)
+        if k == E.UnbasedUnsizedIntegerLiteral:
+            return const(_constant(e.constant), w)
+        if e.type.isSigned:  # only a constant that pyslang folded to a non-negative value
+            return const(_constant(e.constant), w)
+        if k == E.NamedValue:
+            return self.named(e, w)
+        if k == E.Conversion:
+            return _resize(self.term(e.operand), w)
+        if k == E.BinaryOp:
+            return self.binary(e, w)
+        if k == E.UnaryOp:
+            return self.unary(e, w)
+        if k == E.ConditionalOp:
+            conds = list(e.conditions)
+            if len(conds) != 1 or conds[0].pattern is not None:
+                raise Unliftable("conditional with patterns")
+            return self.checked("mux", w, truthy(self.term(conds[0].expr)), self.term(e.left), self.term(e.right))
+        if k == E.Concatenation:
+            parts = [self.term(x) for x in e.operands]
+            return parts[0] if len(parts) == 1 else node("concat", w, *parts)
+        if k == E.Replication:
+            inner = self.term(e.concat)
+            n = _constant(e.count.constant)
+            return inner if n == 1 else node("concat", w, *([inner] * n))
+        if k in (E.RangeSelect, E.ElementSelect):
+            return self.select(e, w)
+        raise Unliftable(f"{str(k).split('.')[-1]} expression")
+
+    def checked(self, op: str, w: int, *args: Term) -> Term:
+        try:
+            return node(op, w, *args)
+        except TermError as err:  # pyslang sized it otherwise: say so rather than guess
+            raise Unliftable(str(err)) from err
+
+    def named(self, e: Bound, w: int) -> Term:
+        sym = e.symbol
+        if isinstance(sym, ast.ParameterSymbol):
+            if not sym.isLocalParam:
+                raise Unliftable(f"overridable parameter {sym.name}")
+            return const(_constant(sym.value), w)
+        if not isinstance(sym, (ast.NetSymbol, ast.VariableSymbol)) or sym.type.isSigned:
+            raise Unliftable(f"{sym.name} is not an unsigned net or variable")
+        if sym.type.hasFixedRange:
+            r = sym.type.fixedRange
+            self.ranges[sym.name] = (int(r.left), int(r.right))
+        return var(sym.name, w)
+
+    def binary(self, e: Bound, w: int) -> Term:
+        name = str(e.op).split(".")[-1]
+        a, b = self.term(e.left), self.term(e.right)
+        if name in ("LogicalAnd", "LogicalOr"):
+            return node("and" if name == "LogicalAnd" else "or", 1, truthy(a), truthy(b))
+        if name == "BinaryXnor":
+            return node("not", w, self.checked("xor", w, a, b))
+        if name not in BINARY:
+            raise Unliftable(f"operator {name}")
+        return self.checked(BINARY[name], w, a, b)
+
+    def unary(self, e: Bound, w: int) -> Term:
+        name = str(e.op).split(".")[-1]
+        a = self.term(e.operand)
+        if name == "Plus":
+            return self.checked("zext", w, a)
+        if name in ("Minus", "BitwiseNot"):
+            return self.checked("neg" if name == "Minus" else "not", w, a)
+        if name in REDUCE:
+            return node(REDUCE[name], 1, a)
+        if name in INVERTED_REDUCE:
+            return node("not", 1, node(INVERTED_REDUCE[name], 1, a))
+        if name == "LogicalNot":
+            return node("eq", 1, a, const(0, a.width))
+        raise Unliftable(f"operator {name}")
+
+    def select(self, e: Bound, w: int) -> Term:
+        """A constant bit or part select of a one-dimensional vector, as a slice."""
+        base = e.value
+        if base.kind != E.NamedValue or not base.type.hasFixedRange:
+            raise Unliftable("select of something other than a vector")
+        r = base.type.fixedRange
+        left, right = int(r.left), int(r.right)
+        if abs(left - right) + 1 != base.type.bitWidth:
+            raise Unliftable("select of a multi-dimensional array")
+        if e.kind == E.ElementSelect:
+            indices = [_constant(e.selector.constant)] * 2
+        else:
+            kind = str(e.selectionKind).split(".")[-1]
+            i, j = _constant(e.left.constant), _constant(e.right.constant)
+            indices = {"Simple": [i, j], "IndexedUp": [i, i + j - 1], "IndexedDown": [i - j + 1, i]}[kind]
+        pos = [_position(x, left, right) for x in indices]
+        lo, hi = min(pos), max(pos)
+        if lo < 0 or hi >= base.type.bitWidth or hi - lo + 1 != w:
+            raise Unliftable("select outside the vector")
+        whole = self.term(base)
+        return whole if w == whole.width else node("slice", w, whole, value=lo)
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _words(text: str) -> list[str]:
+    return _COMMENT.sub(" ", text).split()
+
+
+def span(stmt: Syntax, text: str) -> tuple[int, int] | None:
+    """Offsets of a statement in ``text``, or None when its text is not literally there (a macro
+    expansion). As ``search.moves.verilog.span``, which this package cannot import: the moves import it."""
+    r = stmt.sourceRange
+    s, e = int(r.start.offset), int(r.end.offset)
+    if not 0 <= s <= e <= len(text) or _words(text[s:e]) != _words(str(stmt)):
+        return None
+    return s, e
+
+
+def _continuous(sym: ast.ContinuousAssignSymbol) -> tuple[Bound, Syntax] | None:
+    """The assignment of an ``assign`` statement holding exactly one, without delay or strength."""
+    stmt: Syntax = sym.syntax.parent if sym.syntax is not None else None
+    if stmt is None or stmt.kind != K.ContinuousAssign or len(nodes(stmt.assignments)) != 1:
+        return None
+    if stmt.delay is not None or stmt.strength is not None:
+        return None
+    return sym.assignment, stmt
+
+
+def _combinational(sym: ast.ProceduralBlockSymbol) -> tuple[Bound, Syntax] | None:
+    """The one blocking assignment of an ``always @*`` or ``always_comb`` block, else None."""
+    kind = str(sym.procedureKind).split(".")[-1]
+    s: Bound = sym.body
+    if kind == "Always" and s.kind == ast.StatementKind.Timed:
+        if s.timing.kind != ast.TimingControlKind.ImplicitEvent:
+            return None
+        s = s.stmt
+    elif kind != "AlwaysComb":
+        return None
+    if s.kind == ast.StatementKind.Block:
+        if s.blockSymbol is not None:
+            return None  # a named block may declare variables
+        s = s.body
+    if s.kind != ast.StatementKind.ExpressionStatement or s.expr.kind != E.Assignment or s.expr.isNonBlocking:
+        return None
+    syn = s.expr.syntax
+    if syn is None or syn.kind != K.AssignmentExpression:
+        return None  # compound assignments (+=) and the like
+    return s.expr, sym.syntax
+
+
+def _assignments(body: ast.InstanceBodySymbol) -> Iterator[tuple[Bound, Syntax, bool]]:
+    for m in body:
+        if isinstance(m, ast.ContinuousAssignSymbol):
+            found = _continuous(m)
+            if found is not None:
+                yield found[0], found[1], False
+        elif isinstance(m, ast.ProceduralBlockSymbol):
+            found = _combinational(m)
+            if found is not None:
+                yield found[0], found[1], True
+
+
+def lift_body(body: ast.InstanceBodySymbol, text: str) -> LiftedModule:
+    """Every liftable assignment of one elaborated module body (its source is ``text``)."""
+    widths = {m.name: int(m.type.bitWidth) for m in body
+              if isinstance(m, (ast.NetSymbol, ast.VariableSymbol)) and m.type.isIntegral}
+    found = list(_assignments(body))
+    if any(isinstance(p, ast.ParameterSymbol) and not p.isLocalParam for p in body.parameters):
+        return LiftedModule(body.name, (), len(found), widths)
+    lifter = _Lifter()
+    out: list[Lifted] = []
+    for a, stmt, procedural in found:
+        where = span(stmt, text)
+        target: Bound = a.left
+        if where is None or target.kind != E.NamedValue:
+            continue
+        try:
+            w = _width(target)
+            rhs = lifter.term(a.right)
+        except (Unliftable, TermError):
+            continue
+        if rhs.width == w and widths.get(target.symbol.name) == w and not target.type.isSigned:
+            out.append(Lifted(target.symbol.name, rhs, where[0], where[1], procedural))
+    names = [x.target for x in out]
+    unique = tuple(x for x in out if names.count(x.target) == 1)  # two drivers: neither is a function
+    return LiftedModule(body.name, unique, len(found), widths, lifter.ranges)
+
+
+def lift_text(text: str, tree: Syntax | None = None) -> list[LiftedModule]:
+    """Every module of ``text`` (its parsed ``tree`` when the caller has it) with its lifted assignments.
+    Each module definition is read once, from a top instance or the first instance of it below one."""
+    tree = tree if tree is not None else parse(text)
+    comp = elaborate([tree])
+    out: dict[str, LiftedModule] = {}
+    stack = list(comp.getRoot().topInstances)
+    while stack:
+        inst = stack.pop(0)
+        body = inst.body
+        if body.name in out:
+            continue
+        out[body.name] = lift_body(body, text)
+        stack += [m for m in body if isinstance(m, ast.InstanceSymbol)]
+    return list(out.values())

@@ -1,0 +1,136 @@
+"""Terms back to Verilog: one sized wire per distinct operator node, so Verilog's sizing is the term's.
+
+Every operand of an emitted operator is a name or a sized constant of exactly the width the
+operator's rule demands (``ir``), and the wire is as wide as the node: the context width of each
+expression is then the node's own width and Verilog computes exactly what the term says. Wires are
+named ``hh_eg<N>``, skipping every identifier the surrounding text already uses; equal subterms
+share one wire.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from .ir import BINARY, COMPARES, REDUCES, Term, const
+from .lift import LiftedModule
+
+SYMBOL = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>",
+          "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+          "redand": "&", "redor": "|", "redxor": "^", "not": "~", "neg": "-"}
+PREFIX = "hh_eg"
+
+
+def literal(t: Term) -> str:
+    return f"{t.width}'h{t.value:x}"
+
+
+def decl(width: int) -> str:
+    return "wire" if width == 1 else f"wire [{width - 1}:0]"
+
+
+@dataclass
+class _Lowering:
+    taken: Collection[str]
+    ranges: Mapping[str, tuple[int, int]]
+    lines: list[str] = field(default_factory=list)
+    names: dict[Term, str] = field(default_factory=dict)
+    counter: int = 0
+
+    def fresh(self) -> str:
+        while f"{PREFIX}{self.counter}" in self.taken:
+            self.counter += 1
+        self.counter += 1
+        return f"{PREFIX}{self.counter - 1}"
+
+    def wire(self, t: Term, expr: str) -> str:
+        name = self.fresh()
+        self.lines.append(f"{decl(t.width)} {name} = {expr};")
+        self.names[t] = name
+        return name
+
+    def operand(self, t: Term) -> str:
+        """A name or constant holding ``t`` (emitting the wires it needs)."""
+        if t.op == "var":
+            return t.name
+        if t.op == "const":
+            return literal(t)
+        if t.op == "slice" and t.args[0].op == "const":
+            return literal(const(t.args[0].value >> t.value, t.width))
+        if t in self.names:
+            return self.names[t]
+        return self.wire(t, self.expression(t))
+
+    def expression(self, t: Term) -> str:
+        op = t.op
+        if op == "slice":
+            return self.sliced(t)
+        a = [self.operand(x) for x in t.args]
+        if op in BINARY or op in COMPARES or op in ("shl", "shr"):
+            return f"{a[0]} {SYMBOL[op]} {a[1]}"
+        if op in REDUCES or op in ("not", "neg"):
+            return f"{SYMBOL[op]}{a[0]}"
+        if op == "mux":
+            return f"{a[0]} ? {a[1]} : {a[2]}"
+        if op == "zext":
+            return f"{{{t.width - t.args[0].width}'h0, {a[0]}}}" if t.width > t.args[0].width else a[0]
+        if op == "concat":
+            return "{" + ", ".join(a) + "}"
+        raise ValueError(f"no Verilog for operator {op!r}")  # ir.check_node admits no other
+
+    def sliced(self, t: Term) -> str:
+        """``x[hi:lo]`` of a wire, or of a variable by its declared range; a variable declared any other
+        way (or not at all) is copied to a ``[w-1:0]`` wire first."""
+        x, lo = t.args[0], t.value
+        hi = lo + t.width - 1
+        if t.width == x.width:
+            return self.operand(x)
+        if x.op == "var" and x.name in self.ranges:
+            left, right = self.ranges[x.name]
+            if left >= right:
+                return f"{x.name}[{hi + right}:{lo + right}]"
+            return f"{x.name}[{right - hi}:{right - lo}]"
+        name = self.names.get(x) or self.operand(x)
+        if x.op == "var" and x not in self.names:
+            name = self.wire(x, name)
+        return f"{name}[{hi}:{lo}]"
+
+
+def lower(roots: Mapping[str, Term], taken: Collection[str], ranges: Mapping[str, tuple[int, int]] | None = None,
+          procedural: Collection[str] = (), indent: str = "  ") -> str:
+    """Verilog statements computing every root into the target of its name: the wires, then one
+    ``assign`` per root (``always @*`` for the targets in ``procedural``, which are variables).
+    ``taken``: identifiers already in use; ``ranges``: declared ``[left:right]`` of the vectors."""
+    low = _Lowering(taken, ranges or {})
+    results = {target: low.operand(t) for target, t in roots.items()}
+    out = [indent + line for line in low.lines]
+    for target, value in results.items():
+        keyword = "always @*" if target in procedural else "assign"
+        out.append(f"{indent}{keyword} {target} = {value};")
+    return "\n".join(out)
+
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+
+
+@dataclass(frozen=True)
+class Splice:
+    start: int
+    end: int
+    text: str
+
+
+def replace_assignments(text: str, module: LiftedModule, terms: Mapping[str, Term]) -> list[Splice]:
+    """Splices of ``text`` that replace the lifted assignments of the targets in ``terms`` by the
+    lowered ones: the whole block where the last of them stood (every name any of them reads is
+    declared before it), the others removed (empty splices over their statements)."""
+    chosen = sorted((a for a in module.assigns if a.target in terms), key=lambda a: a.start)
+    if not chosen:
+        return []
+    last = chosen[-1]
+    line = text.rfind("\n", 0, last.start) + 1
+    indent = text[line:last.start] if not text[line:last.start].strip() else "  "
+    block = lower({a.target: terms[a.target] for a in chosen}, set(IDENTIFIER.findall(text)), module.ranges,
+                  {a.target for a in chosen if a.procedural}, indent)
+    return [Splice(a.start, a.end, "") for a in chosen[:-1]] + [Splice(last.start, last.end, block[len(indent):])]
