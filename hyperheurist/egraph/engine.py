@@ -1,0 +1,137 @@
+"""Optimise word-level terms: saturate an egglog e-graph with the rules, extract the cheapest DAG.
+
+Saturation runs one iteration at a time so the iteration, node and wall-time limits are checked in
+between; a back-off scheduler skips, for an iteration, a rule with more matches than ``MATCH_LIMIT``, so
+one iteration cannot explode (a 40-term sum under associativity). Extraction is ``extract``'s. The
+result is the input itself unless the extracted DAG is strictly cheaper.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from egglog import bindings
+
+from hyperheurist.egraph.encode import declarations, encode
+from hyperheurist.egraph.extract import best_choice, build
+from hyperheurist.egraph.graph import Graph, load
+from hyperheurist.egraph.ir import Term
+from hyperheurist.egraph.rules import RULES, Rule
+
+NodeCost = Callable[[Term], float]
+MATCH_LIMIT = 2000
+RULESET = "hh"
+
+
+@dataclass(frozen=True)
+class Optimised:
+    terms: dict[str, Term]  # the extracted best term for each root name (same width as the root)
+    cost_before: float  # DAG cost of the input roots under `cost` (shared nodes counted once)
+    cost_after: float  # DAG cost of the extracted roots
+    rules_fired: tuple[str, ...]  # names of rules that matched during saturation (best effort; for the journal)
+
+
+@dataclass(frozen=True)
+class Saturation:
+    graph: Graph
+    roots: dict[str, int]  # root name -> e-class
+    matches: dict[str, int]  # rule name -> matches applied, over all iterations
+    iterations: int
+    stop: str  # saturated | iterations | node-limit | time-limit
+    seconds: float
+
+
+def _run(eg: bindings.EGraph, program: str) -> list[object]:
+    return list(eg.run_program(*eg.parse_program(program)))
+
+
+def saturate(
+    roots: dict[str, Term],
+    rules: Iterable[Rule] = RULES,
+    *,
+    iterations: int = 12,
+    node_limit: int = 20_000,
+    time_limit_s: float = 5.0,
+) -> Saturation:
+    """Run the rules over the roots until saturation or a limit, and read the e-graph back."""
+    start = time.monotonic()
+    enc = encode(roots)
+    eg = bindings.EGraph()
+    text = "\n".join(r.egglog(RULESET) for r in rules)
+    _run(eg, f"{declarations()}(ruleset {RULESET})\n{text}\n{enc.program}")
+    step = f"(run-schedule (let-scheduler bo (back-off :match-limit {MATCH_LIMIT})) (repeat 1 (run-with bo {RULESET})))"
+    matches: dict[str, int] = {}
+    done, stop = 0, "iterations"
+    while done < iterations:
+        if time.monotonic() - start > time_limit_s:
+            stop = "time-limit"
+            break
+        out = _run(eg, step)[-1]
+        assert isinstance(out, bindings.RunScheduleOutput)
+        done += 1
+        for name, count in out.report.num_matches_per_rule.items():
+            matches[name] = matches.get(name, 0) + count
+        if not out.report.updated:
+            stop = "saturated"
+            break
+        size = _run(eg, "(print-size)")[-1]
+        assert isinstance(size, bindings.PrintAllFunctionsSize)
+        if sum(n for _, n in size.sizes) > node_limit:
+            stop = "node-limit"
+            break
+    graph = load(eg.serialize([]).to_json(), enc.names, enc.bigs)
+    classes = {name: graph.roots[index] for name, index in enc.roots.items()}
+    return Saturation(graph, classes, matches, done, stop, time.monotonic() - start)
+
+
+def dag_cost(roots: dict[str, Term], cost: NodeCost) -> float:
+    """The roots' cost with every structurally distinct node counted once."""
+    seen: set[tuple[object, ...]] = set()
+    keys: dict[int, tuple[object, ...]] = {}
+    total = 0.0
+
+    def visit(t: Term) -> tuple[object, ...]:
+        nonlocal total
+        if id(t) not in keys:
+            key = (t.op, t.width, t.name, t.value, *(visit(x) for x in t.args))
+            keys[id(t)] = key
+            if key not in seen:
+                seen.add(key)
+                total += cost(t)
+        return keys[id(t)]
+
+    for name in sorted(roots):
+        visit(roots[name])
+    return total
+
+
+def optimise(
+    roots: dict[str, Term],
+    cost: NodeCost,
+    *,
+    iterations: int = 12,
+    node_limit: int = 20_000,
+    time_limit_s: float = 5.0,
+) -> Optimised:
+    """The cheapest equivalent of the roots found within the limits (the roots themselves if none is cheaper).
+
+    Saturation takes up to about half the time limit; extraction's local search stops at the limit.
+    """
+    start = time.monotonic()
+    before = dag_cost(roots, cost)
+    sat = saturate(roots, iterations=iterations, node_limit=node_limit, time_limit_s=time_limit_s / 2)
+    g = sat.graph
+    costs = g.node_costs(cost)
+    order = [sat.roots[name] for name in sorted(roots)]
+    choice = best_choice(g, costs, order, start + time_limit_s)
+    fired = tuple(sorted(name for name, n in sat.matches.items() if n > 0))
+    if any(choice[c] < 0 for c in order):
+        return Optimised(dict(roots), before, before, fired)
+    memo: dict[int, Term] = {}
+    terms = {name: build(g, choice, sat.roots[name], memo) for name in sorted(roots)}
+    after = dag_cost(terms, cost)
+    if after < before - 1e-9:
+        return Optimised(terms, before, after, fired)
+    return Optimised(dict(roots), before, before, fired)

@@ -1,0 +1,149 @@
+"""DAG-aware extraction: a shared e-class is paid once, across every root.
+
+Two steps. A greedy pass (as extraction-gym's greedy-dag) gives each class the node whose sub-DAG,
+with shared classes counted once, is cheapest. Then a local search over the roots together tries
+every other node of every class in use and keeps a change when the total DAG cost of all roots drops:
+that is what finds sharing between outputs (``a+b+c`` and ``a+b+d`` both built on ``a+b``), which a
+per-root choice cannot see. Both steps are deterministic and the search stops at the deadline.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Sequence
+
+from hyperheurist.egraph.graph import Graph
+from hyperheurist.egraph.ir import Term
+
+EPS = 1e-9
+
+
+def greedy(g: Graph, costs: Sequence[float]) -> list[int]:
+    """Per class the node of the cheapest sub-DAG found (-1 where no finite choice exists)."""
+    parents: list[list[int]] = [[] for _ in g.classes]
+    for i, n in enumerate(g.nodes):
+        for k in sorted(set(n.kids)):
+            parents[k].append(i)
+    best: list[dict[int, float] | None] = [None] * len(g.classes)
+    total = [math.inf] * len(g.classes)
+    choice = [-1] * len(g.classes)
+    queue = deque(i for i, n in enumerate(g.nodes) if not n.kids)
+    queued = set(queue)
+    while queue:
+        i = queue.popleft()
+        queued.discard(i)
+        n = g.nodes[i]
+        if math.isinf(costs[i]):
+            continue
+        merged: dict[int, float] = {}
+        for k in n.kids:
+            sub = best[k]
+            if sub is None or n.eclass in sub:
+                break
+            merged.update(sub)
+        else:
+            merged[n.eclass] = costs[i]
+            t = sum(merged.values())
+            if t < total[n.eclass] - EPS:
+                total[n.eclass], best[n.eclass], choice[n.eclass] = t, merged, i
+                for p in parents[n.eclass]:
+                    if p not in queued:
+                        queued.add(p)
+                        queue.append(p)
+    return choice
+
+
+def amortised(g: Graph, costs: Sequence[float], roots: Sequence[int]) -> list[float]:
+    """Node costs divided by how many roots can reach the node's class: a greedy pass on these leans,
+    among equally cheap choices, towards the ones several outputs can share."""
+    reach = [0] * len(g.classes)
+    for r in sorted(set(roots)):
+        seen, todo = {r}, [r]
+        while todo:
+            for i in g.classes[todo.pop()]:
+                for k in g.nodes[i].kids:
+                    if k not in seen:
+                        seen.add(k)
+                        todo.append(k)
+        for c in seen:
+            reach[c] += 1
+    return [cost / max(reach[n.eclass], 1) for n, cost in zip(g.nodes, costs, strict=True)]
+
+
+def dag_total(g: Graph, costs: Sequence[float], choice: Sequence[int], roots: Sequence[int]) -> float:
+    """The cost of the DAG the choice makes from the roots (infinite when it has a cycle or a gap)."""
+    state: dict[int, bool] = {}  # False while on the path, True when done
+    out = 0.0
+    for r in roots:
+        stack: list[tuple[int, int]] = [(r, 0)]
+        while stack:
+            c, j = stack.pop()
+            if j == 0:
+                if state.get(c) is True:
+                    continue
+                if c in state or choice[c] < 0:
+                    return math.inf
+                state[c] = False
+                out += costs[choice[c]]
+            kids = g.nodes[choice[c]].kids
+            if j < len(kids):
+                stack.append((c, j + 1))
+                stack.append((kids[j], 0))
+            else:
+                state[c] = True
+    return out
+
+
+def reachable(g: Graph, choice: Sequence[int], roots: Sequence[int]) -> list[int]:
+    seen: set[int] = set()
+    order: list[int] = []
+    todo = list(roots)
+    while todo:
+        c = todo.pop()
+        if c in seen or choice[c] < 0:
+            continue
+        seen.add(c)
+        order.append(c)
+        todo.extend(g.nodes[choice[c]].kids)
+    return sorted(order)
+
+
+def improve(g: Graph, costs: Sequence[float], choice: list[int], roots: Sequence[int], deadline: float) -> float:
+    """Change one class's node at a time while the total cost of all roots drops; returns that total."""
+    current = dag_total(g, costs, choice, roots)
+    changed = True
+    while changed and time.monotonic() < deadline:
+        changed = False
+        for c in reachable(g, choice, roots):
+            for i in g.classes[c]:
+                if i == choice[c] or math.isinf(costs[i]) or any(choice[k] < 0 for k in g.nodes[i].kids):
+                    continue
+                old, choice[c] = choice[c], i
+                t = dag_total(g, costs, choice, roots)
+                if t < current - EPS:
+                    current, changed = t, True
+                else:
+                    choice[c] = old
+            if time.monotonic() >= deadline:
+                break
+    return current
+
+
+def best_choice(g: Graph, costs: Sequence[float], roots: Sequence[int], deadline: float) -> list[int]:
+    """The better of two local searches: from the greedy choice, and from the greedy choice on amortised costs."""
+    budget = (deadline - time.monotonic()) / 2
+    plain = greedy(g, costs)
+    plain_total = improve(g, costs, plain, roots, time.monotonic() + budget)
+    shared = greedy(g, amortised(g, costs, roots))
+    shared_total = improve(g, costs, shared, roots, deadline)
+    return shared if shared_total < plain_total - EPS else plain
+
+
+def build(g: Graph, choice: Sequence[int], eclass: int, memo: dict[int, Term]) -> Term:
+    """The term the choice makes for a class (one Term object per class, so sharing is kept)."""
+    if eclass not in memo:
+        n = g.nodes[choice[eclass]]
+        memo[eclass] = g.term(n, [build(g, choice, k, memo) for k in n.kids])
+    return memo[eclass]

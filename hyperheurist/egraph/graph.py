@@ -1,0 +1,132 @@
+"""A saturated e-graph read back from egglog's serialized form, in a deterministic order.
+
+E-classes and e-nodes are renumbered by sorting, so nothing below depends on egglog's internal ids or
+on Python's hash seed. Each node is decoded once into a Term whose operands are stand-ins (a class's
+constant where it has one, a variable of its width otherwise): that is what a ``NodeCost`` prices.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hyperheurist.egraph.encode import HELPERS, SIGNATURES, decode, result_width
+from hyperheurist.egraph.ir import Term, TermError, var
+
+
+@dataclass(frozen=True)
+class ENode:
+    ctor: str
+    ints: tuple[int, ...]
+    kids: tuple[int, ...]  # e-class numbers of the term operands
+    eclass: int
+
+
+@dataclass(frozen=True)
+class Graph:
+    nodes: tuple[ENode, ...]
+    classes: tuple[tuple[int, ...], ...]  # node numbers per e-class
+    widths: tuple[int, ...]
+    roots: dict[int, int]  # RootOf index -> e-class
+    names: tuple[str, ...]
+    bigs: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.nodes)
+
+    def term(self, n: ENode, kids: Sequence[Term]) -> Term:
+        return decode(n.ctor, n.ints, kids, self.names, self.bigs)
+
+    def stand_in(self, eclass: int) -> Term:
+        """The class's constant if it holds one (a cost may depend on it), else a variable of its width."""
+        for i in self.classes[eclass]:
+            n = self.nodes[i]
+            if n.ctor in ("Const", "Big"):
+                return self.term(n, ())
+        return var(f"_{eclass}", self.widths[eclass])
+
+    def node_costs(self, cost: Callable[[Term], float]) -> tuple[float, ...]:
+        """Each node's own cost; helpers and nodes that do not decode cost infinity (never extracted)."""
+        out = []
+        for n in self.nodes:
+            try:
+                t = self.term(n, [self.stand_in(k) for k in n.kids])
+            except TermError:
+                out.append(float("inf"))
+                continue
+            out.append(float(cost(t)))
+        return tuple(out)
+
+
+def _number(ident: str) -> tuple[str, int]:
+    head, _, tail = ident.rpartition("-")
+    return (head, int(tail)) if tail.isdigit() else (ident, -1)
+
+
+def load(serialized: str, names: tuple[str, ...], bigs: tuple[int, ...]) -> Graph:
+    """Read egglog's JSON serialization (only the term sort W; i64 primitives become integer arguments)."""
+    data = json.loads(serialized)
+    raw: dict[str, dict[str, Any]] = data["nodes"]  # free-form JSON
+    class_ids = sorted({str(n["eclass"]) for n in raw.values() if str(n["eclass"]).startswith("W-")}, key=_number)
+    cls = {c: i for i, c in enumerate(class_ids)}
+    found: set[ENode] = set()
+    roots: dict[int, int] = {}
+    for n in raw.values():
+        ctor = str(n["op"])
+        if ctor == "RootOf":
+            roots[int(str(raw[str(n["children"][0])]["op"]))] = cls[str(n["eclass"])]
+        if ctor not in SIGNATURES or n.get("subsumed"):
+            continue
+        children = [raw[str(c)] for c in n["children"]]
+        ints, kids = [], []
+        for kind, child in zip(SIGNATURES[ctor], children, strict=True):
+            if kind == "t":
+                kids.append(cls[str(child["eclass"])])
+            else:
+                ints.append(int(str(child["op"])))
+        found.add(ENode(ctor, tuple(ints), tuple(kids), cls[str(n["eclass"])]))
+    nodes = tuple(sorted(found, key=lambda e: (e.eclass, e.ctor, e.ints, e.kids)))
+    members: list[list[int]] = [[] for _ in class_ids]
+    widths = [0] * len(class_ids)
+    for i, e in enumerate(nodes):
+        members[e.eclass].append(i)
+        widths[e.eclass] = result_width(e.ctor, e.ints)
+    return Graph(nodes, tuple(tuple(m) for m in members), tuple(widths), roots, names, bigs)
+
+
+def variants(g: Graph, eclass: int, limit: int) -> list[Term]:
+    """Up to ``limit`` distinct helper-free terms the class holds (acyclic; in a deterministic order)."""
+
+    def gen(c: int, path: frozenset[int]) -> Iterator[Term]:
+        for i in g.classes[c]:
+            n = g.nodes[i]
+            if n.ctor in HELPERS or any(k in path for k in n.kids):
+                continue
+            yield from combine(n, 0, [], path | {c})
+
+    def combine(n: ENode, j: int, done: list[Term], path: frozenset[int]) -> Iterator[Term]:
+        if j == len(n.kids):
+            try:
+                yield g.term(n, done)
+            except TermError:
+                return
+            return
+        count = 0
+        for t in gen(n.kids[j], path):
+            yield from combine(n, j + 1, [*done, t], path)
+            count += 1
+            if count >= limit:
+                return
+
+    out: list[Term] = []
+    seen: set[Term] = set()
+    for t in gen(eclass, frozenset()):
+        if t not in seen:
+            seen.add(t)
+            out.append(t)
+            if len(out) >= limit:
+                break
+    return out

@@ -1,0 +1,261 @@
+"""The rewrite rules over the e-graph's constructors (see ``encode``), each with the width condition it needs.
+
+A rule's pattern variables in width positions (``w n m k lo``) are the widths the constructors carry;
+its ``when`` clauses are egglog facts over them. Rules that compute with constant values use i64
+arithmetic, so they are limited to widths whose masks fit (``w <= 62``; a product of two constants
+``w <= 31``). Every rule is proven by ``rulecheck`` on all values at small widths and on samples at wide
+ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hyperheurist.egraph.encode import BINARY, COMPARES, SHIFTS, UNARY
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    family: str
+    lhs: str
+    rhs: str
+    when: tuple[str, ...] = ()
+    probe: str = ""  # a helper-free pattern the companions turn into lhs (when lhs holds a helper)
+    companions: tuple[str, ...] = ()  # rules the check runs beside this one (to make or expand helpers)
+
+    def egglog(self, ruleset: str) -> str:
+        facts = " ".join((f"(= __e {self.lhs})", *self.when))
+        return f'(rule ({facts}) ((union __e {self.rhs})) :ruleset {ruleset} :name "{self.name}")'
+
+
+def mask(w: str) -> str:
+    return f"(- (<< 1 {w}) 1)"
+
+
+def _ac() -> list[Rule]:
+    out = []
+    for op in ("Add", "Mul", "And", "Or", "Xor"):
+        low = op.lower()
+        out.append(Rule(f"comm-{low}", "reassociate", f"({op} w a b)", f"({op} w b a)"))
+        out.append(Rule(f"assoc-{low}", "reassociate", f"({op} w ({op} w a b) c)", f"({op} w a ({op} w b c))"))
+        out.append(Rule(f"assoc-{low}-rev", "reassociate", f"({op} w a ({op} w b c))", f"({op} w ({op} w a b) c)"))
+    for a, b in (("Lt", "Gt"), ("Le", "Ge"), ("Gt", "Lt"), ("Ge", "Le"), ("Eq", "Eq"), ("Ne", "Ne")):
+        out.append(Rule(f"swap-{a.lower()}", "reassociate", f"({a} n x y)", f"({b} n y x)"))
+    return out
+
+
+def _mux_sharing() -> list[Rule]:
+    out = []
+    for op in BINARY:
+        low = op.lower()
+        out.append(Rule(f"share-{low}-left", "mux-sharing", f"(Mux w c ({op} w a b) ({op} w a d))",
+                        f"({op} w a (Mux w c b d))"))
+        out.append(Rule(f"share-{low}-right", "mux-sharing", f"(Mux w c ({op} w b a) ({op} w d a))",
+                        f"({op} w (Mux w c b d) a)"))
+    for op in SHIFTS:
+        low = op.lower()
+        out.append(Rule(f"share-{low}-value", "mux-sharing", f"(Mux w c ({op} w n a s) ({op} w n a t))",
+                        f"({op} w n a (Mux n c s t))"))
+        out.append(Rule(f"share-{low}-amount", "mux-sharing", f"(Mux w c ({op} w n a s) ({op} w n b s))",
+                        f"({op} w n (Mux w c a b) s)"))
+    for op in COMPARES:
+        low = op.lower()
+        out.append(Rule(f"share-{low}-left", "mux-sharing", f"(Mux 1 c ({op} n a b) ({op} n a d))",
+                        f"({op} n a (Mux n c b d))"))
+        out.append(Rule(f"share-{low}-right", "mux-sharing", f"(Mux 1 c ({op} n b a) ({op} n d a))",
+                        f"({op} n (Mux n c b d) a)"))
+    for op in UNARY:
+        out.append(Rule(f"share-{op.lower()}", "mux-sharing", f"(Mux w c ({op} w a) ({op} w b))",
+                        f"({op} w (Mux w c a b))"))
+    return out
+
+
+def _factoring() -> list[Rule]:
+    out = [
+        Rule("factor-mul-add", "factoring", "(Add w (Mul w a b) (Mul w a c))", "(Mul w a (Add w b c))"),
+        Rule("factor-mul-sub", "factoring", "(Sub w (Mul w a b) (Mul w a c))", "(Mul w a (Sub w b c))"),
+        Rule("factor-mul-add-one", "factoring", "(Add w (Mul w a b) a)", "(Mul w a (Add w b (Const w 1)))"),
+        Rule("factor-and-or", "factoring", "(Or w (And w a b) (And w a c))", "(And w a (Or w b c))"),
+        Rule("factor-or-and", "factoring", "(And w (Or w a b) (Or w a c))", "(Or w a (And w b c))"),
+        Rule("factor-and-xor", "factoring", "(Xor w (And w a b) (And w a c))", "(And w a (Xor w b c))"),
+    ]
+    # (a << s) op (b << s) == (a op b) << s for ring and bitwise ops; only bitwise ops pass through >>
+    for sh, ops in (("Shl", ("Add", "Sub", "And", "Or", "Xor")), ("Shr", ("And", "Or", "Xor"))):
+        for op in ops:
+            out.append(Rule(f"factor-{sh.lower()}-{op.lower()}", "factoring",
+                            f"({op} w ({sh} w n a s) ({sh} w n b s))", f"({sh} w n ({op} w a b) s)"))
+    return out
+
+
+def _strength() -> list[Rule]:
+    k_even = "(log2 (& c (- 0 c)))"  # the trailing zeros of c
+    n_even = f"(+ (log2 {k_even}) 1)"  # the bits that count takes
+    return [
+        # c == 2**k: x*c == x << k (the amount takes as many bits as k needs)
+        Rule("mul-pow2", "strength", "(Mul w x (Const w c))",
+             "(Shl w (+ (log2 (log2 c)) 1) x (Const (+ (log2 (log2 c)) 1) (log2 c)))",
+             ("(<= w 62)", "(> c 1)", "(= (& c (- c 1)) 0)")),
+        # canonical signed digits, one digit a step: x*c == (x*(c >> k)) << k, x*(c-1) + x, x*(c+1) - x
+        Rule("mul-even", "strength", "(Mul w x (Const w c))",
+             f"(Shl w {n_even} (Mul w x (Const w (>> c {k_even}))) (Const {n_even} {k_even}))",
+             ("(<= w 62)", "(> c 0)", "(= (& c 1) 0)", "(!= (& c (- c 1)) 0)")),
+        Rule("mul-csd-add", "strength", "(Mul w x (Const w c))", "(Add w (Mul w x (Const w (- c 1))) x)",
+             ("(<= w 62)", "(> c 1)", "(= (& c 3) 1)")),
+        Rule("mul-csd-sub", "strength", "(Mul w x (Const w c))",
+             f"(Sub w (Mul w x (Const w (& (+ c 1) {mask('w')}))) x)", ("(<= w 62)", "(= (& c 3) 3)")),
+        Rule("shl-const", "strength", "(Shl w n a (Const n k))",
+             "(Concat w (- w k) (Slice (- w k) 0 w a) (Const k 0))", ("(> k 0)", "(< k w)")),
+        Rule("shr-const", "strength", "(Shr w n a (Const n k))", "(Zext w (- w k) (Slice (- w k) k w a))",
+             ("(> k 0)", "(< k w)")),
+        Rule("shl-zero", "identity", "(Shl w n a (Const n 0))", "a"),
+        Rule("shr-zero", "identity", "(Shr w n a (Const n 0))", "a"),
+        Rule("shl-over", "fold", "(Shl w n a (Const n k))", "(Const w 0)", ("(>= k w)",)),
+        Rule("shr-over", "fold", "(Shr w n a (Const n k))", "(Const w 0)", ("(>= k w)",)),
+    ]
+
+
+def _width() -> list[Rule]:
+    n1 = "(+ n 1)"
+    out = [
+        # the sum of two n-bit values needs n+1 bits; their product n+m
+        Rule("narrow-add", "width", "(Add w (Zext w n a) (Zext w n b))",
+             f"(Zext w {n1} (Add {n1} (Zext {n1} n a) (Zext {n1} n b)))", (f"(< {n1} w)",)),
+        Rule("narrow-mul", "width", "(Mul w (Zext w n a) (Zext w m b))",
+             "(Zext w (+ n m) (Mul (+ n m) (Zext (+ n m) n a) (Zext (+ n m) m b)))", ("(< (+ n m) w)",)),
+        Rule("zext-full", "width", "(Zext w w a)", "a"),
+        Rule("zext-zext", "width", "(Zext w m (Zext m n a))", "(Zext w n a)"),
+        Rule("slice-full", "width", "(Slice w 0 w a)", "a"),
+        Rule("slice-slice", "width", "(Slice k lo m (Slice m lo2 n a))", "(Slice k (+ lo lo2) n a)"),
+        Rule("slice-zext", "width", "(Slice k 0 w (Zext w n a))", "(Slice k 0 n a)", ("(<= k n)",)),
+        Rule("slice-concat-low", "width", "(Slice k lo w (Concat w n a b))", "(Slice k lo (- w n) b)",
+             ("(<= (+ lo k) (- w n))",)),
+        Rule("slice-concat-high", "width", "(Slice k lo w (Concat w n a b))", "(Slice k (- lo (- w n)) n a)",
+             ("(>= lo (- w n))",)),
+        Rule("concat-zero-zext", "width", "(Concat w m (Const m 0) a)", "(Zext w (- w m) a)"),
+    ]
+    for op in ("And", "Or", "Xor"):
+        out.append(Rule(f"narrow-{op.lower()}", "width", f"({op} w (Zext w n a) (Zext w n b))",
+                        f"(Zext w n ({op} n a b))", ("(< n w)",)))
+    for op in COMPARES:
+        low = op.lower()
+        out.append(Rule(f"narrow-{low}", "width", f"({op} n (Zext n m a) (Zext n m b))", f"({op} m a b)"))
+        out.append(Rule(f"narrow-{low}-const", "width", f"({op} n (Zext n m a) (Const n k))",
+                        f"({op} m a (Const m k))", ("(<= m 62)", "(< k (<< 1 m))")))
+    # the low k bits of a ring or bitwise result depend only on the low k bits of its operands
+    for op in BINARY:
+        out.append(Rule(f"trunc-{op.lower()}", "width", f"(Slice k 0 w ({op} w a b))",
+                        f"({op} k (Slice k 0 w a) (Slice k 0 w b))", ("(< k w)",)))
+    for op in UNARY:
+        out.append(Rule(f"trunc-{op.lower()}", "width", f"(Slice k 0 w ({op} w a))", f"({op} k (Slice k 0 w a))",
+                        ("(< k w)",)))
+    return out
+
+
+def _fold() -> list[Rule]:
+    m = mask("w")
+    arith = {"Add": "+", "Sub": "-", "Mul": "*", "And": "&", "Or": "|", "Xor": "^"}
+    out = [
+        Rule(f"fold-{op.lower()}", "fold", f"({op} w (Const w x) (Const w y))", f"(Const w (& ({f} x y) {m}))",
+             ("(<= w 31)" if op == "Mul" else "(<= w 62)",))
+        for op, f in arith.items()
+    ]
+    out += [
+        Rule("fold-not", "fold", "(Not w (Const w x))", f"(Const w (^ x {m}))", ("(<= w 62)",)),
+        Rule("fold-neg", "fold", "(Neg w (Const w x))", f"(Const w (& (- 0 x) {m}))", ("(<= w 62)",)),
+        Rule("fold-zext", "fold", "(Zext w n (Const n x))", "(Const w x)"),
+        Rule("fold-slice", "fold", "(Slice k lo n (Const n x))", f"(Const k (& (>> x lo) {mask('k')}))",
+             ("(<= n 62)",)),
+        Rule("fold-concat", "fold", "(Concat w n (Const n x) (Const m y))", "(Const w (| (<< x m) y))",
+             ("(<= w 62)",)),
+        Rule("fold-mux-1", "fold", "(Mux w (Const 1 1) a b)", "a"),
+        Rule("fold-mux-0", "fold", "(Mux w (Const 1 0) a b)", "b"),
+        Rule("fold-redor", "fold", "(RedOr n (Const n x))", "(Const 1 (min x 1))"),
+        Rule("fold-redand-1", "fold", "(RedAnd n (Const n x))", "(Const 1 1)", ("(<= n 62)", f"(= x {mask('n')})")),
+        Rule("fold-redand-0", "fold", "(RedAnd n (Const n x))", "(Const 1 0)", ("(<= n 62)", f"(!= x {mask('n')})")),
+    ]
+    truth = {"Eq": "=", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
+    negation = {"=": "!=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+    for op, f in truth.items():
+        low = op.lower()
+        out.append(Rule(f"fold-{low}-true", "fold", f"({op} n (Const n x) (Const n y))", "(Const 1 1)",
+                        (f"({f} x y)",)))
+        out.append(Rule(f"fold-{low}-false", "fold", f"({op} n (Const n x) (Const n y))", "(Const 1 0)",
+                        (f"({negation[f]} x y)",)))
+        reflexive = int(op in ("Eq", "Le", "Ge"))
+        out.append(Rule(f"{low}-self", "identity", f"({op} n a a)", f"(Const 1 {reflexive})"))
+    return out
+
+
+def _identities() -> list[Rule]:
+    m = mask("w")
+    return [
+        Rule("add-zero", "identity", "(Add w a (Const w 0))", "a"),
+        Rule("sub-zero", "identity", "(Sub w a (Const w 0))", "a"),
+        Rule("mul-one", "identity", "(Mul w a (Const w 1))", "a"),
+        Rule("mul-zero", "identity", "(Mul w a (Const w 0))", "(Const w 0)"),
+        Rule("and-zero", "identity", "(And w a (Const w 0))", "(Const w 0)"),
+        Rule("and-ones", "identity", f"(And w a (Const w {m}))", "a", ("(<= w 62)",)),
+        Rule("or-zero", "identity", "(Or w a (Const w 0))", "a"),
+        Rule("or-ones", "identity", "(Or w a (Const w x))", "(Const w x)", ("(<= w 62)", f"(= x {m})")),
+        Rule("xor-zero", "identity", "(Xor w a (Const w 0))", "a"),
+        Rule("xor-ones", "identity", "(Xor w a (Const w x))", "(Not w a)", ("(<= w 62)", f"(= x {m})")),
+        Rule("xor-self", "identity", "(Xor w a a)", "(Const w 0)"),
+        Rule("sub-self", "identity", "(Sub w a a)", "(Const w 0)"),
+        Rule("and-self", "identity", "(And w a a)", "a"),
+        Rule("or-self", "identity", "(Or w a a)", "a"),
+        Rule("mux-same", "identity", "(Mux w c a a)", "a"),
+        Rule("not-not", "identity", "(Not w (Not w a))", "a"),
+        Rule("neg-neg", "identity", "(Neg w (Neg w a))", "a"),
+        Rule("sub-add-neg", "identity", "(Sub w a b)", "(Add w a (Neg w b))"),
+        Rule("add-neg-sub", "identity", "(Add w a (Neg w b))", "(Sub w a b)"),
+        Rule("zero-sub-neg", "identity", "(Sub w (Const w 0) a)", "(Neg w a)"),
+    ]
+
+
+def _mux() -> list[Rule]:
+    zero_probe = "(Mux w c a (Const w 0))"
+    return [
+        Rule("mux-select", "mux", "(Mux 1 c (Const 1 1) (Const 1 0))", "c"),
+        Rule("mux-not-select", "mux", "(Mux 1 c (Const 1 0) (Const 1 1))", "(Not 1 c)"),
+        Rule("mux-or", "mux", "(Mux 1 c (Const 1 1) b)", "(Or 1 c b)"),
+        Rule("mux-swap", "mux", "(Mux w (Not 1 c) a b)", "(Mux w c b a)"),
+        # mux(c, x, 0) == x & {w{c}}: the replicated select is a concat of w copies
+        Rule("mux-else-zero", "mux", "(Mux w c a (Const w 0))", "(And w a (Rep w c))", companions=("rep-one",)),
+        Rule("mux-then-zero", "mux", "(Mux w c (Const w 0) a)", "(And w a (Rep w (Not 1 c)))",
+             companions=("rep-one",)),
+        Rule("rep-one", "mux", "(Rep 1 c)", "c", probe=zero_probe, companions=("mux-else-zero",)),
+        Rule("rep-split", "mux", "(Rep w c)", "(Concat w 1 c (Rep (- w 1) c))", ("(> w 1)",), probe=zero_probe,
+             companions=("mux-else-zero", "rep-one")),
+    ]
+
+
+def _decoder() -> list[Rule]:
+    shl_probe = "(Shl w n (Const w 1) s)"
+    expand = ("decode-shl-one", "dec-split", "dec-bit", "dec-bit-over")
+    bank_probe = "(Concat w 1 (Eq n s (Const n hi)) (Eq n s (Const n lo)))"
+    return [
+        # 1 << s == {s == w-1, ..., s == 1, s == 0}: one comparison per bit, MSB first
+        Rule("decode-shl-one", "decoder", shl_probe, "(Dec w n s 0)", ("(<= n 62)",),
+             companions=expand[1:]),
+        Rule("dec-split", "decoder", "(Dec w n s lo)", "(Concat w (- w 1) (Dec (- w 1) n s (+ lo 1)) (Dec 1 n s lo))",
+             ("(> w 1)",), probe=shl_probe, companions=expand[:1] + expand[2:]),
+        Rule("dec-bit", "decoder", "(Dec 1 n s lo)", "(Eq n s (Const n lo))", ("(< lo (<< 1 n))",),
+             probe=shl_probe, companions=expand[:2] + expand[3:]),
+        Rule("dec-bit-over", "decoder", "(Dec 1 n s lo)", "(Const 1 0)", ("(>= lo (<< 1 n))",),
+             probe=shl_probe, companions=expand[:3]),
+        # and back: a bank of comparisons of s with 0..w-1 is 1 << s
+        Rule("eq-dec-bit", "decoder", "(Eq n s (Const n lo))", "(Dec 1 n s lo)", ("(<= n 62)",),
+             companions=("dec-bit",)),
+        Rule("dec-join", "decoder", "(Concat w m (Dec m n s hi) (Dec k n s lo))", "(Dec w n s lo)",
+             ("(= hi (+ lo k))", "(= w (+ m k))"), probe=bank_probe, companions=("eq-dec-bit", "dec-shl-one")),
+        Rule("dec-shl-one", "decoder", "(Dec w n s 0)", "(Shl w n (Const w 1) s)", probe=bank_probe,
+             companions=("eq-dec-bit", "dec-join")),
+    ]
+
+
+RULES: tuple[Rule, ...] = tuple(
+    _ac() + _mux_sharing() + _factoring() + _strength() + _width() + _fold() + _identities() + _mux() + _decoder()
+)
+BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
+assert len(BY_NAME) == len(RULES), "rule names must be unique"
