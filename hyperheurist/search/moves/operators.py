@@ -1,0 +1,179 @@
+"""operator_library: a recognised operator in a continuous assign -> an alternative architecture.
+
+Sites (unsigned files without overridable parameters; module-level continuous assigns of a module
+that elaborates as a top of its file, so every width is the declared one):
+
+- ``assign t = a + b`` / ``a - b`` / ``a * b``, the whole right-hand side, ``t`` a plain name and the
+  operands plain names (or, for ``+``/``-``, a literal): the expression's width is max(t, a, b) and
+  only its low |t| bits are kept, so a module computing the operator mod 2^|t| on the zero-extended
+  operands is exact (``oparch``'s generators take the operand and result widths);
+- ``a < b``, ``>``, ``<=``, ``>=`` on plain names anywhere in a continuous assign's right-hand side:
+  a 1-bit result whatever its context, so the relation becomes the module's output (``!`` of it for
+  ``<=``/``>=``, a self-determined 1-bit not);
+- ``assign t = 1 << s`` (a literal 1): bit i of the result is ``s == i`` (see ``DecoderCompare``).
+
+The architecture is written as a module appended to the file (``oplib_<arch>_<op>_<wa>_<wb>_<r>``, one
+per shape, shared by later sites), instantiated just before the assign; its output wire replaces the
+operator. Each kept architecture of the site's operator is a separate option. ``KEPT`` lists those that
+won on area, delay or power at some width against Yosys's own mapping (results/oplib.md).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from ...hdl.parse import elaborate
+from ...hdl.ports import module_view
+from ..state import MoveContext
+from .expr import Syntax, assignment_of, identifier, literal, replace, unparen
+from .oparch import ALL_ARCHS, Arch
+from .rtl import RtlMove, line_span
+from .verilog import Edit, K, module_name, walk
+
+PREFIX = "oplib"  # hh_ is reserved for hh's own testbench modules (gates.safety)
+# measured in results/oplib.md: the architectures that beat Yosys's mapping on some metric at some width
+KEPT = {"add": ("ks", "sk", "bk", "cs"), "sub": ("ks", "sk", "bk", "rc", "cs"), "lt": ("tree", "chain"),
+        "mul": ("dadda_ks", "dadda_rc"), "dec": ("predec",)}
+# widest operand (dec: select) handled; a wider multiplier's proof takes minutes (toolchain notes: 12x12 did not end)
+MAX_WIDTH = {"add": 64, "sub": 64, "lt": 64, "mul": 8, "dec": 8}
+MAX_RESULT = 256
+BINARY = {K.AddExpression: "add", K.SubtractExpression: "sub", K.MultiplyExpression: "mul"}
+RELATIONS = {K.LessThanExpression: ("<", False, False), K.GreaterThanExpression: (">", True, False),
+             K.LessThanEqualExpression: ("<=", True, True), K.GreaterThanEqualExpression: (">=", False, True)}
+
+
+@dataclass(frozen=True)
+class Site:
+    """One operator instance: what it computes, its port connections and widths, what it replaces."""
+
+    op: str
+    a: str
+    b: str
+    wa: int
+    wb: int
+    r: int
+    node: Syntax  # the expression the module's output replaces
+    statement: Syntax  # the continuous assign the instance goes before
+    invert: bool = False  # the relation is the negation of a < b
+
+
+def module_widths(tree: Syntax) -> dict[str, dict[str, int]]:
+    """Widths of the nets and variables of each module that elaborates as a top of this file."""
+    comp = elaborate([tree])
+    sm = tree.sourceManager
+    return {str(inst.name): dict(module_view(inst, sm).widths) for inst in comp.getRoot().topInstances}
+
+
+def _operand(node: Syntax, widths: dict[str, int], literals: bool) -> tuple[str, int] | None:
+    """(connection text, width) of a plain name, or of a non-negative literal when ``literals``."""
+    name = identifier(node)
+    if name is not None:
+        return (name, widths[name]) if name in widths else None
+    lit = literal(unparen(node)) if literals else None
+    if lit is None or lit[0] < 0:
+        return None
+    size = lit[1].split("'")[0]
+    width = int(size) if size else 32
+    return f"{width}'d{lit[0]}", width
+
+
+def _assign_site(n: Syntax, stmt: Syntax, widths: dict[str, int]) -> Site | None:
+    """``t = a OP b`` or ``t = 1 << s`` as the whole right-hand side of a continuous assign."""
+    a_ = assignment_of(n)
+    target = identifier(a_.left) if a_ is not None else None
+    if a_ is None or target is None or target not in widths:
+        return None
+    r = widths[target]
+    if n.kind == K.LogicalShiftLeftExpression:
+        one, s = literal(unparen(n.left)), identifier(n.right)
+        if one is None or one[0] != 1 or s is None or s not in widths:
+            return None
+        return Site("dec", s, "", widths[s], 0, r, n, stmt)
+    op = BINARY[n.kind]
+    x, y = _operand(n.left, widths, op != "mul"), _operand(n.right, widths, op != "mul")
+    if x is None or y is None or (x[0][0].isdigit() and y[0][0].isdigit()):
+        return None
+    return Site(op, x[0], y[0], x[1], y[1], r, n, stmt)
+
+
+def _relation_site(n: Syntax, stmt: Syntax, widths: dict[str, int]) -> Site | None:
+    _, swap, invert = RELATIONS[n.kind]
+    x, y = identifier(n.left), identifier(n.right)
+    if x is None or y is None or x not in widths or y not in widths:
+        return None
+    if swap:
+        x, y = y, x  # a > b is b < a; a <= b is !(b < a)
+    return Site("lt", x, y, widths[x], widths[y], 1, n, stmt, invert)
+
+
+def find_sites(tree: Syntax) -> list[Site]:
+    """Every operator instance of the file this move can substitute."""
+    kinds = {*BINARY, *RELATIONS, K.LogicalShiftLeftExpression}
+    found: list[tuple[Syntax, Syntax, str]] = []
+    for mod in (m for m in walk(tree.root) if m.kind == K.ModuleDeclaration):
+        name = module_name(mod)
+        if name.startswith(PREFIX):
+            continue
+        for stmt in (s for s in walk(mod) if s.kind == K.ContinuousAssign and s.parent.kind == K.ModuleDeclaration):
+            found += [(n, stmt, name) for n in walk(stmt) if n.kind in kinds]
+    if not found:
+        return []
+    widths = module_widths(tree)
+    out = []
+    for n, stmt, mod_name in found:
+        w = widths.get(mod_name, {})
+        site = _relation_site(n, stmt, w) if n.kind in RELATIONS else _assign_site(n, stmt, w)
+        if site is not None and max(site.wa, site.wb) <= MAX_WIDTH[site.op] and site.r <= MAX_RESULT:
+            out.append(site)
+    return out
+
+
+def module_for(arch: Arch, site: Site) -> tuple[str, str]:
+    """(module name, module text) of ``arch`` at the site's widths."""
+    name = f"{PREFIX}_{arch.name}_{arch.op}_{site.wa}_{site.wb}_{site.r}"
+    return name, arch.make(name, site.wa, site.wb, site.r)
+
+
+def substitute(text: str, site: Site, arch: Arch) -> list[Edit] | None:
+    """The edits that put ``arch`` in place of the site's operator (None when a module of that name
+    exists with other contents)."""
+    name, module = module_for(arch, site)
+    declared = re.search(rf"\bmodule\s+{name}\b", text) is not None
+    if declared and module not in text:
+        return None
+    k = 0
+    while re.search(rf"\b{PREFIX}{k}(_y)?\b", text):
+        k += 1
+    inst, wire = f"{PREFIX}{k}", f"{PREFIX}{k}_y"
+    start, _ = line_span(text, site.statement.sourceRange.start.offset, site.statement.sourceRange.end.offset)
+    indent = text[start:site.statement.sourceRange.start.offset]
+    ports = f".s({site.a})" if site.op == "dec" else f".a({site.a}), .b({site.b})"
+    edits = [Edit(start, start, f"{indent}wire {f'[{site.r - 1}:0] ' if site.r > 1 else ''}{wire};\n"
+                                f"{indent}{name} {inst} ({ports}, .y({wire}));\n"),
+             replace(site.node, f"(!{wire})" if site.invert else wire)]
+    if not declared:
+        edits.append(Edit(len(text), len(text), ("" if text.endswith("\n") else "\n") + "\n" + module))
+    return edits
+
+
+class OperatorLibrary(RtlMove):
+    """An adder, subtractor, comparator, small multiplier or decoder -> another architecture."""
+
+    name = "operator_library"
+    requires = "fixed-widths"
+
+    def options(self, text: str, tree: Syntax) -> list[tuple[str, list[Edit]]]:
+        """Every (architecture label, edits) for every site of the file."""
+        out = []
+        for site in find_sites(tree):
+            for arch in ALL_ARCHS:
+                if arch.op == site.op and arch.name in KEPT[site.op]:
+                    edits = substitute(text, site, arch)
+                    if edits is not None:
+                        out.append((f"{arch.op}:{arch.name}", edits))
+        return out
+
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+        return [edits for _, edits in self.options(text, tree)]

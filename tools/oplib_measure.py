@@ -1,0 +1,102 @@
+"""The operator library measured: each architecture of hyperheurist/search/moves/oparch.py against
+Yosys's own mapping of the plain operator, synthesized and timed the way hh measures a design
+(``hyperheurist.ppa.estimate``: the default flow recipe, OSU018, OpenSTA, vectorless power).
+
+    python tools/oplib_measure.py [--widths 8,16,32] [--mul-widths 4,8,16] [--ops add,sub,lt,mul,dec] [--json F]
+
+Prints one markdown table (area, delay, power, and each relative to the plain operator).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import DesignConfig, load_design
+from hyperheurist.jsonio import write_json
+from hyperheurist.ppa import estimate
+from hyperheurist.recipe import load_flow
+from hyperheurist.search.moves.oparch import ALL_ARCHS
+
+PLAIN = {"add": "a + b", "sub": "a - b", "lt": "a < b", "mul": "a * b", "dec": "1 << s"}
+
+
+def shape(op: str, n: int) -> tuple[dict[str, int], int]:
+    """Input widths and output width of operator ``op`` at size ``n`` (``dec``: n outputs, log2(n) select bits)."""
+    if op == "dec":
+        return {"s": max(1, (n - 1).bit_length())}, n
+    return {"a": n, "b": n}, {"add": n + 1, "sub": n, "lt": 1, "mul": 2 * n}[op]
+
+
+def write_design(folder: Path, top: str, ins: dict[str, int], out: int, body: str) -> tuple[DesignConfig, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    ports = ", ".join(f"input [{w - 1}:0] {n}" for n, w in ins.items())
+    (folder / "rtl.v").write_text(f"module {top}({ports}, output [{out - 1}:0] y);\n{body}")
+    (folder / "spec.md").write_text(f"{top}: an operator\n")
+    cfg = {"name": top, "top": top, "spec": "spec.md",
+           "interface": {"ports": [*({"name": n, "dir": "input", "width": w} for n, w in ins.items()),
+                                   {"name": "y", "dir": "output", "width": out}]},
+           "verification": {"reference": "rtl.v"}, "ppa": {"clock_period_ns": 10.0}}
+    (folder / "design.yaml").write_text(yaml.safe_dump(cfg))
+    return load_design(folder / "design.yaml"), folder / "rtl.v"
+
+
+def measure(design: DesignConfig, rtl: Path, work: Path) -> dict[str, float]:
+    m = estimate(Candidate.from_paths([rtl], design.top), design, load_flow(design.ppa.flow).recipe, work)
+    return {"area_um2": round(m.area_um2, 1), "delay_ns": round(m.delay_ns, 3), "power_mw": round(m.power_mw, 4)}
+
+
+def variants(op: str, n: int) -> list[tuple[str, str]]:
+    """(label, module body after the port list) for the plain operator and each architecture."""
+    ins, out = shape(op, n)
+    wa, wb = (*ins.values(), 0)[:2]
+    out_list = [("yosys", f"  assign y = {PLAIN[op]};\nendmodule\n")]
+    if op == "dec":
+        bank = ", ".join(f"(s == {i})" for i in range(out - 1, -1, -1))
+        out_list.append(("compare bank", f"  assign y = {{{bank}}};\nendmodule\n"))
+    conn = ".s(s)" if op == "dec" else ".a(a), .b(b)"
+    for arch in (a for a in ALL_ARCHS if a.op == op):
+        name = f"oplib_{arch.name}_{op}{n}"
+        out_list.append((arch.name, f"  {name} u({conn}, .y(y));\nendmodule\n\n{arch.make(name, wa, wb, out)}"))
+    return out_list
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--widths", default="8,16,32")
+    ap.add_argument("--mul-widths", default="4,8,16")
+    ap.add_argument("--ops", default="add,sub,lt,mul,dec")
+    ap.add_argument("--json", help="also write the rows as JSON to this file")
+    args = ap.parse_args()
+    rows = []
+    print("| op | width | architecture | area um2 | delay ns | power mW | area/plain | delay/plain | power/plain |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="hh-oplib-") as tmp:
+        for op in args.ops.split(","):
+            for n in map(int, (args.mul_widths if op == "mul" else args.widths).split(",")):
+                ins, out = shape(op, n)
+                base: dict[str, float] | None = None
+                for label, body in variants(op, n):
+                    folder = Path(tmp) / f"{op}{n}_{label.replace(' ', '_')}"
+                    design, rtl = write_design(folder, f"{op}{n}", ins, out, body)
+                    m = measure(design, rtl, folder / "work")
+                    base = base or m
+                    rel = {k: round(m[k] / base[k], 3) if base[k] else None for k in m}
+                    rows.append({"op": op, "width": n, "arch": label, **m, "rel": rel})
+                    print(f"| {op} | {n} | {label} | {m['area_um2']:.0f} | {m['delay_ns']:.2f} | {m['power_mw']:.3f} "
+                          f"| {rel['area_um2']:.3f} | {rel['delay_ns']:.3f} | {rel['power_mw']:.3f} |", flush=True)
+    if args.json:
+        write_json(Path(args.json), {"rows": rows})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
