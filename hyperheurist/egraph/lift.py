@@ -42,8 +42,9 @@ class Unliftable(ValueError):
 
 @dataclass(frozen=True)
 class Lifted:
-    """One lifted assignment: its target, the right-hand side as a term of the target's width, and
-    the statement's source span (the whole ``assign ...;`` or ``always ...`` block)."""
+    """One lifted target: its name, its value as a term of its width, and the source span of the
+    statement (the whole ``assign ...;`` or ``always ...`` block); the targets of one statement
+    (``assign {cout, sum} = ...``) share its span and slice its right-hand side."""
 
     target: str
     term: Term
@@ -264,6 +265,16 @@ def _assignments(body: ast.InstanceBodySymbol) -> Iterator[tuple[Bound, Syntax, 
                 yield found[0], found[1], True
 
 
+def _targets(left: Bound, widths: dict[str, int]) -> list[tuple[str, int]] | None:
+    """The whole unsigned nets or variables an assignment writes (``y`` or ``{cout, sum}``) and their
+    widths, most significant first; None for anything else (a bit or part of a vector)."""
+    parts = list(left.operands) if left.kind == E.Concatenation else [left]
+    if any(p.kind != E.NamedValue or p.type.isSigned or not p.type.isIntegral for p in parts):
+        return None
+    out = [(str(p.symbol.name), int(p.type.bitWidth)) for p in parts]
+    return out if all(widths.get(n) == w for n, w in out) else None
+
+
 def lift_body(body: ast.InstanceBodySymbol, text: str) -> LiftedModule:
     """Every liftable assignment of one elaborated module body (its source is ``text``)."""
     widths = {m.name: int(m.type.bitWidth) for m in body
@@ -275,16 +286,20 @@ def lift_body(body: ast.InstanceBodySymbol, text: str) -> LiftedModule:
     out: list[Lifted] = []
     for a, stmt, procedural in found:
         where = span(stmt, text)
-        target: Bound = a.left
-        if where is None or target.kind != E.NamedValue:
+        targets = _targets(a.left, widths)
+        if where is None or targets is None:
             continue
         try:
-            w = _width(target)
             rhs = lifter.term(a.right)
         except (Unliftable, TermError):
             continue
-        if rhs.width == w and widths.get(target.symbol.name) == w and not target.type.isSigned:
-            out.append(Lifted(target.symbol.name, rhs, where[0], where[1], procedural))
+        if rhs.width != sum(w for _, w in targets):
+            continue
+        lo = rhs.width
+        for name, w in targets:  # most significant first, as in the concatenation
+            lo -= w
+            part = rhs if w == rhs.width else node("slice", w, rhs, value=lo)
+            out.append(Lifted(name, part, where[0], where[1], procedural))
     names = [x.target for x in out]
     unique = tuple(x for x in out if names.count(x.target) == 1)  # two drivers: neither is a function
     return LiftedModule(body.name, unique, len(found), widths, lifter.ranges)

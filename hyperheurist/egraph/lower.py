@@ -1,8 +1,9 @@
 """Terms back to Verilog: one sized wire per distinct operator node, so Verilog's sizing is the term's.
 
-Every operand of an emitted operator is a name or a sized constant of exactly the width the
-operator's rule demands (``ir``), and the wire is as wide as the node: the context width of each
-expression is then the node's own width and Verilog computes exactly what the term says. Wires are
+Every operand of an emitted operator is a name, a sized constant, a concatenation or a constant
+select of a name (all self-determined) of exactly the width the operator's rule demands (``ir``), and
+the wire is as wide as the node: the context width of each expression is then the node's own width
+and Verilog computes exactly what the term says (extensions are written as ``{k'h0, x}``). Wires are
 named ``hh_eg<N>``, skipping every identifier the surrounding text already uses; equal subterms
 share one wire.
 """
@@ -13,7 +14,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from .ir import BINARY, COMPARES, REDUCES, Term, const
+from .ir import BINARY, COMPARES, REDUCES, Term, const, subterms
 from .lift import LiftedModule
 
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>",
@@ -51,7 +52,8 @@ class _Lowering:
         return name
 
     def operand(self, t: Term) -> str:
-        """A name or constant holding ``t`` (emitting the wires it needs)."""
+        """A name, constant, concatenation or select of a declared vector holding ``t`` (each
+        self-determined, so exactly ``t.width`` bits), emitting the wires it needs."""
         if t.op == "var":
             return t.name
         if t.op == "const":
@@ -60,6 +62,14 @@ class _Lowering:
             return literal(const(t.args[0].value >> t.value, t.width))
         if t in self.names:
             return self.names[t]
+        if t.op in ("zext", "concat") or (t.op == "slice" and t.args[0].op == "var" and t.args[0].name in self.ranges):
+            return self.expression(t)  # wiring only: no operator of its own
+        return self.wire(t, self.expression(t))
+
+    def named(self, t: Term) -> str:
+        """A name holding ``t`` (a wire unless ``t`` is a variable or already has one)."""
+        if t.op == "var" or t in self.names:
+            return self.operand(t)
         return self.wire(t, self.expression(t))
 
     def expression(self, t: Term) -> str:
@@ -91,9 +101,7 @@ class _Lowering:
             if left >= right:
                 return f"{x.name}[{hi + right}:{lo + right}]"
             return f"{x.name}[{right - hi}:{right - lo}]"
-        name = self.names.get(x) or self.operand(x)
-        if x.op == "var" and x not in self.names:
-            name = self.wire(x, name)
+        name = self.named(x) if x.op != "var" or x in self.names else self.wire(x, x.name)
         return f"{name}[{hi}:{lo}]"
 
 
@@ -103,7 +111,10 @@ def lower(roots: Mapping[str, Term], taken: Collection[str], ranges: Mapping[str
     ``assign`` per root (``always @*`` for the targets in ``procedural``, which are variables).
     ``taken``: identifiers already in use; ``ranges``: declared ``[left:right]`` of the vectors."""
     low = _Lowering(taken, ranges or {})
-    results = {target: low.operand(t) for target, t in roots.items()}
+    inner = {x for t in roots.values() for a in t.args for x in subterms(a)}
+    alone = [t for t in roots.values() if t.args and t not in inner and list(roots.values()).count(t) == 1]
+    # a root used nowhere else is written into its assignment: the target is exactly as wide as it
+    results = {target: low.expression(t) if t in alone else low.operand(t) for target, t in roots.items()}
     out = [indent + line for line in low.lines]
     for target, value in results.items():
         keyword = "always @*" if target in procedural else "assign"
@@ -122,15 +133,17 @@ class Splice:
 
 
 def replace_assignments(text: str, module: LiftedModule, terms: Mapping[str, Term]) -> list[Splice]:
-    """Splices of ``text`` that replace the lifted assignments of the targets in ``terms`` by the
-    lowered ones: the whole block where the last of them stood (every name any of them reads is
-    declared before it), the others removed (empty splices over their statements)."""
-    chosen = sorted((a for a in module.assigns if a.target in terms), key=lambda a: a.start)
-    if not chosen:
+    """Splices of ``text`` that replace the statements assigning the targets in ``terms`` by lowered
+    ones (a statement's other targets keep their lifted terms): the whole block where the last of the
+    statements stood (every name any of them reads is declared before it), the others removed (empty
+    splices over them)."""
+    spans = sorted({(a.start, a.end) for a in module.assigns if a.target in terms})
+    if not spans:
         return []
-    last = chosen[-1]
-    line = text.rfind("\n", 0, last.start) + 1
-    indent = text[line:last.start] if not text[line:last.start].strip() else "  "
-    block = lower({a.target: terms[a.target] for a in chosen}, set(IDENTIFIER.findall(text)), module.ranges,
-                  {a.target for a in chosen if a.procedural}, indent)
-    return [Splice(a.start, a.end, "") for a in chosen[:-1]] + [Splice(last.start, last.end, block[len(indent):])]
+    chosen = [a for a in module.assigns if (a.start, a.end) in spans]
+    start, end = spans[-1]
+    line = text.rfind("\n", 0, start) + 1
+    indent = text[line:start] if not text[line:start].strip() else "  "
+    block = lower({a.target: terms.get(a.target, a.term) for a in chosen}, set(IDENTIFIER.findall(text)),
+                  module.ranges, {a.target for a in chosen if a.procedural}, indent)
+    return [Splice(s, e, "") for s, e in spans[:-1]] + [Splice(start, end, block[len(indent):])]
