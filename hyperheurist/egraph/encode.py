@@ -146,8 +146,8 @@ def decode(ctor: str, ints: Sequence[int], kids: Sequence[Term], names: Sequence
     w = ints[0]
     if ctor == "Var":
         return var(names[ints[1]], w)
-    if ctor == "Const":
-        return const(ints[1], w)
+    if ctor == "Const":  # built directly: const() would wrap a value a wrong rule made too wide
+        return Term("const", w, value=ints[1])
     if ctor == "Big":
         return const(bigs[ints[1]], w)
     if ctor in HELPERS or ctor not in SIGNATURES:

@@ -215,15 +215,16 @@ def _identities() -> list[Rule]:
 
 def _mux() -> list[Rule]:
     zero_probe = "(Mux w c a (Const w 0))"
+    rep = ("rep-one", "rep-split")
     return [
         Rule("mux-select", "mux", "(Mux 1 c (Const 1 1) (Const 1 0))", "c"),
         Rule("mux-not-select", "mux", "(Mux 1 c (Const 1 0) (Const 1 1))", "(Not 1 c)"),
         Rule("mux-or", "mux", "(Mux 1 c (Const 1 1) b)", "(Or 1 c b)"),
         Rule("mux-swap", "mux", "(Mux w (Not 1 c) a b)", "(Mux w c b a)"),
         # mux(c, x, 0) == x & {w{c}}: the replicated select is a concat of w copies
-        Rule("mux-else-zero", "mux", "(Mux w c a (Const w 0))", "(And w a (Rep w c))", companions=("rep-one",)),
+        Rule("mux-else-zero", "mux", "(Mux w c a (Const w 0))", "(And w a (Rep w c))", companions=rep),
         Rule("mux-then-zero", "mux", "(Mux w c (Const w 0) a)", "(And w a (Rep w (Not 1 c)))",
-             companions=("rep-one",)),
+             companions=rep),
         Rule("rep-one", "mux", "(Rep 1 c)", "c", probe=zero_probe, companions=("mux-else-zero",)),
         Rule("rep-split", "mux", "(Rep w c)", "(Concat w 1 c (Rep (- w 1) c))", ("(> w 1)",), probe=zero_probe,
              companions=("mux-else-zero", "rep-one")),
