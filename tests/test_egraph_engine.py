@@ -1,0 +1,182 @@
+"""The rewrite engine end to end on the real egglog: what it finds, that it keeps the meaning, its limits."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from hyperheurist.egraph.engine import dag_cost, optimise, saturate
+from hyperheurist.egraph.ir import Term, const, evaluate, node, subterms, var, variables
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cost(t: Term) -> float:
+    """A simple explicit cost: adders and muxes cost their width, a multiplier its width squared, a compare
+    its operand width (one less against a constant: an AND tree), a shift by a variable one mux per amount bit
+    and result bit; wiring (var, const, slice, zext, concat, shift by a constant) is free."""
+    if t.op in ("add", "sub", "neg", "mux"):
+        return t.width
+    if t.op == "mul":
+        return t.width * t.width
+    if t.op in ("and", "or", "xor", "not"):
+        return t.width / 2
+    if t.op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        n = t.args[0].width
+        return n - 1 if t.op in ("eq", "ne") and any(a.op == "const" for a in t.args) else n
+    if t.op in ("shl", "shr"):
+        return 0 if t.args[1].op == "const" else t.width * t.args[1].width
+    return 0
+
+
+def same(before: dict[str, Term], after: dict[str, Term], samples: int = 300) -> None:
+    """The optimised roots equal the input roots on corner and random inputs."""
+    assert set(before) == set(after)
+    vs: dict[str, int] = {}
+    for t in before.values():
+        vs |= variables(t)
+    rng = random.Random(7)
+    envs = [{n: 0 for n in vs}, {n: (1 << w) - 1 for n, w in vs.items()}]
+    envs += [{n: rng.getrandbits(w) for n, w in vs.items()} for _ in range(samples)]
+    for name, t in before.items():
+        assert after[name].width == t.width
+        assert set(variables(after[name])) <= set(vs)
+        for env in envs:
+            assert evaluate(after[name], env) == evaluate(t, env), (name, env)
+
+
+def ops(t: Term) -> list[str]:
+    return sorted({id(x): x.op for x in subterms(t)}.values())
+
+
+a, b, c, d = (var(n, 8) for n in "abcd")
+sel = var("sel", 1)
+
+
+def test_mux_sharing() -> None:
+    roots = {"y": node("mux", 8, sel, node("add", 8, a, b), node("add", 8, a, c))}
+    out = optimise(roots, cost)
+    same(roots, out.terms)
+    assert (out.cost_before, out.cost_after) == (24, 16)
+    assert ops(out.terms["y"]).count("add") == 1 and "mux" in ops(out.terms["y"])
+    assert any(r.startswith("share-add") for r in out.rules_fired)
+
+
+def test_factoring() -> None:
+    roots = {"y": node("add", 8, node("mul", 8, a, b), node("mul", 8, a, c))}
+    out = optimise(roots, cost)
+    same(roots, out.terms)
+    assert out.terms["y"].op == "mul" and ops(out.terms["y"]).count("mul") == 1
+    assert out.cost_after == 64 + 8
+
+
+def test_constant_multiplication_by_shift_and_add() -> None:
+    roots = {"y": node("mul", 8, a, const(10, 8))}
+    out = optimise(roots, cost)
+    same(roots, out.terms)
+    assert "mul" not in ops(out.terms["y"]) and "add" in ops(out.terms["y"])
+    assert out.cost_after < out.cost_before
+
+
+def test_partial_sum_shared_between_roots() -> None:
+    """a+(b+c) and (a+d)+b: reassociated so both are built on one a+b."""
+    roots = {"y": node("add", 8, a, node("add", 8, b, c)), "z": node("add", 8, node("add", 8, a, d), b)}
+    out = optimise(roots, cost)
+    same(roots, out.terms)
+    assert (out.cost_before, out.cost_after) == (32, 24)
+
+
+def test_decoder_becomes_comparisons_and_back() -> None:
+    s = var("s", 3)
+    roots = {"y": node("shl", 8, const(1, 8), s)}
+    out = optimise(roots, cost)
+    same(roots, out.terms)
+    y = out.terms["y"]
+    assert y.op == "concat" and [x.op for x in y.args] == ["eq"] * 8
+    assert [x.args[1].value for x in y.args] == list(range(7, -1, -1))  # MSB first
+    # and the bank of comparisons is a shift where comparisons cost more
+    expensive = optimise(out.terms, lambda t: 10 * t.width if t.op == "eq" else cost(t))
+    same(roots, expensive.terms)
+    assert expensive.terms["y"].op == "shl"
+
+
+def test_width_reduction_and_folding() -> None:
+    p, q = var("p", 4), var("q", 4)
+    roots = {
+        "lt": node("lt", 1, node("zext", 8, p), node("zext", 8, q)),
+        "sum": node("mul", 8, node("add", 8, a, const(0, 8)), const(1, 8)),
+    }
+    out = optimise(roots, cost)
+    same(roots, out.terms)
+    assert out.terms["lt"] in (node("lt", 1, p, q), node("gt", 1, q, p))
+    assert out.terms["sum"] == a
+
+
+def test_nothing_cheaper_returns_the_input() -> None:
+    roots = {"y": node("add", 8, a, b), "z": node("mul", 8, c, d)}
+    out = optimise(roots, cost)
+    assert out.terms["y"] is roots["y"] and out.terms["z"] is roots["z"]
+    assert out.cost_after == out.cost_before == dag_cost(roots, cost)
+
+
+def test_dag_cost_counts_a_shared_node_once() -> None:
+    ab = node("add", 8, a, b)
+    assert dag_cost({"y": node("add", 8, ab, c), "z": node("add", 8, node("add", 8, a, b), d)}, cost) == 24
+
+
+def test_wide_constants_survive() -> None:
+    x, k = var("x", 100), const((1 << 99) + 5, 100)
+    roots = {"y": node("mux", 100, sel, node("add", 100, x, k), node("add", 100, x, k))}
+    out = optimise(roots, cost)
+    same(roots, out.terms)
+    assert out.terms["y"] == node("add", 100, x, k)
+
+
+def _sum(n: int) -> Term:
+    t = var("x0", 8)
+    for i in range(1, n):
+        t = node("add", 8, t, var(f"x{i}", 8))
+    return t
+
+
+def test_limits_bound_a_blow_up() -> None:
+    """A 40-term sum under associativity and commutativity: every limit stops saturation, meaning kept."""
+    roots = {"y": _sum(40)}
+    by_iterations = saturate(roots, iterations=3)
+    assert (by_iterations.stop, by_iterations.iterations) == ("iterations", 3)
+    by_nodes = saturate(roots, node_limit=300)
+    assert by_nodes.stop == "node-limit" and by_nodes.iterations < 12
+    by_time = saturate(roots, time_limit_s=0.0)
+    assert (by_time.stop, by_time.iterations) == ("time-limit", 0)
+    out = optimise(roots, cost, time_limit_s=2.0)
+    same(roots, out.terms, samples=50)
+    assert out.cost_after == out.cost_before == 39 * 8
+
+
+SCRIPT = """
+import sys
+sys.path.insert(0, {tests!r})
+from test_egraph_engine import a, b, c, d, sel, cost
+from hyperheurist.egraph.engine import optimise
+from hyperheurist.egraph.ir import const, node, var
+roots = {{
+    "y": node("mux", 8, sel, node("add", 8, node("mul", 8, a, b), c), node("add", 8, node("mul", 8, a, d), c)),
+    "z": node("add", 8, node("mul", 8, a, const(10, 8)), node("add", 8, b, d)),
+    "w": node("shl", 8, const(1, 8), var("s", 3)),
+}}
+print(repr(optimise(roots, cost)))
+"""
+
+
+def test_deterministic_across_hash_seeds() -> None:
+    outs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        code = SCRIPT.format(tests=str(ROOT / "tests"))
+        run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        outs.add(run.stdout)
+    assert len(outs) == 1
