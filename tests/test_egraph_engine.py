@@ -176,7 +176,8 @@ def test_deterministic_across_hash_seeds() -> None:
     for seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         code = SCRIPT.format(tests=str(ROOT / "tests"))
-        run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        argv = [sys.executable, "-c", code]
+        run = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr
         outs.add(run.stdout)
     assert len(outs) == 1
