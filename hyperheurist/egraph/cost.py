@@ -1,0 +1,227 @@
+"""The rewrite engine's per-node cost, calibrated against real synthesis (``costs.json``).
+
+``area_cost(t)`` is the area of ONE node of a term in µm² of OSU018 standard cells: what Yosys 0.23 and
+ABC map that operator to, alone, at hh's default recipe. Summed over a DAG (each shared node once) it
+predicts a datapath's area; ``delay_cost(t)`` is the node's own input-to-output delay in ns (OpenSTA),
+for a longest-path sum. Wiring costs nothing: ``var const zext slice concat``, shifts by a constant and
+any node whose operands are all constants (the engine folds them) are 0.
+
+Each model is a line fitted in a size ``x`` (``parts``): the width for bitwise, add/sub and mux; the
+partial-product bits for mul (so quadratic in the width); the operand width for compares and
+reductions; width times the shift stages for a shift by a variable amount; for a multiply by a
+constant, the widths of the adders Yosys builds, one per 1 of the constant above its lowest, so
+``x * 8`` is free and ``x * 231`` (six ones) costs five adders: the engine's shift-add rewrite pays.
+Operators with one constant operand (add/sub, compares, a constant shifted by a variable) have their
+own measured models (``add_k``, ``eq_k``, ``lt_k``, ``shl_k``); bitwise with a constant is wiring.
+
+Regenerate the table with ``python tools/calibrate_cost.py`` (it records the liberty, recipe and Yosys
+version it came from, and the raw samples); ``results/costmodel.md`` shows the fit and its validation.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+from ..errors import HHError
+from .ir import BINARY, COMPARES, REDUCES, SHIFTS, UNARY, Term
+
+COSTS = "costs.json"
+FREE = frozenset({"var", "const", "zext", "slice", "concat"})
+# every model the table must hold: one per operator, plus those with a constant operand
+MODELS = frozenset(BINARY | UNARY | SHIFTS | COMPARES | REDUCES | {"mux", "add_k", "eq_k", "lt_k", "shl_k", "mul_k"})
+Scale = Literal["lin", "log2", "xlog2"]
+SCALES: tuple[Scale, ...] = ("lin", "log2", "xlog2")
+
+
+class CostTableError(HHError):
+    """``costs.json`` is missing or unreadable: an installation fault (exit 3)."""
+
+
+@dataclass(frozen=True)
+class Fit:
+    """``sum(coef[i] * s**i)`` with ``s`` the size ``x`` (``lin``), ``log2 x`` (``log2``: a delay through a
+    tree) or ``x log2(x + 1)`` (``xlog2``: a multiplier's partial products and the adders that sum them)."""
+
+    coef: tuple[float, ...]
+    scale: Scale = "lin"
+    r2: float | None = None
+
+    def __call__(self, x: float) -> float:
+        s = {"lin": x, "log2": math.log2(max(x, 1.0)), "xlog2": x * math.log2(x + 1.0)}[self.scale]
+        return sum(c * s**i for i, c in enumerate(self.coef))
+
+
+@dataclass(frozen=True)
+class CostTable:
+    area: dict[str, Fit]  # µm² per node
+    delay: dict[str, Fit]  # ns per node
+    source: dict[str, Any]  # liberty, recipe, yosys version, date: free-form JSON as the tool wrote it
+
+
+def eff(t: Term, depth: int = 4) -> int:
+    """The low bits of ``t`` that can be non-zero as far as its form shows (a zero-extension's operand,
+    a sum one bit wider than its widest addend, ...), looking ``depth`` nodes down; at most its width."""
+    op, a, w = t.op, t.args, t.width
+    if op == "const":
+        return max(1, t.value.bit_length())
+    if depth == 0 or not a:
+        return w
+    e = [eff(x, depth - 1) for x in a]
+    if op == "zext":
+        return e[0]
+    if op == "shl" and a[1].op == "const":
+        return min(w, e[0] + a[1].value)
+    if op == "add":
+        return min(w, max(e) + 1)
+    if op == "mul":
+        return min(w, e[0] + e[1])
+    if op == "and":
+        return min(e)
+    if op in ("or", "xor"):
+        return max(e)
+    if op == "mux":
+        return max(e[1], e[2])
+    return w
+
+
+def tz(t: Term, depth: int = 4) -> int:
+    """The low bits of ``t`` that are zero as far as its form shows (a shift left by a constant, ...)."""
+    op, a, w = t.op, t.args, t.width
+    if op == "const":
+        return (t.value & -t.value).bit_length() - 1 if t.value else w
+    if depth == 0 or not a:
+        return 0
+    if op == "shl" and a[1].op == "const":
+        return min(w, tz(a[0], depth - 1) + a[1].value)
+    z = [tz(x, depth - 1) for x in a]
+    if op == "zext":
+        return z[0] if z[0] < a[0].width else w
+    if op == "mul":
+        return min(w, z[0] + z[1])
+    if op == "and":
+        return max(z)
+    if op in ("add", "sub", "or", "xor"):
+        return min(z)
+    if op == "mux":
+        return min(z[1], z[2])
+    return 0
+
+
+def partial_products(a: Term, b: Term, w: int) -> int:
+    """Partial-product bits of ``a * b`` kept in w bits (those of weight below 2**w that can be non-zero)."""
+    lo, hi = tz(b), eff(b)
+    return sum(max(0, min(hi, w - i) - lo) for i in range(tz(a), min(eff(a), w)))
+
+
+def parts(t: Term) -> list[tuple[str, float]]:
+    """The models that price node ``t`` and their sizes; empty when the node is wiring.
+
+    Bits a node's form shows to be constant cost nothing (Yosys' ``wreduce`` and ABC remove that
+    logic): a 32-bit add of two 8-bit values is an 8-bit adder and a carry into a 9th bit, low bits
+    of a shifted operand pass through, a multiply is priced by the partial-product bits that remain."""
+    op, w, a = t.op, t.width, t.args
+    consts = [x.op == "const" for x in a]
+    if op in FREE or (a and all(consts)) or (op == "mux" and consts[0]):
+        return []
+    if op in SHIFTS:
+        if consts[1]:
+            return []
+        if consts[0]:
+            return [("shl_k", w)]  # a constant shifted by a variable amount: a decoder
+        return [(op, w * max(1, min(a[1].width, (w - 1).bit_length())))]
+    if op == "mul":
+        if not any(consts):
+            return [("mul", partial_products(a[0], a[1], w))]
+        k = a[0].value if consts[0] else a[1].value
+        ones = [p for p in range(w) if k >> p & 1]  # Yosys 0.23 adds one row per 1 of the constant
+        return [("mul_k", sum(w - p for p in ones[1:]))] if len(ones) > 1 else []
+    if op in ("and", "or", "xor"):
+        if any(consts):
+            return []
+        e = [eff(x) for x in a]
+        return [(op, min(e) if op == "and" else max(e))]
+    if op == "add":
+        e, z = sorted(eff(x) for x in a), max(tz(x) for x in a)
+        top = min(w, e[1] + 1)
+        if any(consts):
+            return [("add_k", max(1, top - z))]
+        full = max(0, e[0] - z)  # both addends may be non-zero here; above, a carry runs into the wider one
+        return [p for p in (("add", full), ("add_k", top - max(e[0], z))) if p[1] > 0] or [("add", 1)]
+    if op == "sub":
+        lo = tz(a[1])  # below the subtrahend's lowest possible 1 no borrow arises
+        return [("add_k" if any(consts) else "sub", max(1, w - lo))]
+    if op in COMPARES:
+        n = max(eff(x) for x in a)
+        if any(consts):
+            return [("eq_k" if op in ("eq", "ne") else "lt_k", n)]
+        return [(op, n)]
+    if op in REDUCES:
+        return [(op, a[0].width)]
+    if op == "mux":
+        return [(op, max(eff(a[1]), eff(a[2])))]
+    if op == "not":
+        return [(op, eff(a[0]))]  # the inverted zero bits are constant ones
+    return [(op, w)]  # neg
+
+
+def area_cost(t: Term) -> float:
+    """µm² of OSU018 cells for node ``t`` alone (its operands not included); never negative."""
+    fits = table().area
+    return sum(max(0.0, fits[k](x)) for k, x in parts(t))
+
+
+def delay_cost(t: Term) -> float:
+    """ns from the node's inputs to its output (OpenSTA on the operator alone); never negative."""
+    fits = table().delay
+    return sum(max(0.0, fits[k](x)) for k, x in parts(t))
+
+
+def _fits(raw: Any, field: str) -> dict[str, Fit]:
+    if not isinstance(raw, dict):
+        raise CostTableError(f"{COSTS}: field {field!r} is not an object; regenerate: python tools/calibrate_cost.py")
+    missing = sorted(MODELS - raw.keys())
+    if missing:
+        raise CostTableError(f"{COSTS}: {field} has no model for {', '.join(missing)}; "
+                             "regenerate: python tools/calibrate_cost.py")
+    out: dict[str, Fit] = {}
+    for key, m in raw.items():
+        where = f"{COSTS}: {field}.{key}"
+        coef = m.get("coef") if isinstance(m, dict) else None
+        if (not isinstance(coef, list) or not 1 <= len(coef) <= 3
+                or not all(isinstance(c, int | float) and math.isfinite(c) for c in coef)):
+            raise CostTableError(f"{where}.coef: expected 1 to 3 finite numbers")
+        scale = m.get("scale", "lin")
+        if scale not in SCALES:
+            raise CostTableError(f"{where}.scale: {scale!r} is not one of {', '.join(SCALES)}")
+        r2 = m.get("r2")
+        out[key] = Fit(tuple(float(c) for c in coef), scale, float(r2) if isinstance(r2, int | float) else None)
+    return out
+
+
+def parse_table(raw: Any) -> CostTable:
+    """The table from ``costs.json``'s decoded JSON; ``CostTableError`` naming the bad field."""
+    if not isinstance(raw, dict):
+        raise CostTableError(f"{COSTS}: not a JSON object")
+    source = raw.get("source")
+    return CostTable(_fits(raw.get("area"), "area"), _fits(raw.get("delay"), "delay"),
+                     source if isinstance(source, dict) else {})
+
+
+@functools.cache
+def table() -> CostTable:
+    """The packaged table, read once."""
+    try:
+        text = resources.files(__package__).joinpath(COSTS).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CostTableError(f"{COSTS}: cannot read ({exc.strerror or exc}); "
+                             "regenerate: python tools/calibrate_cost.py") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CostTableError(f"{COSTS}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    return parse_table(raw)
