@@ -1,21 +1,22 @@
-"""operator_library: a recognised operator in a continuous assign -> an alternative architecture.
+"""operator_library: a recognised operator -> an alternative architecture from ``oparch``.
 
-Sites (unsigned files without overridable parameters; module-level continuous assigns of a module
-that elaborates as a top of its file, so every width is the declared one):
+Sites (unsigned files without overridable parameters; modules that elaborate as a top of their
+file, so every width is the declared one), in module-level continuous assigns and always blocks:
 
-- ``assign t = a + b`` / ``a - b`` / ``a * b``, the whole right-hand side, ``t`` a plain name and the
-  operands plain names (or, for ``+``/``-``, a literal): the expression's width is max(t, a, b) and
-  only its low |t| bits are kept, so a module computing the operator mod 2^|t| on the zero-extended
-  operands is exact (``oparch``'s generators take the operand and result widths);
-- ``a < b``, ``>``, ``<=``, ``>=`` on plain names anywhere in a continuous assign's right-hand side:
-  a 1-bit result whatever its context, so the relation becomes the module's output (``!`` of it for
-  ``<=``/``>=``, a self-determined 1-bit not);
-- ``assign t = 1 << s`` (a literal 1): bit i of the result is ``s == i`` (see ``DecoderCompare``).
+- ``t = a + b`` / ``a - b`` / ``a * b`` as the whole right-hand side of a continuous assign or of a
+  ``<=`` (counters: ``q <= q + 1``), ``t`` a plain name and the operands plain names (or, for
+  ``+``/``-``, a literal): the expression's width is max(t, a, b) and only its low |t| bits are kept,
+  so a module computing the operator mod 2^|t| on the zero-extended operands is exact;
+- ``a < b``, ``>``, ``<=``, ``>=`` on plain names anywhere: a 1-bit result whatever its context, so
+  the relation becomes the module's output (``!`` of it for ``<=``/``>=``, a self-determined not);
+- ``t = 1 << s`` (a literal 1): bit i of the result is ``s == i`` (see ``DecoderCompare``).
 
-The architecture is written as a module appended to the file (``oplib_<arch>_<op>_<wa>_<wb>_<r>``, one
-per shape, shared by later sites), instantiated just before the assign; its output wire replaces the
-operator. Each kept architecture of the site's operator is a separate option. ``KEPT`` lists those that
-won on area, delay or power at some width against Yosys's own mapping (results/oplib.md).
+In an always block an operand must not be updated there other than by ``<=`` (``blocking_targets``):
+the module instance sees a name's settled value, which is what a ``<=`` or a condition reads then.
+The architecture is a module appended to the file (``oplib_<arch>_<op>_<wa>_<wb>_<r>``, one per
+shape, shared by later sites), instantiated just before the statement; its output wire replaces the
+operator. Each kept architecture of the site's operator is a separate option. ``KEPT`` lists those
+that won on area, delay or power at some width against Yosys's own mapping (results/oplib.md).
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ import random
 import re
 from dataclasses import dataclass
 
+from pyslang.syntax import SyntaxKind
+
 from ...hdl.parse import elaborate
 from ...hdl.ports import module_view
 from ..state import MoveContext
 from .expr import Syntax, assignment_of, identifier, literal, replace, unparen
 from .oparch import ALL_ARCHS, Arch
 from .rtl import RtlMove, line_span
-from .verilog import Edit, K, module_name, walk
+from .verilog import Edit, K, identifiers, module_name, walk
 
 PREFIX = "oplib"  # hh_ is reserved for hh's own testbench modules (gates.safety)
 # measured in results/oplib.md: the architectures that beat Yosys's mapping on some metric at some width
@@ -39,6 +42,8 @@ KEPT = {"add": ("ks", "sk", "bk", "cs"), "sub": ("ks", "sk", "bk", "rc", "cs"), 
 # widest operand (dec: select) handled; a wider multiplier's proof takes minutes (toolchain notes: 12x12 did not end)
 MAX_WIDTH = {"add": 64, "sub": 64, "lt": 64, "mul": 8, "dec": 8}
 MAX_RESULT = 256
+ALWAYS = (K.AlwaysBlock, K.AlwaysFFBlock, K.AlwaysCombBlock)
+PROCEDURAL = {*ALWAYS, K.AlwaysLatchBlock, K.InitialBlock, K.FinalBlock, K.FunctionDeclaration, K.TaskDeclaration}
 BINARY = {K.AddExpression: "add", K.SubtractExpression: "sub", K.MultiplyExpression: "mul"}
 RELATIONS = {K.LessThanExpression: ("<", False, False), K.GreaterThanExpression: (">", True, False),
              K.LessThanEqualExpression: ("<=", True, True), K.GreaterThanEqualExpression: (">=", False, True)}
@@ -74,15 +79,15 @@ def _operand(node: Syntax, widths: dict[str, int], literals: bool) -> tuple[str,
     lit = literal(unparen(node)) if literals else None
     if lit is None or lit[0] < 0:
         return None
-    size = lit[1].split("'")[0]
+    size = lit[1].split("'")[0] if "'" in lit[1] else ""  # an unsized literal is 32 bits
     width = int(size) if size else 32
     return f"{width}'d{lit[0]}", width
 
 
-def _assign_site(n: Syntax, stmt: Syntax, widths: dict[str, int]) -> Site | None:
-    """``t = a OP b`` or ``t = 1 << s`` as the whole right-hand side of a continuous assign."""
+def _assign_site(n: Syntax, stmt: Syntax, widths: dict[str, int], kind: SyntaxKind) -> Site | None:
+    """``t = a OP b`` or ``t = 1 << s`` as the whole right-hand side of an assignment of ``kind``."""
     a_ = assignment_of(n)
-    target = identifier(a_.left) if a_ is not None else None
+    target = identifier(a_.left) if a_ is not None and a_.kind == kind else None
     if a_ is None or target is None or target not in widths:
         return None
     r = widths[target]
@@ -108,23 +113,54 @@ def _relation_site(n: Syntax, stmt: Syntax, widths: dict[str, int]) -> Site | No
     return Site("lt", x, y, widths[x], widths[y], 1, n, stmt, invert)
 
 
+def _procedural(node: Syntax) -> bool:
+    p = node.parent
+    while p is not None and p.kind not in PROCEDURAL:
+        p = p.parent
+    return p is not None
+
+
+def blocking_targets(mod: Syntax) -> set[str]:
+    """Names a procedural block updates other than by ``<=``: read in an always block, such a name may
+    hold a value mid-block that an instance outside the block never sees."""
+    out: set[str] = set()
+    for n in walk(mod):
+        name = n.kind.name
+        if name.endswith("AssignmentExpression") and n.kind != K.NonblockingAssignmentExpression and _procedural(n):
+            out.update(identifiers(n.left))
+        elif "crement" in name:
+            out.update(identifiers(n))
+    return out
+
+
 def find_sites(tree: Syntax) -> list[Site]:
     """Every operator instance of the file this move can substitute."""
     kinds = {*BINARY, *RELATIONS, K.LogicalShiftLeftExpression}
-    found: list[tuple[Syntax, Syntax, str]] = []
+    found: list[tuple[Syntax, Syntax, str, set[str] | None]] = []
     for mod in (m for m in walk(tree.root) if m.kind == K.ModuleDeclaration):
         name = module_name(mod)
         if name.startswith(PREFIX):
             continue
-        for stmt in (s for s in walk(mod) if s.kind == K.ContinuousAssign and s.parent.kind == K.ModuleDeclaration):
-            found += [(n, stmt, name) for n in walk(stmt) if n.kind in kinds]
+        blocked = blocking_targets(mod)
+        for stmt in walk(mod):
+            if stmt.parent is None or stmt.parent.kind != K.ModuleDeclaration or \
+                    stmt.kind not in (K.ContinuousAssign, *ALWAYS):
+                continue
+            block = None if stmt.kind == K.ContinuousAssign else blocked
+            found += [(n, stmt, name, block) for n in walk(stmt) if n.kind in kinds]
     if not found:
         return []
     widths = module_widths(tree)
     out = []
-    for n, stmt, mod_name in found:
+    for n, stmt, mod_name, block in found:
         w = widths.get(mod_name, {})
-        site = _relation_site(n, stmt, w) if n.kind in RELATIONS else _assign_site(n, stmt, w)
+        if block is not None:  # in an always block: only names whose value there is the continuous one
+            w = {k: v for k, v in w.items() if k not in block}
+        if n.kind in RELATIONS:
+            site = _relation_site(n, stmt, w)
+        else:
+            site = _assign_site(n, stmt, w, K.AssignmentExpression if block is None
+                                else K.NonblockingAssignmentExpression)
         if site is not None and max(site.wa, site.wb) <= MAX_WIDTH[site.op] and site.r <= MAX_RESULT:
             out.append(site)
     return out
