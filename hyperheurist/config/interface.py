@@ -37,17 +37,48 @@ class Reset(Model):
         return identifier(v, "reset")
 
 
+MAX_PORT_BITS = 65536
+
+
 class Port(Model):
+    """A port. An unpacked array port (``input [7:0] d [0:7]``) is ``width: 8, unpacked: [0, 7]``: every tool
+    sees it as one vector of ``bits`` (element i from the left bound at bits [(i+1)*width-1 : i*width])."""
+
     name: str
     dir: Literal["input", "output", "inout"]
-    width: int = Field(ge=1, le=4096)
+    width: int = Field(ge=1, le=4096)  # width in bits after default parameters (of one element, for an unpacked array)
     signed: bool = False
     domain: str | None = None  # the clock domain it is timed against (default: the first clock's)
+    unpacked: tuple[int, int] | None = None  # [left, right] bounds of an unpacked array port, as declared
 
     @field_validator("name")
     @classmethod
     def _ident(cls, v: str) -> str:
         return identifier(v, "port")
+
+    @model_validator(mode="after")
+    def _array(self) -> Port:
+        if self.unpacked is not None:
+            if self.dir == "inout":
+                raise ValueError(f"port {self.name}: an unpacked array port must be an input or an output")
+            if self.bits > MAX_PORT_BITS:
+                raise ValueError(f"port {self.name}: {self.bits} bits in all (at most {MAX_PORT_BITS})")
+        return self
+
+    @property
+    def elements(self) -> int:
+        return abs(self.unpacked[0] - self.unpacked[1]) + 1 if self.unpacked is not None else 1
+
+    @property
+    def bits(self) -> int:
+        """The port's bits as every tool sees it (an unpacked array flattened, ``hdl.arrays``)."""
+        return self.width * self.elements
+
+    def flat(self) -> Port:
+        """This port as the tools see it: an unpacked array as one unsigned vector of ``bits``."""
+        if self.unpacked is None:
+            return self
+        return self.model_copy(update={"width": self.bits, "signed": False, "unpacked": None})
 
 
 class Interface(Model):
@@ -91,7 +122,7 @@ class Interface(Model):
             raise ValueError(f"named twice as a clock or reset: {', '.join(sorted(twice))}")
         for name in special:
             listed = [p for p in self.ports if p.name == name]
-            if listed and (listed[0].dir != "input" or listed[0].width != 1):
+            if listed and (listed[0].dir != "input" or listed[0].bits != 1 or listed[0].unpacked is not None):
                 raise ValueError(f"{name} must be a 1-bit input")
         domains = [c.domain_name for c in self.clocks]
         if len(set(domains)) != len(domains):
@@ -121,17 +152,20 @@ class Interface(Model):
         return {c.name for c in self.clocks} | {r.name for r in self.resets}
 
     def all_ports(self) -> list[Port]:
-        """Clocks and resets (as 1-bit inputs) followed by the listed ports, without repeats."""
+        """Clocks and resets (as 1-bit inputs) followed by the listed ports, without repeats, as the tools
+        see them (unpacked arrays flattened: ``Port.flat``)."""
         listed = {p.name for p in self.ports}
         special = [c.name for c in self.clocks] + [r.name for r in self.resets]
-        return [Port(name=n, dir="input", width=1) for n in special if n not in listed] + list(self.ports)
+        return [Port(name=n, dir="input", width=1) for n in special if n not in listed] + [p.flat() for p in self.ports]
 
     def data_inputs(self) -> list[Port]:
+        """Inputs other than clocks and resets, as the tools see them."""
         special = self.special_names()
-        return [p for p in self.ports if p.dir == "input" and p.name not in special]
+        return [p.flat() for p in self.ports if p.dir == "input" and p.name not in special]
 
     def outputs(self) -> list[Port]:
-        return [p for p in self.ports if p.dir == "output"]
+        """Outputs, as the tools see them."""
+        return [p.flat() for p in self.ports if p.dir == "output"]
 
     def domain_clock(self, domain: str | None) -> Clock:
         """The clock of ``domain`` (None: the main clock's); the design must have a clock."""

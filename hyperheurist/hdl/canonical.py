@@ -9,6 +9,8 @@ define set (the candidate's ``defines``); every tool-specific macro is undefined
 directives so messages still name the original files and lines, is what Icarus, Verilator, Yosys
 (structure, equivalence, synthesis), pyslang and cocotb compile. Macros are expanded, includes
 inlined, conditionals resolved: the safety scan that follows sees what the tools will see.
+The top module's unpacked array ports are made packed vectors here (``hdl.arrays``: Yosys 0.23 refuses
+them), so every tool, bench and cocotb test sees the same flat port.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..candidate import Candidate
 from ..config import Limits
 from ..runner import ToolResult
 from ..stages.model import Invocation, ToolRun
+from .arrays import ArrayPortError, flatten_array_ports
 from .literals import define
 from .tokens import conditionals
 
@@ -99,6 +102,10 @@ def interpret(cand: Candidate, limits: Limits, run: ToolRun, src: str) -> Canoni
     errors = _errors(res, src)
     if res.returncode != 0 or errors or text is None:
         raise PreprocessError(errors[0] if errors else f"preprocessing failed: {res.describe()}")
+    try:
+        text = flatten_array_ports(text, cand.top)
+    except ArrayPortError as exc:
+        raise PreprocessError(str(exc)) from None
     return Canonical(text, tuple(tool_conditionals(cand)))
 
 

@@ -18,6 +18,7 @@ import click
 import yaml
 
 from ..errors import ConfigError, InputError
+from ..hdl.arrays import ArrayPortError, array_shapes, check_array_ports
 from ..hdl.parse import K, parse_files, walk
 from ..hdl.ports import ElaborationError, read_module
 from ..jsonio import write_text_atomic
@@ -32,8 +33,9 @@ _ACTIVE_LOW = re.compile(r"(_n|_ni|n|_b|_l|_neg)$", re.I)
 class PortSpec:
     name: str
     dir: str
-    width: int
+    width: int  # bits (of one element, for an unpacked array)
     signed: bool
+    unpacked: tuple[int, int] | None = None  # [left, right] of an unpacked array port
 
 
 class ResetGuess(TypedDict):
@@ -50,11 +52,19 @@ def read_interface(ss: SourceSet, top: str) -> tuple[list[PortSpec], list[str]]:
         view = read_module(trees, top)
     except ElaborationError as exc:
         raise InputError(str(exc)) from None
+    try:
+        check_array_ports(trees, top)  # what the canonical rewrite would refuse at `hh gate`
+        arrays = array_shapes(trees, top) if any(p.unpacked for p in view.ports) else {}
+    except ArrayPortError as exc:
+        raise InputError(str(exc)) from None
     ports = []
     for p in view.ports:
-        if p.unpacked:
-            raise InputError(f"{p.where}: port {p.name}: unpacked array ports are not supported yet; pack it "
-                             f"([N-1:0][W-1:0]) or wrap the module")
+        shape = arrays.get(p.name)
+        if shape is not None:
+            if p.dir not in ("input", "output"):
+                raise InputError(f"{p.where}: port {p.name}: an unpacked array port must be an input or an output")
+            ports.append(PortSpec(p.name, p.dir, shape.width, shape.signed, (shape.left, shape.right)))
+            continue
         if not p.integral:
             raise InputError(f"{p.where}: port {p.name}: type {p.type} is not a bit vector")
         ports.append(PortSpec(p.name, p.dir if p.dir in ("input", "output") else "inout", p.width, p.signed))
@@ -66,7 +76,7 @@ def guess_clock_reset(ports: list[PortSpec], events: list[str]) -> tuple[str | N
     """The clock: a 1-bit input named like one and used on an edge; the reset: named like one.
 
     Asynchronous when the reset appears in an edge list, active low when its name says so."""
-    one_bit = [p.name for p in ports if p.dir == "input" and p.width == 1]
+    one_bit = [p.name for p in ports if p.dir == "input" and p.width == 1 and p.unpacked is None]
     edges = " ".join(events)
     clocks = [n for n in one_bit if _CLOCK.match(n)]
     clocks.sort(key=lambda n: (f"edge {n}" not in edges, n))
@@ -95,9 +105,11 @@ def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, r
         lines.append(f"  reset: {_flow(reset)}   # REVIEW: guessed (name, edge lists)")
     lines.append("  ports:")
     for p in ports:
-        d = {"name": p.name, "dir": p.dir, "width": p.width}
+        d: dict[str, object] = {"name": p.name, "dir": p.dir, "width": p.width}
         if p.signed:
             d["signed"] = True
+        if p.unpacked is not None:
+            d["unpacked"] = list(p.unpacked)
         lines.append(f"    - {_flow(d)}")
     lines += ["verification:",
               f"  reference: {reference}     # the RTL as it is today: every candidate must match it",
@@ -113,7 +125,8 @@ def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, r
 
 
 def spec_stub(top: str, ports: list[PortSpec], clock: str | None, reset: ResetGuess | None) -> str:
-    rows = "\n".join(f"| `{p.name}` | {p.dir} | {p.width}{' signed' if p.signed else ''} |  |" for p in ports)
+    rows = "\n".join(f"| `{p.name}` | {p.dir} | {p.width}{' signed' if p.signed else ''}"
+                     f"{f' x [{p.unpacked[0]}:{p.unpacked[1]}]' if p.unpacked else ''} |  |" for p in ports)
     timing = f"Clocked on the rising edge of `{clock}`." if clock else "Combinational."
     if reset:
         timing += (f" Reset `{reset['name']}` is active {reset['active']}, "

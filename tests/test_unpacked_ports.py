@@ -1,0 +1,205 @@
+"""Unpacked array ports on the top module (#17 item 6): the canonical text makes each one a packed vector
+(``hdl.arrays``: element i from the declared left bound at bits [(i+1)*W-1 : i*W]) that every tool, the
+differential bench and a cocotb test see alike; ``hh init`` describes it with its dimensions; what the
+rewrite cannot take is one line naming file:line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from pydantic import ValidationError
+
+from hyperheurist.config import Interface
+from hyperheurist.hdl.arrays import ArrayPortError, flatten_array_ports
+from hyperheurist.hdl.parse import parse
+from hyperheurist.hdl.ports import read_module
+
+DATA = Path(__file__).parent / "data" / "unpacked"
+HH = [sys.executable, "-m", "hyperheurist"]
+
+
+def hh(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HH, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def design(tmp_path: Path) -> Path:
+    shutil.copytree(DATA, tmp_path / "sort4")
+    return tmp_path / "sort4"
+
+
+def _gates(res: subprocess.CompletedProcess[str]) -> dict[str, dict[str, object]]:
+    return {r["gate"]: r for r in json.loads(res.stdout)["results"]}
+
+
+# --- the rewrite itself (pyslang only) ---
+
+def test_ports_become_vectors_and_the_body_reads_the_private_array() -> None:
+    text = ("module m #(parameter W = 8) (input [W-1:0] d [0:3], e, input [1:0] s, output reg [3:0] q [2],\n"
+            "  output y);\n  sub u (.d(d[0]), .q());\n  always @* begin q[0] = d[s][3:0]; q[1] = e[3:0]; end\n"
+            "  assign y = ^d[1];\nendmodule\n")
+    out = flatten_array_ports(text, "m")
+    assert out.count("\n") == text.count("\n")  # every line keeps its number (`line directives stay right)
+    assert "input wire [(4*((W-1)>=(0)?(W-1)-(0)+1:(0)-(W-1)+1))-1:0] d" in out
+    assert "output wire [8-1:0] q" in out and ", input [W-1:0] e," in out  # e keeps the header it inherited
+    assert ".d(hh_unpacked_d[0])" in out and "hh_unpacked_q[0] = hh_unpacked_d[s][3:0]" in out
+    assert "reg [3:0] hh_unpacked_q [2];" in out  # the private copy keeps the element type and dimension
+    sub = "module sub (input [7:0] d, output q);\n  assign q = ^d;\nendmodule\n"
+    ports = {p.name: p for p in read_module([parse(out + sub)], "m").ports}
+    assert (ports["d"].width, ports["e"].width, ports["q"].width, ports["y"].width) == (32, 8, 8, 1)
+    assert not any(p.unpacked for p in ports.values())
+
+
+def test_text_without_array_ports_is_unchanged() -> None:
+    text = "module m (input [7:0] a, output [7:0] b);\n  wire [7:0] mem [0:3];\n  assign b = a;\nendmodule\n"
+    assert flatten_array_ports(text, "m") == text
+    assert flatten_array_ports("module m (input a [0:1]", "m") == "module m (input a [0:1]"  # tools say why
+
+
+@pytest.mark.parametrize("text, message", [
+    ("module m (input [7:0] d [0:1][0:3], output y);\nendmodule\n", r"x\.v:1: port `d`: 2 unpacked dimensions"),
+    ("module s (input [7:0] a [2], output y);\nendmodule\nmodule m (input [7:0] d [2], output y);\nendmodule\n",
+     r"x\.v:1: port `a` of module s is an unpacked array: supported on the top module only"),
+    ("typedef struct packed { logic [3:0] a, b; } p_t;\nmodule m (input p_t d [2], output y);\nendmodule\n",
+     r"x\.v:2: port `d`: element type `p_t` is not supported"),
+    ("module m (d, y);\n  input [7:0] d [0:1];\n  output y;\nendmodule\n", r"x\.v:2: port `d`: .*ANSI port list"),
+    ("module m (input [7:0] d [2], output y);\n  task t(input d); endtask\nendmodule\n",
+     r"x\.v:2: `d` is an unpacked array port of m and is declared or named again"),
+    ("module m (input [7:0] d [$], output y);\nendmodule\n", r"x\.v:1: port `d`: unpacked dimension `\[\$\]`"),
+])
+def test_what_the_rewrite_cannot_take_is_one_line_with_file_and_line(text: str, message: str) -> None:
+    with pytest.raises(ArrayPortError, match=message) as err:
+        flatten_array_ports('`line 1 "/src/x.v" 0\n' + text, "m")
+    assert "\n" not in str(err.value)
+
+
+def test_interface_describes_dimensions_and_gives_tools_the_flat_port() -> None:
+    iface = Interface.model_validate({"ports": [{"name": "d", "dir": "input", "width": 8, "unpacked": [7, 0]},
+                                                {"name": "q", "dir": "output", "width": 4, "unpacked": [0, 2]}]})
+    assert [(p.name, p.width, p.unpacked) for p in iface.all_ports()] == [("d", 64, None), ("q", 12, None)]
+    assert iface.data_inputs()[0].width == 64 and iface.outputs()[0].width == 12
+    assert iface.ports[0].bits == 64 and iface.ports[0].elements == 8
+    for bad in ({"name": "d", "dir": "inout", "width": 8, "unpacked": [0, 1]},
+                {"name": "d", "dir": "input", "width": 8, "unpacked": [0]}):
+        with pytest.raises(ValidationError):
+            Interface.model_validate({"ports": [bad, {"name": "y", "dir": "output", "width": 1}]})
+
+
+# --- the real tools ---
+
+MAPPING_TB = """module tb;
+  reg [31:0] d; wire [7:0] y, z;
+  m dut (.d(d), .y(y));
+  r rev (.d(d), .y(z));
+  initial begin d = 32'h44332211; #1 $display("y=%h z=%h", y, z); end
+endmodule
+"""
+
+
+@pytest.mark.tools
+def test_the_mapping_counts_from_the_declared_left_bound(tmp_path: Path) -> None:
+    """Element i from the left bound is bits [8i+7:8i]: d[1] of [0:3] is byte 1, d[1] of [3:0] is byte 2."""
+    asc = flatten_array_ports("module m (input [7:0] d [0:3], output [7:0] y);\n  assign y = d[1];\nendmodule\n", "m")
+    desc = flatten_array_ports("module r (input [7:0] d [3:0], output [7:0] y);\n  assign y = d[1];\nendmodule\n",
+                               "r")
+    (tmp_path / "x.v").write_text(asc + desc + MAPPING_TB)
+    subprocess.run(["iverilog", "-g2012", "-o", str(tmp_path / "x.vvp"), str(tmp_path / "x.v")], check=True)
+    out = subprocess.run(["vvp", "-n", str(tmp_path / "x.vvp")], capture_output=True, text=True, check=True).stdout
+    assert "y=22 z=33" in out
+
+
+@pytest.mark.tools
+def test_gate_passes_a_different_structure_with_a_proof(design: Path) -> None:
+    res = hh("gate", "design.yaml", "good.sv", "--json", "--set", "verification.cocotb=test_sort4", cwd=design)
+    assert res.returncode == 0, res.stdout + res.stderr
+    gates = _gates(res)
+    assert gates["simulation"]["details"]["checks"] == ["differential", "cocotb"]
+    assert gates["equivalence"]["details"]["verdict"] == "proven", gates["equivalence"]["message"]
+    canonical = (design / "work-good" / "canonical" / "canonical.v")
+    assert not canonical.exists()  # nothing is written beside the design without --workdir
+
+
+@pytest.mark.tools
+@pytest.mark.parametrize("wrong", ["swapped.sv", "reversed.sv"])
+def test_element_order_wrong_fails_the_simulation_gate(design: Path, wrong: str) -> None:
+    """Two output elements swapped in the body, or both arrays declared [3:0] (the same body: the mapping
+    then puts element 0 last): the differential bench sees the flat ports differ."""
+    res = hh("gate", "design.yaml", wrong, "--json", cwd=design)
+    assert res.returncode == 1, res.stdout + res.stderr
+    sim = _gates(res)["simulation"]
+    assert not sim["passed"] and "output `q` expected 32'h" in str(sim["message"]), sim
+
+
+@pytest.mark.tools
+def test_a_cocotb_test_on_the_flat_ports_fails_the_reversed_declaration(design: Path) -> None:
+    res = hh("gate", "design.yaml", "reversed.sv", "--only", "simulation", "--set", "verification.cocotb=test_sort4",
+             "--set", "verification.differential.enabled=false", cwd=design)
+    assert res.returncode == 1 and "cocotb test_sort4: 1/1 cocotb tests failed" in res.stderr, res.stderr
+
+
+@pytest.mark.tools
+def test_ppa_netlist_has_the_flat_port_bits(design: Path) -> None:
+    res = hh("ppa", "design.yaml", "good.sv", "--json", "--power", "activity", "--workdir", "ppa", cwd=design)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["area_um2"] > 0
+    netlist = json.loads(next((design / "ppa").glob("*-synthesis/netlist.json")).read_text())
+    ports = {k: (v["direction"], len(v["bits"])) for k, v in netlist["modules"]["sort4"]["ports"].items()}
+    assert ports == {"sel": ("input", 2), "d": ("input", 32), "q": ("output", 32), "pick": ("output", 8)}
+
+
+@pytest.mark.tools
+def test_parameterized_sequential_arrays_pass_every_gate_with_a_sequential_proof(tmp_path: Path) -> None:
+    shutil.copy(DATA / "taps.sv", tmp_path)
+    res = hh("init", "--top", "taps", "taps.sv", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    ports = {p["name"]: p for p in yaml.safe_load((tmp_path / "design.yaml").read_text())["interface"]["ports"]}
+    assert ports["coef"] == {"name": "coef", "dir": "input", "width": 8, "unpacked": [0, 3]}
+    assert ports["tap"] == {"name": "tap", "dir": "output", "width": 8, "unpacked": [3, 0]}
+    res = hh("gate", "design.yaml", "--equivalence", "--json", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert _gates(res)["equivalence"]["details"]["verdict"] == "proven"
+
+
+@pytest.mark.tools
+def test_init_writes_an_interface_that_gates_and_runs(tmp_path: Path) -> None:
+    shutil.copy(DATA / "ref.sv", tmp_path)
+    res = hh("init", "--top", "sort4", "ref.sv", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    data = yaml.safe_load((tmp_path / "design.yaml").read_text())
+    assert data["interface"]["ports"] == [
+        {"name": "sel", "dir": "input", "width": 2}, {"name": "d", "dir": "input", "width": 8, "unpacked": [0, 3]},
+        {"name": "q", "dir": "output", "width": 8, "unpacked": [0, 3]}, {"name": "pick", "dir": "output", "width": 8}]
+    assert "| `d` | input | 8 x [0:3] |" in (tmp_path / "spec.md").read_text()
+    res = hh("gate", "design.yaml", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = hh("run", "design.yaml", "--iterations", "2", "--out", "runs", "--quiet", "--jobs", "1", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    run = next((tmp_path / "runs" / "sort4").iterdir())
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["best"]["area_um2"] > 0
+    assert "input wire [32-1:0] d" in next(run.rglob("canonical.v")).read_text()
+
+
+@pytest.mark.tools
+@pytest.mark.parametrize("text, where", [
+    ("module leaf (input logic [7:0] x [2], output logic [7:0] y);\n  assign y = x[0];\nendmodule\n"
+     "module sort4 (input logic [1:0] sel, input logic [7:0] d [0:3], output logic [7:0] q [0:3],\n"
+     "  output logic [7:0] pick);\n  leaf u (.x(d[0:1]), .y(pick));\n"
+     "  for (genvar i = 0; i < 4; i++) assign q[i] = d[i];\nendmodule\n", "bad.sv:1: port `x` of module leaf"),
+    ("module sort4 (input logic [1:0] sel, input logic [7:0] d [0:3][0:1], output logic [7:0] q [0:3],\n"
+     "  output logic [7:0] pick);\nendmodule\n", "bad.sv:1: port `d`: 2 unpacked dimensions"),
+])
+def test_unsupported_arrays_are_one_line_in_gate_and_init(design: Path, text: str, where: str) -> None:
+    (design / "bad.sv").write_text(text)
+    res = hh("gate", "design.yaml", "bad.sv", cwd=design)
+    assert res.returncode == 1 and f"safety gate: preprocessing: {where}" in res.stderr, res.stderr
+    res = hh("init", "--top", "sort4", "bad.sv", "-o", "bad.yaml", cwd=design)
+    assert res.returncode != 0 and where in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert not (design / "bad.yaml").exists()
