@@ -8,13 +8,15 @@ result is the input itself unless the extracted DAG is strictly cheaper.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from egglog import bindings
 
-from hyperheurist.egraph.encode import declarations, encode
+from hyperheurist.egraph.encode import Encoded, declarations, encode
 from hyperheurist.egraph.extract import best_choice, build
 from hyperheurist.egraph.graph import Graph, load
 from hyperheurist.egraph.ir import Term
@@ -47,6 +49,35 @@ def _run(eg: bindings.EGraph, program: str) -> list[object]:
     return list(eg.run_program(*eg.parse_program(program)))
 
 
+def _template(rules: tuple[Rule, ...]) -> bindings.EGraph:
+    eg = bindings.EGraph()
+    text = "\n".join(r.egglog(RULESET) for r in rules)
+    _run(eg, f"{declarations()}(ruleset {RULESET})\n{text}\n")
+    return eg
+
+
+# Declaring the rules costs more than a small saturation, so the default rules' e-graph is kept and each
+# call works between (push) and (pop); the serialization after a pop is identical to a fresh e-graph's.
+_DEFAULT: list[bindings.EGraph] = []
+_LOCK = threading.Lock()
+
+
+@contextmanager
+def _egraph(rules: tuple[Rule, ...]) -> Iterator[bindings.EGraph]:
+    if rules != RULES:
+        yield _template(rules)
+        return
+    with _LOCK:
+        if not _DEFAULT:
+            _DEFAULT.append(_template(RULES))
+        eg = _DEFAULT[0]
+        _run(eg, "(push)")
+        try:
+            yield eg
+        finally:
+            _run(eg, "(pop)")
+
+
 def saturate(
     roots: dict[str, Term],
     rules: Iterable[Rule] = RULES,
@@ -58,9 +89,14 @@ def saturate(
     """Run the rules over the roots until saturation or a limit, and read the e-graph back."""
     start = time.monotonic()
     enc = encode(roots)
-    eg = bindings.EGraph()
-    text = "\n".join(r.egglog(RULESET) for r in rules)
-    _run(eg, f"{declarations()}(ruleset {RULESET})\n{text}\n{enc.program}")
+    with _egraph(tuple(rules)) as eg:
+        return _saturate(eg, enc, start, iterations, node_limit, time_limit_s)
+
+
+def _saturate(
+    eg: bindings.EGraph, enc: Encoded, start: float, iterations: int, node_limit: int, time_limit_s: float
+) -> Saturation:
+    _run(eg, enc.program)
     step = f"(run-schedule (let-scheduler bo (back-off :match-limit {MATCH_LIMIT})) (repeat 1 (run-with bo {RULESET})))"
     matches: dict[str, int] = {}
     done, stop = 0, "iterations"
