@@ -29,14 +29,15 @@ from hyperheurist.search.moves.verilog import apply_edits, clean_rewrite, parse
 from hyperheurist.search.state import MoveContext, State
 
 CTX = MoveContext(design=None, flow=None)  # type: ignore[arg-type]  # RTL moves read only the text
-PLAIN = {"add": "a + b", "sub": "a - b", "lt": "a < b", "mul": "a * b", "dec": "1 << a"}
+PLAIN = {"add": "a + b", "addc": "a + b + c", "sub": "a - b", "lt": "a < b", "mul": "a * b", "dec": "1 << a"}
 
 
 def shapes(op: str, n: int) -> list[tuple[int, int, int]]:
     """(width of a (or s), width of b, result width): equal operands, narrower and wider ones, results
     narrower and wider than the operator's natural width."""
     m = max(1, n - 2)
-    return {"add": [(n, n, n + 1), (n, m, n), (m, n, n + 3)], "sub": [(n, n, n), (n, m, n + 2), (m, n, m)],
+    add = [(n, n, n + 1), (n, m, n), (m, n, n + 3)]
+    return {"add": add, "addc": add, "sub": [(n, n, n), (n, m, n + 2), (m, n, m)],
             "lt": [(n, n, 1), (n, m, 1), (m, n, 1)], "mul": [(n, n, 2 * n), (n, n // 2 + 1, n + 1), (m, n, m)],
             "dec": [(n, 0, 1 << n), (n, 0, max(1, (1 << n) - 3)), (n, 0, (1 << n) + 2)]}[op]
 
@@ -49,19 +50,21 @@ def exhaustive_bench(arch: Arch, widths: range) -> tuple[str, str]:
             k = len(blocks)
             name = f"dut_{arch.op}_{arch.name}_{k}"
             mods.append(arch.make(name, wa, wb, r))
-            conn = ".s(a)" if arch.op == "dec" else ".a(a), .b(b)"
+            conn = {"dec": ".s(a)", "addc": ".a(a), .b(b), .c(c)"}.get(arch.op, ".a(a), .b(b)")
+            cw = 2 if arch.op == "addc" else 1  # the carry in's values
             blocks.append(f"""  if (1) begin : t{k}
-    reg [{wa - 1}:0] a; reg [{max(wb, 1) - 1}:0] b; reg [{r - 1}:0] e; wire [{r - 1}:0] y; integer i, j;
+    reg [{wa - 1}:0] a; reg [{max(wb, 1) - 1}:0] b; reg c; reg [{r - 1}:0] e; wire [{r - 1}:0] y; integer i, j, k;
     {name} dut({conn}, .y(y));
     initial begin
       for (i = 0; i < {1 << wa}; i = i + 1)
-        for (j = 0; j < {1 << wb}; j = j + 1) begin
-          a = i; b = j; e = {PLAIN[arch.op]}; #1;
-          if (y !== e) begin
-            errors = errors + 1;
-            if (errors < 4) $display("MISMATCH {name} a=%0d b=%0d y=%0d expected %0d", a, b, y, e);
+        for (j = 0; j < {1 << wb}; j = j + 1)
+          for (k = 0; k < {cw}; k = k + 1) begin
+            a = i; b = j; c = k; e = {PLAIN[arch.op]}; #1;
+            if (y !== e) begin
+              errors = errors + 1;
+              if (errors < 4) $display("MISMATCH {name} a=%0d b=%0d c=%0d y=%0d expected %0d", a, b, c, y, e);
+            end
           end
-        end
       done = done + 1;
     end
   end""")
@@ -135,14 +138,17 @@ def operator_design(op: str, n: int) -> str:
     if op == "dec":
         k = n.bit_length() - 1
         return f"module t(input [{k - 1}:0] s, output [{n - 1}:0] y);\n  assign y = 1 << s;\nendmodule\n"
+    if op == "addc":  # benchmarks/adder32's form: a concatenated target, zero-extended operands, a carry in
+        return (f"module t(input [{n - 1}:0] a, b, input ci, output [{n - 1}:0] s, output co);\n"
+                f"  assign {{co, s}} = {{1'b0, a}} + {{1'b0, b}} + {{{n}'d0, ci}};\nendmodule\n")
     out = {"add": n + 1, "sub": n, "lt": 1, "mul": 2 * n, "gt": 1, "le": 1, "ge": 1}[op]
     expr = {"add": "a + b", "sub": "a - b", "lt": "a < b", "mul": "a * b", "gt": "a > b", "le": "a <= b",
             "ge": "a >= b"}[op]
     return f"module t(input [{n - 1}:0] a, b, output [{out - 1}:0] y);\n  assign y = {expr};\nendmodule\n"
 
 
-PROOFS = [(op, n) for op in ("add", "sub", "lt", "dec") for n in (16, 32)] + [("mul", 8), ("gt", 16), ("le", 16),
-                                                                            ("ge", 32)]
+PROOFS = [(op, n) for op in ("add", "addc", "sub", "lt", "dec") for n in (16, 32)]
+PROOFS += [("mul", 8), ("gt", 16), ("le", 16), ("ge", 32)]
 
 
 @pytest.mark.tools

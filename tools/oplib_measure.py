@@ -2,7 +2,7 @@
 Yosys's own mapping of the plain operator, synthesized and timed the way hh measures a design
 (``hyperheurist.ppa.estimate``: the default flow recipe, OSU018, OpenSTA, vectorless power).
 
-    python tools/oplib_measure.py [--widths 8,16,32] [--mul-widths 4,8,16] [--ops add,sub,lt,mul,dec,inc] [--json F]
+    python tools/oplib_measure.py [--widths 8,16,32] [--mul-widths 4,8,16] [--ops add,addc,...] [--json F]
 
 Prints one markdown table (area, delay, power, and each relative to the plain operator).
 """
@@ -26,7 +26,8 @@ from hyperheurist.ppa import estimate
 from hyperheurist.recipe import load_flow
 from hyperheurist.search.moves.oparch import ALL_ARCHS
 
-PLAIN = {"add": "a + b", "sub": "a - b", "lt": "a < b", "mul": "a * b", "dec": "1 << s", "inc": "a + 1"}
+PLAIN = {"add": "a + b", "sub": "a - b", "lt": "a < b", "mul": "a * b", "dec": "1 << s", "inc": "a + 1",
+         "addc": "a + b + c"}
 
 
 def shape(op: str, n: int) -> tuple[dict[str, int], int]:
@@ -36,6 +37,8 @@ def shape(op: str, n: int) -> tuple[dict[str, int], int]:
         return {"s": max(1, (n - 1).bit_length())}, n
     if op == "inc":
         return {"a": n}, n
+    if op == "addc":
+        return {"a": n, "b": n, "c": 1}, n + 1
     return {"a": n, "b": n}, {"add": n + 1, "sub": n, "lt": 1, "mul": 2 * n}[op]
 
 
@@ -65,7 +68,7 @@ def variants(op: str, n: int) -> list[tuple[str, str]]:
     if op == "dec":
         bank = ", ".join(f"(s == {i})" for i in range(out - 1, -1, -1))
         out_list.append(("compare bank", f"  assign y = {{{bank}}};\nendmodule\n"))
-    conn = {"dec": ".s(s)", "inc": ".a(a), .b(32'd1)"}.get(op, ".a(a), .b(b)")
+    conn = {"dec": ".s(s)", "inc": ".a(a), .b(32'd1)", "addc": ".a(a), .b(b), .c(c)"}.get(op, ".a(a), .b(b)")
     if op == "inc":  # the move's form of ``a + 1``: an adder with a 32-bit constant operand
         wb = 32
     for arch in (a for a in ALL_ARCHS if a.op == ("add" if op == "inc" else op)):
@@ -78,7 +81,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--widths", default="8,16,32")
     ap.add_argument("--mul-widths", default="4,8,16")
-    ap.add_argument("--ops", default="add,sub,lt,mul,dec,inc")
+    ap.add_argument("--ops", default="add,addc,sub,lt,mul,dec,inc")
     ap.add_argument("--json", help="also write the rows as JSON to this file")
     args = ap.parse_args()
     rows = []

@@ -3,7 +3,7 @@
 Each generator writes one plain, loop-free Verilog module (``wire x = expr;`` only) that Icarus,
 Verilator and Yosys 0.23 all read and that synthesis flattens into its parent:
 
-- adders ``y[n:0] = a + b`` and subtractors ``y[n-1:0] = a - b`` (``a + ~b + 1``) over a
+- adders ``y[n:0] = a + b`` (or ``a + b + c``, a carry in) and subtractors ``y[n-1:0] = a - b`` (``a + ~b + 1``) over a
   parallel-prefix carry network: Kogge-Stone (log depth, most nodes), Sklansky (log depth, high
   fan-out), Brent-Kung (2 log depth, fewest nodes; Yosys's own ``$lcu`` is one) or a ripple chain;
 - ``y = a < b``: the borrow of ``a - b`` only, reduced by a balanced tree (``g = ~a & b``,
@@ -126,16 +126,16 @@ def _bits(port: str, width: int, n: int) -> list[str]:
     return [f"{port}[{i}]" if i < width else "1'b0" for i in range(n)]
 
 
-def _ports(wa: int, wb: int, r: int) -> str:
-    return f"input [{wa - 1}:0] a, input [{wb - 1}:0] b, output [{r - 1}:0] y"
+def _ports(wa: int, wb: int, r: int, carry_in: bool = False) -> str:
+    return f"input [{wa - 1}:0] a, input [{wb - 1}:0] b, {'input c, ' if carry_in else ''}output [{r - 1}:0] y"
 
 
-def adder(name: str, wa: int, wb: int, r: int, arch: str) -> str:
-    """y = a + b (mod 2^r): an adder as wide as the wider operand, or as the result when narrower."""
+def adder(name: str, wa: int, wb: int, r: int, arch: str, carry_in: bool = False) -> str:
+    """y = a + b (+ c) (mod 2^r): an adder as wide as the wider operand, or as the result when narrower."""
     e = Emitter()
     n = min(r, max(wa, wb))
-    s, c = add_bits(e, _bits("a", wa, n), _bits("b", wb, n), arch)
-    return _module(name, _ports(wa, wb, r), e, ([*s, c] + ["1'b0"] * r)[:r])
+    s, c = add_bits(e, _bits("a", wa, n), _bits("b", wb, n), arch, "c" if carry_in else "1'b0")
+    return _module(name, _ports(wa, wb, r, carry_in), e, ([*s, c] + ["1'b0"] * r)[:r])
 
 
 def subtractor(name: str, wa: int, wb: int, r: int, arch: str) -> str:
@@ -266,12 +266,16 @@ class Arch:
     """One alternative architecture of one operator; ``make`` writes its module."""
 
     name: str
-    op: str  # add, sub, lt, mul, dec
+    op: str  # add, addc (with a 1-bit carry in ``c``), sub, lt, mul, dec
     make: Make
 
 
 def _add(arch: str) -> Arch:
     return Arch(arch, "add", lambda m, wa, wb, r: adder(m, wa, wb, r, arch))
+
+
+def _addc(arch: str) -> Arch:
+    return Arch(arch, "addc", lambda m, wa, wb, r: adder(m, wa, wb, r, arch, carry_in=True))
 
 
 def _sub(arch: str) -> Arch:
@@ -288,6 +292,7 @@ def _mul(pp: str, final: str) -> Arch:
 
 
 ADDERS = [*NETWORKS, "cs"]
-ALL_ARCHS = [*(_add(n) for n in ADDERS), *(_sub(n) for n in ADDERS), _lt("tree"), _lt("chain"),
+ALL_ARCHS = [*(_add(n) for n in ADDERS), *(_addc(n) for n in ADDERS), *(_sub(n) for n in ADDERS),
+             _lt("tree"), _lt("chain"),
              *(_mul(pp, f) for pp in ("and", "booth") for f in ("ks", "rc")),
              Arch("predec", "dec", lambda m, ws, _, r: decoder(m, ws, r))]

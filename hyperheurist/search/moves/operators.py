@@ -3,10 +3,11 @@
 Sites (unsigned files without overridable parameters; modules that elaborate as a top of their
 file, so every width is the declared one), in module-level continuous assigns and always blocks:
 
-- ``t = a + b`` / ``a - b`` / ``a * b`` as the whole right-hand side of a continuous assign or of a
-  ``<=`` (counters: ``q <= q + 1``), ``t`` a plain name and the operands plain names (or, for
-  ``+``/``-``, a literal): the expression's width is max(t, a, b) and only its low |t| bits are kept,
-  so a module computing the operator mod 2^|t| on the zero-extended operands is exact;
+- ``t = a + b`` (or ``a + b + c``, c one bit: a carry in) / ``a - b`` / ``a * b`` as the whole
+  right-hand side of a continuous assign or of a ``<=`` (counters: ``q <= q + 1``), ``t`` a plain
+  name or a concatenation of them, the operands plain names, zero-extended ones (``{1'b0, a}``) or,
+  for ``+``/``-``, literals: the expression's width is max(t, a, b) and only its low |t| bits are
+  kept, so a module computing the operator mod 2^|t| on the operands' values is exact;
 - ``a < b``, ``>``, ``<=``, ``>=`` on plain names anywhere: a 1-bit result whatever its context, so
   the relation becomes the module's output (``!`` of it for ``<=``/``>=``, a self-determined not);
 - ``t = 1 << s`` (a literal 1): bit i of the result is ``s == i`` (see ``DecoderCompare``).
@@ -33,14 +34,15 @@ from ..state import MoveContext
 from .expr import Syntax, assignment_of, identifier, literal, replace, unparen
 from .oparch import ALL_ARCHS, Arch
 from .rtl import RtlMove, line_span
-from .verilog import Edit, K, identifiers, module_name, walk
+from .verilog import Edit, K, identifiers, module_name, nodes, walk
 
 PREFIX = "oplib"  # hh_ is reserved for hh's own testbench modules (gates.safety)
 # measured in results/oplib.md: the architectures that beat Yosys's mapping on some metric at some width
-KEPT = {"add": ("ks", "sk", "bk", "cs"), "sub": ("ks", "sk", "bk", "rc", "cs"), "lt": ("tree", "chain"),
+KEPT = {"add": ("ks", "sk", "bk", "cs"), "addc": ("ks", "sk", "bk", "rc", "cs"), "sub": ("ks", "sk", "bk", "rc", "cs"),
+        "lt": ("tree", "chain"),
         "mul": ("dadda_ks", "dadda_rc"), "dec": ("predec",)}
 # widest operand (dec: select) handled; a wider multiplier's proof takes minutes (toolchain notes: 12x12 did not end)
-MAX_WIDTH = {"add": 64, "sub": 64, "lt": 64, "mul": 8, "dec": 8}
+MAX_WIDTH = {"add": 64, "addc": 64, "sub": 64, "lt": 64, "mul": 8, "dec": 8}
 MAX_RESULT = 256
 ALWAYS = (K.AlwaysBlock, K.AlwaysFFBlock, K.AlwaysCombBlock)
 PROCEDURAL = {*ALWAYS, K.AlwaysLatchBlock, K.InitialBlock, K.FinalBlock, K.FunctionDeclaration, K.TaskDeclaration}
@@ -62,6 +64,7 @@ class Site:
     node: Syntax  # the expression the module's output replaces
     statement: Syntax  # the continuous assign the instance goes before
     invert: bool = False  # the relation is the negation of a < b
+    carry: str = ""  # addc: the carry in's connection
 
 
 def module_widths(tree: Syntax) -> dict[str, dict[str, int]]:
@@ -72,11 +75,17 @@ def module_widths(tree: Syntax) -> dict[str, dict[str, int]]:
 
 
 def _operand(node: Syntax, widths: dict[str, int], literals: bool) -> tuple[str, int] | None:
-    """(connection text, width) of a plain name, or of a non-negative literal when ``literals``."""
+    """(connection text, width) of a plain name or a zero-extended one (``{1'b0, a}``: the same value),
+    or of a non-negative literal when ``literals``."""
+    node = unparen(node)
+    if node.kind == K.ConcatenationExpression:
+        parts = nodes(node.expressions)
+        zero = literal(unparen(parts[0])) if len(parts) == 2 else None
+        return _operand(parts[1], widths, False) if zero is not None and zero[0] == 0 else None
     name = identifier(node)
     if name is not None:
         return (name, widths[name]) if name in widths else None
-    lit = literal(unparen(node)) if literals else None
+    lit = literal(node) if literals else None
     if lit is None or lit[0] < 0:
         return None
     size = lit[1].split("'")[0] if "'" in lit[1] else ""  # an unsized literal is 32 bits
@@ -84,23 +93,48 @@ def _operand(node: Syntax, widths: dict[str, int], literals: bool) -> tuple[str,
     return f"{width}'d{lit[0]}", width
 
 
+def _target_width(left: Syntax, widths: dict[str, int]) -> int | None:
+    """Width of an assignment target: a plain name or a concatenation of plain names."""
+    left = unparen(left)
+    parts = nodes(left.expressions) if left.kind == K.ConcatenationExpression else [left]
+    names = [identifier(p) for p in parts]
+    return sum(widths[x] for x in names if x is not None) if all(x in widths for x in names) else None
+
+
+def _add_terms(node: Syntax) -> list[Syntax]:
+    node = unparen(node)
+    return [*_add_terms(node.left), *_add_terms(node.right)] if node.kind == K.AddExpression else [node]
+
+
 def _assign_site(n: Syntax, stmt: Syntax, widths: dict[str, int], kind: SyntaxKind) -> Site | None:
-    """``t = a OP b`` or ``t = 1 << s`` as the whole right-hand side of an assignment of ``kind``."""
+    """``t = a OP b``, ``t = a + b + c`` (c one bit) or ``t = 1 << s`` as the whole right-hand side of an
+    assignment of ``kind``."""
     a_ = assignment_of(n)
-    target = identifier(a_.left) if a_ is not None and a_.kind == kind else None
-    if a_ is None or target is None or target not in widths:
+    r = _target_width(a_.left, widths) if a_ is not None and a_.kind == kind else None
+    if r is None:
         return None
-    r = widths[target]
     if n.kind == K.LogicalShiftLeftExpression:
         one, s = literal(unparen(n.left)), identifier(n.right)
         if one is None or one[0] != 1 or s is None or s not in widths:
             return None
         return Site("dec", s, "", widths[s], 0, r, n, stmt)
     op = BINARY[n.kind]
-    x, y = _operand(n.left, widths, op != "mul"), _operand(n.right, widths, op != "mul")
-    if x is None or y is None or (x[0][0].isdigit() and y[0][0].isdigit()):
+    terms = _add_terms(n) if op == "add" else [n.left, n.right]
+    found = [_operand(t, widths, op != "mul") for t in terms]
+    ops = [x for x in found if x is not None]
+    if len(ops) != len(found):
         return None
-    return Site(op, x[0], y[0], x[1], y[1], r, n, stmt)
+    carry = ""
+    if len(ops) == 3:  # a + b + c with a one-bit c: an adder with a carry in
+        c = next((x for x in reversed(ops) if x[1] == 1), None)
+        if c is None:
+            return None
+        ops.remove(c)
+        op, carry = "addc", c[0]
+    if len(ops) != 2 or all(x[0][0].isdigit() for x in ops):
+        return None
+    (x, wx), (y, wy) = ops
+    return Site(op, x, y, wx, wy, r, n, stmt, carry=carry)
 
 
 def _relation_site(n: Syntax, stmt: Syntax, widths: dict[str, int]) -> Site | None:
@@ -186,6 +220,7 @@ def substitute(text: str, site: Site, arch: Arch) -> list[Edit] | None:
     start, _ = line_span(text, site.statement.sourceRange.start.offset, site.statement.sourceRange.end.offset)
     indent = text[start:site.statement.sourceRange.start.offset]
     ports = f".s({site.a})" if site.op == "dec" else f".a({site.a}), .b({site.b})"
+    ports += f", .c({site.carry})" if site.carry else ""
     edits = [Edit(start, start, f"{indent}wire {f'[{site.r - 1}:0] ' if site.r > 1 else ''}{wire};\n"
                                 f"{indent}{name} {inst} ({ports}, .y({wire}));\n"),
              replace(site.node, f"(!{wire})" if site.invert else wire)]
