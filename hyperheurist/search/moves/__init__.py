@@ -10,6 +10,7 @@ from .accumulators import CondIncrementToAdd, NarrowAccumulator
 from .arith import BalanceChain, ConstMultShiftAdd
 from .counters import CounterDeadCompare, CounterWidth
 from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
+from .egraph import EgraphRewrite
 from .fsm import FsmEncoding
 from .llm import llm_moves
 from .params import TunableParamMove
@@ -23,7 +24,7 @@ def rtl_moves() -> list[Move]:
     return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating(),
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
             SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
-            CondIncrementToAdd(), SharedAbsDiff()]
+            CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite()]
 
 
 def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -> list[Move]:
@@ -41,7 +42,7 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
 
 __all__ = [
     "BalanceChain", "CancelCompare", "CondIncrementToAdd", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth",
-    "DecoderCompare", "DropDatapathReset", "EnableGating", "FactorCommon", "FoldConstants", "FsmEncoding",
-    "NarrowAccumulator", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator", "SharePartialSum", "SharedAbsDiff",
-    "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves",
+    "DecoderCompare", "DropDatapathReset", "EgraphRewrite", "EnableGating", "FactorCommon", "FoldConstants",
+    "FsmEncoding", "NarrowAccumulator", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator", "SharePartialSum",
+    "SharedAbsDiff", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves",
 ]

@@ -1,0 +1,83 @@
+"""egraph_rewrite: a module's datapath assignments optimised together by the e-graph engine.
+
+Every assignment of a module that ``egraph.lift`` can state exactly is lifted to a term; the engine
+saturates them with its rules and extracts the cheapest DAG under the synthesis-calibrated area
+model. When that is cheaper by ``MARGIN``, the site replaces every changed assignment by the lowered
+terms (shared subterms become one wire); when several changed, each one alone is offered as well
+(when it is cheaper alone), so the annealer has more than one option. Bounded: modules with more
+than ``MAX_ASSIGNS`` liftable assignments are skipped, the engine runs within its iteration, node
+and time limits, and results are remembered per source text (the annealer asks again for every
+state). The evaluation stage proves every RTL change against its parent: nothing is proven here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping
+
+from ...egraph.cost import area_cost
+from ...egraph.engine import dag_cost, optimise
+from ...egraph.ir import Term
+from ...egraph.lift import LiftedModule, lift_text
+from ...egraph.lower import replace_assignments
+from ..state import MoveContext
+from .expr import Syntax
+from .rtl import RtlMove, line_span
+from .verilog import Edit
+
+MAX_ASSIGNS = 64  # liftable assignments per module; a larger module is not optimised as one e-graph
+MARGIN = 0.02  # relative area gain below which a rewrite is not worth an evaluation
+ITERATIONS = 8
+NODE_LIMIT = 20_000
+TIME_LIMIT_S = 4.0
+CACHE = 64  # source texts remembered
+
+_cache: dict[str, list[list[Edit]]] = {}
+
+
+def module_sites(text: str, module: LiftedModule) -> list[list[Edit]]:
+    """The rewrites of one module's lifted assignments the engine finds cheaper (all changed ones
+    together first, then each changed one alone)."""
+    if not module.assigns or len(module.assigns) > MAX_ASSIGNS:
+        return []
+    roots = {a.target: a.term for a in module.assigns}
+    res = optimise(roots, area_cost, iterations=ITERATIONS, node_limit=NODE_LIMIT, time_limit_s=TIME_LIMIT_S)
+    bound = res.cost_before * (1 - MARGIN)
+    if not res.cost_after < bound:
+        return []
+    changed = {n: t for n, t in res.terms.items() if roots.get(n) != t}
+    out = [edits(text, module, changed)]
+    if len(changed) > 1:
+        out += [edits(text, module, {n: t}) for n, t in changed.items()
+                if dag_cost({**roots, n: t}, area_cost) < bound]
+    return out
+
+
+def edits(text: str, module: LiftedModule, terms: Mapping[str, Term]) -> list[Edit]:
+    """The splices that put ``terms`` in place, removed statements taking their whole line."""
+    out = []
+    for s in replace_assignments(text, module, terms):
+        start, end = line_span(text, s.start, s.end) if not s.text else (s.start, s.end)
+        out.append(Edit(start, end, s.text))
+    return out
+
+
+def rewrites(text: str, tree: Syntax | None = None) -> list[list[Edit]]:
+    """Every site of every module of ``text`` (remembered per text)."""
+    key = hashlib.sha256(text.encode()).hexdigest()
+    if key not in _cache:
+        if len(_cache) >= CACHE:
+            del _cache[next(iter(_cache))]
+        _cache[key] = [site for m in lift_text(text, tree) for site in module_sites(text, m)]
+    return [list(site) for site in _cache[key]]
+
+
+class EgraphRewrite(RtlMove):
+    """Datapath assignments rewritten by the e-graph engine (lift, saturate, extract, lower)."""
+
+    name = "egraph_rewrite"
+    requires = "fixed-widths"
+
+    def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
+        return rewrites(text, tree)
