@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from hyperheurist.egraph.engine import dag_cost, optimise, saturate
+from hyperheurist.egraph.graph import known_zeros
 from hyperheurist.egraph.ir import Term, const, evaluate, node, subterms, var, variables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,3 +182,19 @@ def test_deterministic_across_hash_seeds() -> None:
         assert run.returncode == 0, run.stderr
         outs.add(run.stdout)
     assert len(outs) == 1
+
+
+def test_operands_are_priced_with_their_known_zero_bits() -> None:
+    """A node is priced with stand-ins for its operands that show the bits any node of their class shows
+    zero, so a cost reading its operands' form (a zero-extension, a shift by a constant) sees them."""
+    p, q = var("p", 4), var("q", 5)
+    low = node("shl", 8, node("zext", 8, q), const(2, 2))  # bits 7..2 may be set, 1..0 are zero
+    sat = saturate({"y": node("add", 8, node("zext", 8, p), low)}, ())
+    g = sat.graph
+    bits = known_zeros(g)
+    top = next(g.nodes[i] for i in g.classes[sat.roots["y"]])
+    stand = [g.stand_in(k, bits) for k in top.kids]
+    hi_a, hi_b = (bits[0][k] for k in top.kids)
+    assert (hi_a, hi_b) == (4, 7) and [bits[1][k] for k in top.kids] == [0, 2]
+    assert stand[0] == node("zext", 8, var(f"_{top.kids[0]}", 4))
+    assert stand[1] == node("zext", 8, node("shl", 7, node("zext", 7, var(f"_{top.kids[1]}", 5)), const(2, 2)))

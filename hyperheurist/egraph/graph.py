@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hyperheurist.egraph.encode import HELPERS, SIGNATURES, decode, result_width
-from hyperheurist.egraph.ir import Term, TermError, var
+from hyperheurist.egraph.ir import Term, TermError, const, node, var
 
 
 @dataclass(frozen=True)
@@ -40,25 +40,83 @@ class Graph:
     def term(self, n: ENode, kids: Sequence[Term]) -> Term:
         return decode(n.ctor, n.ints, kids, self.names, self.bigs)
 
-    def stand_in(self, eclass: int) -> Term:
-        """The class's constant if it holds one (a cost may depend on it), else a variable of its width."""
+    def stand_in(self, eclass: int, bits: tuple[list[int], list[int]]) -> Term:
+        """A term of the class's width standing for it when a node is priced: its constant if it holds one,
+        else a variable shaped (zero-extended, shifted by a constant) to show the class's known-zero high and
+        low bits, so a cost that reads its operands' form (as ``cost.area_cost`` does) sees what any of the
+        class's nodes would show."""
         for i in self.classes[eclass]:
             n = self.nodes[i]
             if n.ctor in ("Const", "Big"):
                 return self.term(n, ())
-        return var(f"_{eclass}", self.widths[eclass])
+        w, (high, low) = self.widths[eclass], (bits[0][eclass], bits[1][eclass])
+        if low >= high:
+            return const(0, w)
+        core = var(f"_{eclass}", high - low)
+        if low:
+            core = node("shl", high, node("zext", high, core), const(low, low.bit_length()))
+        return node("zext", w, core) if high < w else core
 
     def node_costs(self, cost: Callable[[Term], float]) -> tuple[float, ...]:
         """Each node's own cost; helpers and nodes that do not decode cost infinity (never extracted)."""
         out = []
+        bits = known_zeros(self)
         for n in self.nodes:
             try:
-                t = self.term(n, [self.stand_in(k) for k in n.kids])
+                t = self.term(n, [self.stand_in(k, bits) for k in n.kids])
             except TermError:
                 out.append(float("inf"))
                 continue
             out.append(float(cost(t)))
         return tuple(out)
+
+
+CONSTS = ("Const", "Big")
+
+
+def known_zeros(g: Graph) -> tuple[list[int], list[int]]:
+    """Per class, the bits below which its value lies (``high``) and its low bits known zero (``low``).
+
+    Every node of a class computes the same value, so the strongest fact any node shows holds for the
+    class; the facts only tighten, so the fixpoint is reached."""
+    high, low = list(g.widths), [0] * len(g.classes)
+    value = {n.eclass: n.ints[1] if n.ctor == "Const" else g.bigs[n.ints[1]] for n in g.nodes if n.ctor in CONSTS}
+    changed = True
+    while changed:
+        changed = False
+        for n in g.nodes:
+            h, lo = _bits(n, high, low, value)
+            c = n.eclass
+            if min(h, g.widths[c]) < high[c] or min(lo, g.widths[c]) > low[c]:
+                high[c], low[c] = min(high[c], h), max(low[c], min(lo, g.widths[c]))
+                changed = True
+    return high, low
+
+
+def _bits(n: ENode, high: list[int], low: list[int], value: dict[int, int]) -> tuple[int, int]:
+    w, k = n.ints[0], n.kids
+    h, lo = [high[x] for x in k], [low[x] for x in k]
+    if n.ctor in ("Const", "Big"):
+        v = value[n.eclass]
+        return v.bit_length(), ((v & -v).bit_length() - 1 if v else w)
+    if n.ctor in ("Zext", "Slice", "Shl", "Shr") or n.ctor == "Concat":
+        shift = {"Zext": 0, "Slice": -n.ints[1], "Concat": 0}.get(n.ctor, value.get(k[-1], -1))
+        if n.ctor in ("Shl", "Shr") and shift < 0:
+            return w, 0
+        if n.ctor == "Concat":  # the high part above the low part's width
+            m = w - n.ints[1]
+            return (m + h[0] if h[0] else h[1]), (lo[1] if lo[1] < m else m + lo[0])
+        shift = -shift if n.ctor == "Shr" else shift
+        return min(w, max(0, h[0] + shift)), min(w, max(0, lo[0] + shift))
+    if n.ctor == "And":
+        return min(h), max(lo)
+    if n.ctor in ("Or", "Xor", "Mux"):
+        return max(h[-2:]), min(lo[-2:])
+    if n.ctor == "Add":
+        return min(w, max(h) + 1), min(lo)
+    if n.ctor == "Mul":
+        return min(w, h[0] + h[1]), min(w, lo[0] + lo[1])
+    return (1 if n.ctor in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge", "RedAnd", "RedOr", "RedXor") else w), 0
 
 
 def _number(ident: str) -> tuple[str, int]:
