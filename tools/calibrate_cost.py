@@ -3,9 +3,9 @@
 Every operator of ``hyperheurist.egraph.ir`` is synthesized alone (a module with the operator on its
 input ports and one output) at a series of widths with hh's own PPA flow (``ppa.estimate``: the
 synthesis stage at the default flow recipe, Yosys + ABC onto the bundled OSU018 liberty, then OpenSTA),
-and its area (µm²) and delay (ns) are recorded. A line in the size ``egraph.cost.parts`` gives each
-node is fitted per model (area: linear, never a negative slope; delay: linear in the size or in its
-log2, whichever fits better). Writes the table with its provenance and raw samples, and
+and its area (µm²) and delay (ns) are recorded. Per model, a line in the size ``egraph.cost.parts``
+gives the node is fitted (``fit_all``: area in s or s·log2(s+1), never a negative slope; delay in s or
+log2 s). Writes the table with its provenance and raw samples, and
 results/costmodel.md: samples against the fit, R² per model, and a validation on the combinational
 pairs of benchmarks/qor (the model's DAG sum against the synthesized area of slow.v and fast.v).
 
