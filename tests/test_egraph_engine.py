@@ -198,3 +198,16 @@ def test_operands_are_priced_with_their_known_zero_bits() -> None:
     assert (hi_a, hi_b) == (4, 7) and [bits[1][k] for k in top.kids] == [0, 2]
     assert stand[0] == node("zext", 8, var(f"_{top.kids[0]}", 4))
     assert stand[1] == node("zext", 8, node("shl", 7, node("zext", 7, var(f"_{top.kids[1]}", 5)), const(2, 2)))
+
+
+def test_deep_and_shared_terms() -> None:
+    """A DAG shared 60 levels deep (a tree of 2**60 nodes) is handled as a DAG: a+a is a shift, 60 of them
+    shift everything out of 8 bits; a 1500-deep chain is beyond MAX_DEPTH and comes back as it is."""
+    t = a
+    for _ in range(60):
+        t = node("add", 8, t, t)
+    out = optimise({"y": t}, cost)
+    assert out.cost_before == 60 * 8 and out.terms["y"] == const(0, 8) and out.cost_after == 0
+    deep = _sum(1500)
+    kept = optimise({"y": deep}, cost)
+    assert kept.terms["y"] is deep and kept.cost_after == kept.cost_before == 1499 * 8

@@ -2,15 +2,17 @@
 
 Saturation runs one iteration at a time so the iteration, node and wall-time limits are checked in
 between; a back-off scheduler skips, for an iteration, a rule with more matches than ``MATCH_LIMIT``, so
-one iteration cannot explode (a 40-term sum under associativity). Extraction is ``extract``'s. The
-result is the input itself unless the extracted DAG is strictly cheaper.
+one iteration cannot explode (a 40-term sum under associativity), and saturation stops when the e-graph
+no longer grows. Extraction is ``extract``'s. The result is the input itself unless the extracted DAG
+is strictly cheaper; terms deeper than ``MAX_DEPTH`` are returned as they are (the encoder and the
+extractor recurse).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -24,6 +26,7 @@ from hyperheurist.egraph.rules import RULES, Rule
 
 NodeCost = Callable[[Term], float]
 MATCH_LIMIT = 2000
+MAX_DEPTH = 400
 RULESET = "hh"
 
 
@@ -41,7 +44,7 @@ class Saturation:
     roots: dict[str, int]  # root name -> e-class
     matches: dict[str, int]  # rule name -> matches applied, over all iterations
     iterations: int
-    stop: str  # saturated | iterations | node-limit | time-limit
+    stop: str  # saturated | stalled | iterations | node-limit | time-limit
     seconds: float
 
 
@@ -99,6 +102,7 @@ def _saturate(
     _run(eg, enc.program)
     step = f"(run-schedule (let-scheduler bo (back-off :match-limit {MATCH_LIMIT})) (repeat 1 (run-with bo {RULESET})))"
     matches: dict[str, int] = {}
+    sizes: list[int] = []
     done, stop = 0, "iterations"
     while done < iterations:
         if time.monotonic() - start > time_limit_s:
@@ -112,10 +116,14 @@ def _saturate(
         if not out.report.updated:
             stop = "saturated"
             break
-        size = _run(eg, "(print-size)")[-1]
-        assert isinstance(size, bindings.PrintAllFunctionsSize)
-        if sum(n for _, n in size.sizes) > node_limit:
+        out_size = _run(eg, "(print-size)")[-1]
+        assert isinstance(out_size, bindings.PrintAllFunctionsSize)
+        sizes.append(sum(n for _, n in out_size.sizes))
+        if sizes[-1] > node_limit:
             stop = "node-limit"
+            break
+        if len(sizes) >= 3 and sizes[-1] == sizes[-2] == sizes[-3]:  # only rules over the match limit are left
+            stop = "stalled"
             break
     graph = load(eg.serialize([]).to_json(), enc.names, enc.bigs)
     classes = {name: graph.roots[index] for name, index in enc.roots.items()}
@@ -124,23 +132,38 @@ def _saturate(
 
 def dag_cost(roots: dict[str, Term], cost: NodeCost) -> float:
     """The roots' cost with every structurally distinct node counted once."""
-    seen: set[tuple[object, ...]] = set()
-    keys: dict[int, tuple[object, ...]] = {}
+    ids: dict[int, int] = {}  # id(term) -> its structure's number
+    numbers: dict[tuple[object, ...], int] = {}  # a node's own fields and its operands' numbers
     total = 0.0
-
-    def visit(t: Term) -> tuple[object, ...]:
-        nonlocal total
-        if id(t) not in keys:
-            key = (t.op, t.width, t.name, t.value, *(visit(x) for x in t.args))
-            keys[id(t)] = key
-            if key not in seen:
-                seen.add(key)
-                total += cost(t)
-        return keys[id(t)]
-
     for name in sorted(roots):
-        visit(roots[name])
+        for t in _postorder(roots[name], ids):
+            key = (t.op, t.width, t.name, t.value, *(ids[id(x)] for x in t.args))
+            if key not in numbers:
+                numbers[key] = len(numbers)
+                total += cost(t)
+            ids[id(t)] = numbers[key]
     return total
+
+
+def _postorder(root: Term, done: Mapping[int, object]) -> Iterator[Term]:
+    """The nodes not in ``done``, operands first, each once (iterative: deep terms do not recurse)."""
+    stack: list[tuple[Term, bool]] = [(root, False)]
+    queued: set[int] = set()
+    while stack:
+        t, ready = stack.pop()
+        if ready:
+            yield t
+        elif id(t) not in done and id(t) not in queued:
+            queued.add(id(t))
+            stack.append((t, True))
+            stack.extend((x, False) for x in reversed(t.args))
+
+
+def depth(t: Term) -> int:
+    deepest: dict[int, int] = {}
+    for x in _postorder(t, {}):
+        deepest[id(x)] = 1 + max((deepest[id(a)] for a in x.args), default=0)
+    return deepest[id(t)]
 
 
 def optimise(
@@ -157,6 +180,8 @@ def optimise(
     """
     start = time.monotonic()
     before = dag_cost(roots, cost)
+    if any(depth(t) > MAX_DEPTH for t in roots.values()):
+        return Optimised(dict(roots), before, before, ())
     sat = saturate(roots, iterations=iterations, node_limit=node_limit, time_limit_s=time_limit_s / 2)
     g = sat.graph
     costs = g.node_costs(cost)

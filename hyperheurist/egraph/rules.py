@@ -108,6 +108,7 @@ def _strength() -> list[Rule]:
              "(Concat w (- w k) (Slice (- w k) 0 w a) (Const k 0))", ("(> k 0)", "(< k w)")),
         Rule("shr-const", "strength", "(Shr w n a (Const n k))", "(Zext w (- w k) (Slice (- w k) k w a))",
              ("(> k 0)", "(< k w)")),
+        Rule("add-self", "strength", "(Add w a a)", "(Shl w 1 a (Const 1 1))"),
         Rule("shl-zero", "identity", "(Shl w n a (Const n 0))", "a"),
         Rule("shr-zero", "identity", "(Shr w n a (Const n 0))", "a"),
         Rule("shl-over", "fold", "(Shl w n a (Const n k))", "(Const w 0)", ("(>= k w)",)),
