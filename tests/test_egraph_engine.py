@@ -207,7 +207,9 @@ def test_deep_and_shared_terms() -> None:
     for _ in range(60):
         t = node("add", 8, t, t)
     out = optimise({"y": t}, cost)
-    assert out.cost_before == 60 * 8 and out.terms["y"] == const(0, 8) and out.cost_after == 0
+    assert (out.cost_before, out.cost_after) == (60 * 8, 0)
+    assert "add" not in ops(out.terms["y"])
+    assert evaluate(out.terms["y"], {"a": 255}) == 0
     deep = _sum(1500)
     kept = optimise({"y": deep}, cost)
     assert kept.terms["y"] is deep and kept.cost_after == kept.cost_before == 1499 * 8
