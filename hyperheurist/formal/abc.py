@@ -37,7 +37,7 @@ Engine = Generator[Request, Reply, AbcOutcome]
 def _abc(commands: str, name: str, limit_s: float) -> Generator[Request, Reply, tuple[ToolRun, str]]:
     # ABC checks -T only between SAT calls: the wall clock backstops it
     run = yield from call(Invocation(name, ("yosys-abc", "-c", f"read_aiger {AIG}; strash; {commands}"),
-                                     outputs=(CEX_FILE,), timeout_s=limit_s + 2))
+                                     outputs=(CEX_FILE,), timeout_s=limit_s + 2, crash_is_data=True))
     return run, run.text()
 
 

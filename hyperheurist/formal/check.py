@@ -11,7 +11,7 @@ otherwise, on request, or where Yosys cannot write the AIGER, Yosys SAT in 4 sta
 solver counterexample refutes only once Icarus reproduces it (``replay``); one ABC gave that Icarus does
 not reproduce (a free value Icarus keeps X) goes to the 4-state engine.
 
-Crashes: every invocation here is ``crash_is_data``. A tool that dies on a signal has said nothing about
+Crashes: every invocation of a check is ``crash_is_data``. A tool that dies on a signal says nothing about
 equivalence, so its crash can never prove or refute: the next engine that can decide soundly takes over
 (SAT when the AIGER writer crashes), else the verdict is inconclusive, naming the crash, and the policy
 rejects it. Crashes on the candidate's text are the untrusted design's doing (Yosys 0.23 segfaults in
@@ -32,19 +32,17 @@ from ..runner import ToolResult
 from ..stages.model import Invocation, Reply, Request, call
 from . import abc
 from .cex import Frames, abc_frames, aiger_inputs, hexv, sat_frames
-from .inits import tie_inits
+from .inits import MITER_WRITTEN, TIE_SCRIPT, TIE_TCL
 from .miter import (
     AIG_MAP,
     FLAT_IL,
     HIER_IL,
-    TIED_IL,
     WRAPPER,
     MiterSpec,
-    aiger_script,
+    check_script,
     check_spec,
     wrapper,
     x_sources,
-    yosys_script,
 )
 from .replay import replay, stimulus
 from .verdict import Kind, Verdict
@@ -123,35 +121,31 @@ class Check:
         return {p.name: p.width for p in self.job.spec.iface.all_ports() if p.dir == "input"}
 
     def plan(self) -> Verdicts:
+        """The miter and the AIGER in one Yosys run, then the engines."""
         job = self.job
         check_spec(job.spec)
-        script = yosys_script(list(job.gold.files), job.gold.include, list(job.gate.files), job.gate.include)
+        aiger = job.engine != "yosys-sat"
+        script = check_script(list(job.gold.files), job.gold.include, list(job.gate.files), job.gate.include, aiger)
         timeout = job.miter_timeout_s or self.left()
-        miter = yield from call(Invocation("yosys-miter", ("yosys", "-q", "-s", MITER_SCRIPT), crash_is_data=True,
-                                           files={**job.files, WRAPPER: wrapper(job.spec), MITER_SCRIPT: script},
-                                           outputs=(HIER_IL, FLAT_IL), timeout_s=timeout))
-        if not miter.result.ok or FLAT_IL not in miter.outputs:
-            self.miter_failed = miter.result
-            if miter.result.timed_out:
+        run = yield from call(Invocation("yosys-miter", ("yosys", "-q", "-s", MITER_SCRIPT), crash_is_data=True,
+                                         files={**job.files, WRAPPER: wrapper(job.spec), MITER_SCRIPT: script,
+                                                **({TIE_SCRIPT: TIE_TCL} if aiger else {})},
+                                         outputs=(HIER_IL, FLAT_IL, AIG_MAP) if aiger else (HIER_IL, FLAT_IL),
+                                         timeout_s=timeout))
+        if FLAT_IL not in run.outputs or not (run.result.ok or MITER_WRITTEN in run.result.stdout):
+            self.miter_failed = run.result
+            if run.result.timed_out:
                 return self.verdict("inconclusive", "yosys", f"building the miter took over {timeout:g} s")
-            why = job.clean(yosys_error(miter.result))
+            why = job.clean(yosys_error(run.result))
             return self.verdict("inconclusive", "yosys", f"cannot build the miter: {why}")
-        return (yield from self.engines(miter.outputs.get(HIER_IL, ""), miter.outputs[FLAT_IL]))
-
-    def engines(self, hier_il: str, flat_il: str) -> Verdicts:
-        """ABC when neither side can produce X and the AIGER is written, else (or when asked) Yosys SAT."""
-        if self.job.engine == "yosys-sat":
+        if not aiger:
             return (yield from self.with_sat(""))
-        xs = x_sources(hier_il)
+        xs = x_sources(run.outputs.get(HIER_IL, ""))
         if xs:
-            return (yield from self.with_sat(f"{self.job.gate.name} X sources: " + ", ".join(xs[:3])))
-        tied, _pairs = tie_inits(flat_il)
-        aig = yield from call(Invocation("yosys-aiger", ("yosys", "-q", "-s", "hh_aiger.ys"), crash_is_data=True,
-                                         files={TIED_IL: tied, "hh_aiger.ys": aiger_script()}, outputs=(AIG_MAP,),
-                                         timeout_s=self.left()))
-        if not aig.result.ok or AIG_MAP not in aig.outputs:  # Yosys 0.23 can crash on odd netlists
-            return (yield from self.with_sat(f"no AIGER: {self.job.clean(yosys_error(aig.result))}"))
-        self.aig_map = aig.outputs[AIG_MAP]
+            return (yield from self.with_sat(f"{job.gate.name} X sources: " + ", ".join(xs[:3])))
+        if not run.result.ok or AIG_MAP not in run.outputs:  # Yosys 0.23 can crash on odd netlists
+            return (yield from self.with_sat(f"no AIGER: {job.clean(yosys_error(run.result))}"))
+        self.aig_map = run.outputs[AIG_MAP]
         v = yield from self.with_abc()
         if v.kind == "inconclusive" and "disagree" in v.reason and self.left() > 2:
             # a free start value or X the solver chose that Icarus keeps X: ask the 4-state engine

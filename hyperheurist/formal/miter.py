@@ -11,9 +11,9 @@ only clocks declared synchronous are accepted. Registers the sequence does not s
 value), which can only make a proof harder, never unsound. ``compare_when`` qualifies an output by
 another 1-bit output of the golden: ``data_out`` is compared only in cycles where ``valid_out`` is 1.
 
-Yosys writes the flattened miter as RTLIL (for the 4-state Yosys SAT engine) and, from that, as
-AIGER for ABC with every X a free input; ``x_sources`` looks in the hierarchy before flattening for
-candidate cells whose X AIGER cannot model (division by zero).
+One Yosys run (``check_script``) writes the flattened miter as RTLIL (for the 4-state Yosys SAT
+engine) and, from that, as AIGER for ABC with every X a free input; ``x_sources`` looks in the
+hierarchy before flattening for candidate cells whose X AIGER cannot model (division by zero).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..config import Interface
 from ..errors import ConfigError
+from .inits import TIE_SCRIPT
 
 AIG, AIG_MAP, FLAT_IL, HIER_IL, WRAPPER = "hh_miter.aig", "hh_miter.aim", "hh_miter.il", "hh_hier.il", "hh_miter.v"
 TIED_IL = "hh_miter_tied.il"  # FLAT_IL with shared start values (formal.inits), the AIGER path's input
@@ -117,32 +118,31 @@ def wrapper(spec: MiterSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def yosys_script(gold_files: list[str], gold_inc: str, gate_files: list[str], gate_inc: str) -> str:
-    """Paths relative to the stage folder. Flattened, not optimised: X constants stay X (the SAT engine
-    models them in 4 states; ``aiger_script`` makes them free inputs)."""
-    return "\n".join([
-        f"read_verilog -sv -I{gold_inc} " + " ".join(gold_files),
-        f"read_verilog -sv -I{gate_inc} " + " ".join(gate_files),
-        f"read_verilog -sv {WRAPPER}",
-        "hierarchy -check -top hh_miter",
-        "proc",
-        f"write_rtlil {HIER_IL}",
-        "flatten", "memory", "async2sync", "opt_clean",
-        f"write_rtlil {FLAT_IL}",
-    ]) + "\n"
+def check_script(gold_files: list[str], gold_inc: str, gate_files: list[str], gate_inc: str, aiger: bool) -> str:
+    """The one Yosys run of a check, paths relative to the stage folder.
 
-
-def aiger_script() -> str:
-    """AIGER has no X: every X constant and undriven bit becomes a fresh input in every cycle
-    (``setundef -anyseq``), so a proof holds for any value an X could take (sound for both sides: for
-    the candidate it proves the X unobservable; for the golden it is stricter than a don't-care).
-    ``write_aiger -zinit`` makes registers without an init value free at the start."""
-    # setundef before any opt (which may fold X), after techmap (out-of-range shifts give X) and at the
-    # end (opt marks bits it proved unused as X): an X is always a free input, never a folded value
-    return "\n".join([f"read_rtlil {TIED_IL}", "setundef -undriven -anyseq", "setundef -anyseq", "techmap",
-                      "setundef -anyseq", "opt -fast", "dffunmap", "aigmap",
-                      "setundef -anyseq", "opt_clean",
-                      f"write_aiger -zinit -map {AIG_MAP} {AIG}"]) + "\n"
+    First the miter, flattened and not optimised, so X constants stay X (the SAT engine models them in
+    4 states): ``HIER_IL`` before flattening, ``FLAT_IL`` after. With ``aiger``, the same process goes
+    on to the AIGER: the Tcl script ``TIE_SCRIPT`` (``inits``) says ``MITER_WRITTEN`` on stdout and ties
+    start values (``TIED_IL``), which are read back into an empty design and written with every X a
+    fresh input in every cycle (``setundef -anyseq``), so a proof holds for any value an X could take
+    (sound for both sides: for the candidate it proves the X unobservable; for the golden it is stricter
+    than a don't-care). ``write_aiger -zinit`` makes registers without an init value free at the start."""
+    lines = [f"read_verilog -sv -I{gold_inc} " + " ".join(gold_files),
+             f"read_verilog -sv -I{gate_inc} " + " ".join(gate_files),
+             f"read_verilog -sv {WRAPPER}",
+             "hierarchy -check -top hh_miter",
+             "proc",
+             f"write_rtlil {HIER_IL}",
+             "flatten", "memory", "async2sync", "opt_clean",
+             f"write_rtlil {FLAT_IL}"]
+    if aiger:
+        # setundef before any opt (which may fold X), after techmap (out-of-range shifts give X) and at the
+        # end (opt marks bits it proved unused as X): an X is always a free input, never a folded value
+        lines += [f"tcl {TIE_SCRIPT} {FLAT_IL} {TIED_IL}", "design -reset", f"read_rtlil {TIED_IL}",
+                  "setundef -undriven -anyseq", "setundef -anyseq", "techmap", "setundef -anyseq", "opt -fast",
+                  "dffunmap", "aigmap", "setundef -anyseq", "opt_clean", f"write_aiger -zinit -map {AIG_MAP} {AIG}"]
+    return "\n".join(lines) + "\n"
 
 
 def x_sources(rtlil: str) -> list[str]:

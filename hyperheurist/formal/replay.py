@@ -69,11 +69,13 @@ def replay(folder: str, spec: MiterSpec, frames: Frames, gold_files: list[str], 
     argv = ("iverilog", "-g2012", "-s", "hh_diff_tb", "-o", "replay.vvp", f"-I{gold_inc}", f"-I{gate_inc}",
             "hh_replay_tb.v", *gate_files, *gold_files)
     run = yield from call(Invocation("iverilog-replay", argv, files={f"{folder}/{k}": v for k, v in files.items()},
-                                     cwd=folder, timeout_s=timeout_s))
+                                     cwd=folder, timeout_s=timeout_s, crash_is_data=True))
     if not run.result.ok:
         return Replay(False, error=f"the replay bench does not compile: {run.result.describe()}")
     sim = (yield from call(Invocation("vvp-replay", ("vvp", "-n", "replay.vvp"), cwd=folder,
-                                      timeout_s=timeout_s))).result
+                                      timeout_s=timeout_s, crash_is_data=True))).result
+    if sim.signal_name:  # what a crashed simulator printed is no evidence
+        return Replay(False, error=sim.describe())
     for m in MISMATCH.finditer(sim.stdout):
         if m.group(1) == token:
             return Replay(True, cycle=int(m.group(2)), port=m.group(3), reference=m.group(4), candidate=m.group(5))

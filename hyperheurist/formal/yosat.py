@@ -32,7 +32,7 @@ def sat(steps: int | None, limit_s: float) -> Generator[Request, Reply, SatOutco
         cmd += f" -seq {steps} -set-init-undef"
     script = f"read_rtlil {FLAT_IL}\nhierarchy -top hh_miter\n{cmd} hh_miter\n"
     run = yield from call(Invocation("yosys-sat", ("yosys", "-s", "hh_sat.ys"), files={"hh_sat.ys": script},
-                                     timeout_s=limit_s + 30))
+                                     timeout_s=limit_s + 30, crash_is_data=True))
     res = run.result
     text = res.stdout
     if res.timed_out or "TIMEOUT" in text or "Interrupted SAT solver" in text:
