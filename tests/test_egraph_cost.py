@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
 import pytest
 
 from hyperheurist.egraph import cost as cm
-from hyperheurist.egraph.ir import Term, const, node, var
+from hyperheurist.egraph.ir import Term, const, evaluate, node, var, variables
 
 REPO = Path(__file__).resolve().parent.parent
 WIDTHS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
@@ -77,6 +78,43 @@ def test_forms_that_synthesis_narrows_cost_less() -> None:
     sh = [node("shl", 16, x, const(p, 4)) for p in (8, 5, 3)]
     csd = node("sub", 16, node("add", 16, node("sub", 16, sh[0], sh[1]), sh[2]), x)
     assert sum(cm.area_cost(n) for n in (csd, csd.args[0], csd.args[0].args[0])) < by_231
+
+
+def random_term(rng: random.Random, w: int, depth: int) -> Term:
+    """A small term of width w built from the forms the known-bits reasoning reads."""
+    if depth == 0 or rng.random() < 0.2:
+        if rng.random() < 0.3:
+            return const(rng.randrange(1 << w), w)
+        if w > 1 and rng.random() < 0.5:  # narrow values, so the reasoning about high zero bits is exercised
+            return node("zext", w, var(rng.choice("abc"), rng.randrange(1, w)))
+        return var(rng.choice("abc"), w)
+    kind = rng.choice(["zext", "shl", "shr", "slice", "concat", "add", "sub", "mul", "and", "or", "xor", "mux"])
+    if kind == "zext" and w > 1:
+        return node("zext", w, random_term(rng, rng.randrange(1, w), depth - 1))
+    if kind in ("shl", "shr"):
+        return node(kind, w, random_term(rng, w, depth - 1), const(rng.randrange(w + 1), 4))
+    if kind == "slice":
+        lo = rng.randrange(3)
+        return node("slice", w, random_term(rng, w + lo, depth - 1), value=lo)
+    if kind == "concat" and w > 1:
+        k = rng.randrange(1, w)
+        return node("concat", w, random_term(rng, w - k, depth - 1), random_term(rng, k, depth - 1))
+    if kind == "mux":
+        return node("mux", w, var("s", 1), random_term(rng, w, depth - 1), random_term(rng, w, depth - 1))
+    if kind in ("add", "sub", "mul", "and", "or", "xor"):
+        return node(kind, w, random_term(rng, w, depth - 1), random_term(rng, w, depth - 1))
+    return var("a", w)
+
+
+def test_known_bits_are_sound() -> None:
+    """``eff`` and ``tz`` only claim what every value of the term shows: value < 2**eff, 2**tz divides it."""
+    rng = random.Random(19)
+    for _ in range(1000):
+        t = random_term(rng, rng.randrange(1, 7), 4)
+        hi, lo = cm.eff(t), cm.tz(t)
+        for _ in range(20):
+            v = evaluate(t, {n: rng.randrange(1 << w) for n, w in variables(t).items()})
+            assert v < (1 << hi) and v % (1 << lo) == 0, (t, v, hi, lo)
 
 
 @pytest.mark.parametrize(("raw", "field"), [

@@ -68,14 +68,19 @@ def eff(t: Term, depth: int = 4) -> int:
     a sum one bit wider than its widest addend, ...), looking ``depth`` nodes down; at most its width."""
     op, a, w = t.op, t.args, t.width
     if op == "const":
-        return max(1, t.value.bit_length())
+        return t.value.bit_length()
     if depth == 0 or not a:
         return w
     e = [eff(x, depth - 1) for x in a]
+    if op in ("shl", "shr") and a[1].op == "const":
+        return min(w, max(0, e[0] + (a[1].value if op == "shl" else -a[1].value)))
+    if op == "slice":
+        return min(w, max(0, e[0] - t.value))
+    if op == "concat":  # the highest operand with a possible 1, above the operands below it
+        below = [sum(x.width for x in a[i + 1:]) for i in range(len(a))]
+        return max((b + x for b, x in zip(below, e, strict=True) if x), default=0)
     if op == "zext":
         return e[0]
-    if op == "shl" and a[1].op == "const":
-        return min(w, e[0] + a[1].value)
     if op == "add":
         return min(w, max(e) + 1)
     if op == "mul":
@@ -96,9 +101,20 @@ def tz(t: Term, depth: int = 4) -> int:
         return (t.value & -t.value).bit_length() - 1 if t.value else w
     if depth == 0 or not a:
         return 0
-    if op == "shl" and a[1].op == "const":
-        return min(w, tz(a[0], depth - 1) + a[1].value)
     z = [tz(x, depth - 1) for x in a]
+    if op in ("shl", "shr") and a[1].op == "const":
+        if z[0] >= a[0].width:
+            return w
+        return min(w, max(0, z[0] + (a[1].value if op == "shl" else -a[1].value)))
+    if op == "slice":
+        return w if z[0] >= a[0].width else min(w, max(0, z[0] - t.value))
+    if op == "concat":  # zero operands from the least significant up, then the first one's own zeros
+        out = 0
+        for x, zx in zip(reversed(a), reversed(z), strict=True):
+            out += min(zx, x.width)
+            if zx < x.width:
+                break
+        return out
     if op == "zext":
         return z[0] if z[0] < a[0].width else w
     if op == "mul":
