@@ -28,9 +28,10 @@ E = ast.ExpressionKind
 # a bound expression or statement: pyslang's stubs type the base classes, and the code narrows a node by
 # its ``.kind`` (``.operand`` of a conversion, ``.conditions`` of a conditional), as hdl.parse's ``Syntax``
 Bound = Any
+# >>> of an unsigned value (signed ones are never lifted) fills with zeros, as >> does
 BINARY = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "BinaryAnd": "and", "BinaryOr": "or",
-          "BinaryXor": "xor", "LogicalShiftLeft": "shl", "ArithmeticShiftLeft": "shl",
-          "LogicalShiftRight": "shr", "Equality": "eq", "Inequality": "ne", "LessThan": "lt",
+          "BinaryXor": "xor", "LogicalShiftLeft": "shl", "ArithmeticShiftLeft": "shl", "LogicalShiftRight": "shr",
+          "ArithmeticShiftRight": "shr", "Equality": "eq", "Inequality": "ne", "LessThan": "lt",
           "LessThanEqual": "le", "GreaterThan": "gt", "GreaterThanEqual": "ge"}
 REDUCE = {"BitwiseAnd": "redand", "BitwiseOr": "redor", "BitwiseXor": "redxor"}
 INVERTED_REDUCE = {"BitwiseNand": "redand", "BitwiseNor": "redor", "BitwiseXnor": "redxor"}
