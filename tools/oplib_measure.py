@@ -5,6 +5,8 @@ Yosys's own mapping of the plain operator, synthesized and timed the way hh meas
     python tools/oplib_measure.py [--widths 8,16,32] [--mul-widths 4,8,16] [--ops add,addc,...] [--json F]
 
 Prints one markdown table (area, delay, power, and each relative to the plain operator).
+``--designs``: instead, every option of the move on each benchmark reference (benchmarks/*, benchmarks/qor/*
+slow.v) that has a site, measured with that design's own config, relative to the reference.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from hyperheurist.jsonio import write_json
 from hyperheurist.ppa import estimate
 from hyperheurist.recipe import load_flow
 from hyperheurist.search.moves.oparch import ALL_ARCHS
+from hyperheurist.search.moves.operators import OperatorLibrary
+from hyperheurist.search.moves.verilog import apply_edits, parse
 
 PLAIN = {"add": "a + b", "sub": "a - b", "lt": "a < b", "mul": "a * b", "dec": "1 << s", "inc": "a + 1",
          "addc": "a + b + c"}
@@ -77,13 +81,51 @@ def variants(op: str, n: int) -> list[tuple[str, str]]:
     return out_list
 
 
+def in_designs(tmp: Path) -> list[dict[str, object]]:
+    """Every option of the move on every benchmark reference with a site (one site changed at a time)."""
+    rows: list[dict[str, object]] = []
+    for y in sorted((REPO / "benchmarks").glob("**/design.yaml")):
+        design = load_design(y)
+        ref = design.verification.reference
+        if ref is None or not Path(ref).is_file():
+            continue
+        text = Path(ref).read_text(encoding="utf-8")
+        tree = parse(text)
+        move = OperatorLibrary()
+        options = move.options(text, tree) if move.accepts(text, tree) else []
+        if not options:
+            continue
+        base: dict[str, float] | None = None
+        for k, (label, edits) in enumerate([("reference", []), *options]):
+            new = apply_edits(text, edits)
+            folder = tmp / y.parent.name / str(k)
+            folder.mkdir(parents=True)
+            (folder / Path(ref).name).write_text(new or text, encoding="utf-8")
+            m = measure(design, folder / Path(ref).name, folder / "work")
+            base = base or m
+            rel = {key: round(m[key] / base[key], 3) if base[key] else None for key in m}
+            rows.append({"design": y.parent.name, "option": label, **m, "rel": rel})
+            print(f"| {y.parent.name} | {label} | {m['area_um2']:.0f} | {m['delay_ns']:.2f} | {m['power_mw']:.3f} "
+                  f"| {rel['area_um2']} | {rel['delay_ns']} | {rel['power_mw']} |", flush=True)
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--widths", default="8,16,32")
     ap.add_argument("--mul-widths", default="4,8,16")
     ap.add_argument("--ops", default="add,addc,sub,lt,mul,dec,inc")
     ap.add_argument("--json", help="also write the rows as JSON to this file")
+    ap.add_argument("--designs", action="store_true", help="the move's options on the benchmark references")
     args = ap.parse_args()
+    if args.designs:
+        print("| design | option | area um2 | delay ns | power mW | area/ref | delay/ref | power/ref |\n"
+              "|---|---|---|---|---|---|---|---|")
+        with tempfile.TemporaryDirectory(prefix="hh-oplib-") as tmp:
+            found = in_designs(Path(tmp))
+        if args.json:
+            write_json(Path(args.json), {"rows": found})
+        return 0
     rows = []
     print("| op | width | architecture | area um2 | delay ns | power mW | area/plain | delay/plain | power/plain |\n"
           "|---|---|---|---|---|---|---|---|---|")
