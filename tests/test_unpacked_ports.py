@@ -73,6 +73,8 @@ def test_text_without_array_ports_is_unchanged() -> None:
     ("module m (input [7:0] d [2], output y);\n  task t(input d); endtask\nendmodule\n",
      r"x\.v:2: `d` is an unpacked array port of m and is declared or named again"),
     ("module m (input [7:0] d [$], output y);\nendmodule\n", r"x\.v:1: port `d`: unpacked dimension `\[\$\]`"),
+    ("module m (input [7:0] d [2], output logic y [2] = '{0, 1});\nendmodule\n",
+     r"x\.v:1: port `y`: an unpacked array port with a default value"),
 ])
 def test_what_the_rewrite_cannot_take_is_one_line_with_file_and_line(text: str, message: str) -> None:
     with pytest.raises(ArrayPortError, match=message) as err:
@@ -86,6 +88,7 @@ def test_interface_describes_dimensions_and_gives_tools_the_flat_port() -> None:
     assert [(p.name, p.width, p.unpacked) for p in iface.all_ports()] == [("d", 64, None), ("q", 12, None)]
     assert iface.data_inputs()[0].width == 64 and iface.outputs()[0].width == 12
     assert iface.ports[0].bits == 64 and iface.ports[0].elements == 8
+    assert [p.declaration() for p in iface.declared_ports()] == ["input [7:0] d [7:0]", "output [3:0] q [0:2]"]
     for bad in ({"name": "d", "dir": "inout", "width": 8, "unpacked": [0, 1]},
                 {"name": "d", "dir": "input", "width": 8, "unpacked": [0]}):
         with pytest.raises(ValidationError):

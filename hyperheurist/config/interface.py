@@ -74,6 +74,12 @@ class Port(Model):
         """The port's bits as every tool sees it (an unpacked array flattened, ``hdl.arrays``)."""
         return self.width * self.elements
 
+    def declaration(self) -> str:
+        """The port as the RTL declares it (``input signed [7:0] d [0:3]``), for prompts and reports."""
+        width = f"[{self.width - 1}:0] " if self.width > 1 else ""
+        dims = f" [{self.unpacked[0]}:{self.unpacked[1]}]" if self.unpacked is not None else ""
+        return f"{self.dir} {'signed ' if self.signed else ''}{width}{self.name}{dims}"
+
     def flat(self) -> Port:
         """This port as the tools see it: an unpacked array as one unsigned vector of ``bits``."""
         if self.unpacked is None:
@@ -151,12 +157,16 @@ class Interface(Model):
     def special_names(self) -> set[str]:
         return {c.name for c in self.clocks} | {r.name for r in self.resets}
 
-    def all_ports(self) -> list[Port]:
-        """Clocks and resets (as 1-bit inputs) followed by the listed ports, without repeats, as the tools
-        see them (unpacked arrays flattened: ``Port.flat``)."""
+    def declared_ports(self) -> list[Port]:
+        """Clocks and resets (as 1-bit inputs) followed by the listed ports, without repeats, as the RTL
+        declares them (unpacked arrays kept)."""
         listed = {p.name for p in self.ports}
         special = [c.name for c in self.clocks] + [r.name for r in self.resets]
-        return [Port(name=n, dir="input", width=1) for n in special if n not in listed] + [p.flat() for p in self.ports]
+        return [Port(name=n, dir="input", width=1) for n in special if n not in listed] + list(self.ports)
+
+    def all_ports(self) -> list[Port]:
+        """``declared_ports`` as the tools see them (unpacked arrays flattened: ``Port.flat``)."""
+        return [p.flat() for p in self.declared_ports()]
 
     def data_inputs(self) -> list[Port]:
         """Inputs other than clocks and resets, as the tools see them."""

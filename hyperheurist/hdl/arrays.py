@@ -210,6 +210,9 @@ def _top_arrays(mod: Syntax, sm: SourceManager) -> tuple[list[_Array], list[tupl
         if not len(decl.dimensions):
             continue
         at = where(sm, decl.name.location)
+        if decl.initializer is not None:
+            raise ArrayPortError(f"{at}: port `{decl.name.valueText}`: an unpacked array port with a default value "
+                                 "is not supported")
         direction = header.direction.rawText if header is not None and header.kind != K.InterfacePortHeader else ""
         if direction not in ("input", "output"):
             raise ArrayPortError(f"{at}: port `{decl.name.valueText}`: only input and output unpacked array "
