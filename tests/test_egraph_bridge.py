@@ -260,6 +260,27 @@ def test_signed_or_overridable_widths_are_left_alone(text: str) -> None:
     assert (out is not None) == (text == FACTOR), out
 
 
+NETS = """module n(input [3:0] a, b, input c, output [7:0] y, output [4:0] z);
+  wire [4:0] t = a + b, u = {a, c};
+  wire #1 slow = c;         // a delay: not lifted
+  wand w = c;               // not a plain wire: not lifted
+  reg [3:0] r = 4'd3;       // an initial value, not an assignment
+  assign y = t * u + r;
+  assign z = t ^ (u - 1);
+endmodule
+"""
+
+
+@pytest.mark.tools
+def test_wire_declarations_lift_and_lower_in_place(tmp_path: Path) -> None:
+    m = only(NETS)
+    assert {a.target: a.kind for a in m.assigns} == {"t": "net", "u": "net", "y": "assign", "z": "assign"}
+    new = lowered(NETS, m, {a.target: a.term for a in m.assigns if a.target in ("t", "u")})
+    assert "wire [4:0] t, u;" in new
+    stimuli = vectors([p for p in ports(NETS, "n") if p.dir == "input"], 48)
+    assert simulate(new, "n", stimuli, tmp_path / "new") == simulate(NETS, "n", stimuli, tmp_path / "orig")
+
+
 def random_expression(rng: random.Random, names: Sequence[str], depth: int) -> str:
     """A random unsigned Verilog expression over ``names`` (mixed widths come from the names)."""
     if depth == 0 or rng.random() < 0.2:

@@ -5,11 +5,12 @@ operands): a context-determined operand carries an explicit conversion to the co
 self-determined one (shift amount, concatenation member, reduction or logical operand, ``?:``
 condition) keeps its own, and the right-hand side of an assignment is converted to the target's
 width. Lifting maps those conversions to ``zext``/``slice`` one for one, so a term means exactly what
-Verilog computes. What is lifted: ``assign name = expr;`` (one assignment, no delay or strength) and
-``always @*``/``always_comb`` blocks that are a single blocking ``name = expr;``. Anything the terms
-cannot say exactly leaves its assignment out (never guessed): signed values, overridable parameters
-(then the whole module), function calls, division, variable or out-of-range selects, X/Z literals,
-memories, hierarchical names, struct members, generate blocks.
+Verilog computes. What is lifted: ``assign name = expr;`` (one assignment, no delay or strength;
+``{a, b}`` targets too), ``wire [..] name = expr;`` declarations, and ``always @*``/``always_comb``
+blocks that are a single blocking ``name = expr;``. Anything the terms cannot say exactly leaves its
+assignment out (never guessed): signed values, overridable parameters (then the whole module),
+function calls, division, variable or out-of-range selects, X/Z literals, memories, hierarchical
+names, struct members, generate blocks.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pyslang import SVInt, ast
 
@@ -28,6 +29,9 @@ E = ast.ExpressionKind
 # a bound expression or statement: pyslang's stubs type the base classes, and the code narrows a node by
 # its ``.kind`` (``.operand`` of a conversion, ``.conditions`` of a conditional), as hdl.parse's ``Syntax``
 Bound = Any
+# how a target is written: ``assign``, a combinational ``always`` (a variable, re-emitted as
+# ``always @*``) or a ``wire`` declaration's initializer (a net declaration assignment)
+Kind = Literal["assign", "always", "net"]
 # >>> of an unsigned value (signed ones are never lifted) fills with zeros, as >> does
 BINARY = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "BinaryAnd": "and", "BinaryOr": "or",
           "BinaryXor": "xor", "LogicalShiftLeft": "shl", "ArithmeticShiftLeft": "shl", "LogicalShiftRight": "shr",
@@ -43,15 +47,17 @@ class Unliftable(ValueError):
 
 @dataclass(frozen=True)
 class Lifted:
-    """One lifted target: its name, its value as a term of its width, and the source span of the
-    statement (the whole ``assign ...;`` or ``always ...`` block); the targets of one statement
+    """One lifted target: its name, its value as a term of its width, and where it is written: the
+    span that assigns it (the whole ``assign ...;`` or ``always`` block, or the `` = expr`` of a
+    ``wire`` declaration) and the end of that statement. The targets of one statement
     (``assign {cout, sum} = ...``) share its span and slice its right-hand side."""
 
     target: str
     term: Term
     start: int
     end: int
-    procedural: bool  # an always block: the target is a variable, re-emitted as ``always @*``
+    kind: Kind
+    anchor: int  # end of the whole statement (the declaration of a ``net``)
 
 
 @dataclass(frozen=True)
@@ -222,17 +228,30 @@ def span(stmt: Syntax, text: str) -> tuple[int, int] | None:
     return s, e
 
 
-def _continuous(sym: ast.ContinuousAssignSymbol) -> tuple[Bound, Syntax] | None:
+@dataclass(frozen=True)
+class _Found:
+    """An assignment as pyslang bound it: the targets (None when not whole unsigned vectors), the
+    right-hand side, the syntax it is written in and the statement that syntax belongs to."""
+
+    targets: list[tuple[str, int]] | None
+    rhs: Bound
+    written: Syntax
+    statement: Syntax
+    kind: Kind
+
+
+def _continuous(sym: ast.ContinuousAssignSymbol, widths: dict[str, int]) -> _Found | None:
     """The assignment of an ``assign`` statement holding exactly one, without delay or strength."""
     stmt: Syntax = sym.syntax.parent if sym.syntax is not None else None
     if stmt is None or stmt.kind != K.ContinuousAssign or len(nodes(stmt.assignments)) != 1:
         return None
     if stmt.delay is not None or stmt.strength is not None:
         return None
-    return sym.assignment, stmt
+    a: Bound = sym.assignment
+    return _Found(_targets(a.left, widths), a.right, stmt, stmt, "assign")
 
 
-def _combinational(sym: ast.ProceduralBlockSymbol) -> tuple[Bound, Syntax] | None:
+def _combinational(sym: ast.ProceduralBlockSymbol, widths: dict[str, int]) -> _Found | None:
     """The one blocking assignment of an ``always @*`` or ``always_comb`` block, else None."""
     kind = str(sym.procedureKind).split(".")[-1]
     s: Bound = sym.body
@@ -251,19 +270,35 @@ def _combinational(sym: ast.ProceduralBlockSymbol) -> tuple[Bound, Syntax] | Non
     syn = s.expr.syntax
     if syn is None or syn.kind != K.AssignmentExpression:
         return None  # compound assignments (+=) and the like
-    return s.expr, sym.syntax
+    return _Found(_targets(s.expr.left, widths), s.expr.right, sym.syntax, sym.syntax, "always")
 
 
-def _assignments(body: ast.InstanceBodySymbol) -> Iterator[tuple[Bound, Syntax, bool]]:
+def _net(sym: ast.NetSymbol) -> _Found | None:
+    """``wire [..] n = expr;``: a continuous assignment written in the declaration (plain ``wire``, no
+    delay or strength); a variable's initializer (``logic v = ...``) is an initial value, never this."""
+    init: Bound = sym.initializer
+    d: Syntax = sym.syntax
+    decl: Syntax = d.parent if d is not None else None
+    if init is None or decl is None or decl.kind != K.NetDeclaration or d.initializer is None:
+        return None
+    if decl.delay is not None or decl.strength is not None or str(sym.netType.netKind).split(".")[-1] != "Wire":
+        return None
+    t = sym.type
+    targets = None if t.isSigned or not t.isIntegral else [(str(sym.name), int(t.bitWidth))]
+    return _Found(targets, init, d.initializer, decl, "net")
+
+
+def _assignments(body: ast.InstanceBodySymbol, widths: dict[str, int]) -> Iterator[_Found]:
     for m in body:
+        found = None
         if isinstance(m, ast.ContinuousAssignSymbol):
-            found = _continuous(m)
-            if found is not None:
-                yield found[0], found[1], False
+            found = _continuous(m, widths)
         elif isinstance(m, ast.ProceduralBlockSymbol):
-            found = _combinational(m)
-            if found is not None:
-                yield found[0], found[1], True
+            found = _combinational(m, widths)
+        elif isinstance(m, ast.NetSymbol):
+            found = _net(m)
+        if found is not None:
+            yield found
 
 
 def _targets(left: Bound, widths: dict[str, int]) -> list[tuple[str, int]] | None:
@@ -280,27 +315,26 @@ def lift_body(body: ast.InstanceBodySymbol, text: str) -> LiftedModule:
     """Every liftable assignment of one elaborated module body (its source is ``text``)."""
     widths = {m.name: int(m.type.bitWidth) for m in body
               if isinstance(m, (ast.NetSymbol, ast.VariableSymbol)) and m.type.isIntegral}
-    found = list(_assignments(body))
+    found = list(_assignments(body, widths))
     if any(isinstance(p, ast.ParameterSymbol) and not p.isLocalParam for p in body.parameters):
         return LiftedModule(body.name, (), len(found), widths)
     lifter = _Lifter()
     out: list[Lifted] = []
-    for a, stmt, procedural in found:
-        where = span(stmt, text)
-        targets = _targets(a.left, widths)
-        if where is None or targets is None:
+    for f in found:
+        where, statement = span(f.written, text), span(f.statement, text)
+        if where is None or statement is None or f.targets is None:
             continue
         try:
-            rhs = lifter.term(a.right)
+            rhs = lifter.term(f.rhs)
         except (Unliftable, TermError):
             continue
-        if rhs.width != sum(w for _, w in targets):
+        if rhs.width != sum(w for _, w in f.targets):
             continue
         lo = rhs.width
-        for name, w in targets:  # most significant first, as in the concatenation
+        for name, w in f.targets:  # most significant first, as in the concatenation
             lo -= w
             part = rhs if w == rhs.width else node("slice", w, rhs, value=lo)
-            out.append(Lifted(name, part, where[0], where[1], procedural))
+            out.append(Lifted(name, part, where[0], where[1], f.kind, statement[1]))
     names = [x.target for x in out]
     unique = tuple(x for x in out if names.count(x.target) == 1)  # two drivers: neither is a function
     return LiftedModule(body.name, unique, len(found), widths, lifter.ranges)

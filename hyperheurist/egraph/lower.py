@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from .ir import BINARY, COMPARES, REDUCES, Term, const, subterms
-from .lift import LiftedModule
+from .lift import Lifted, LiftedModule
 
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>",
           "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -134,16 +134,29 @@ class Splice:
 
 def replace_assignments(text: str, module: LiftedModule, terms: Mapping[str, Term]) -> list[Splice]:
     """Splices of ``text`` that replace the statements assigning the targets in ``terms`` by lowered
-    ones (a statement's other targets keep their lifted terms): the whole block where the last of the
-    statements stood (every name any of them reads is declared before it), the others removed (empty
-    splices over them)."""
-    spans = sorted({(a.start, a.end) for a in module.assigns if a.target in terms})
+    ones (a statement's other targets keep their lifted terms). The lowered block goes where the last
+    of those statements stood (every name any of them reads is declared before it): in its place, or
+    after it for a ``wire`` declaration, whose initializer is removed (the declaration stays where
+    the net's readers expect it). The other statements are removed, as empty splices over them."""
+    spans = {(a.start, a.end) for a in module.assigns if a.target in terms}
     if not spans:
         return []
     chosen = [a for a in module.assigns if (a.start, a.end) in spans]
-    start, end = spans[-1]
-    line = text.rfind("\n", 0, start) + 1
-    indent = text[line:start] if not text[line:start].strip() else "  "
+    last = max(chosen, key=lambda a: a.anchor)
+    line = text.rfind("\n", 0, last.start) + 1
+    indent = text[line:len(text[:last.start]) - len(text[line:last.start].lstrip())]
     block = lower({a.target: terms.get(a.target, a.term) for a in chosen}, set(IDENTIFIER.findall(text)),
-                  module.ranges, {a.target for a in chosen if a.procedural}, indent)
-    return [Splice(s, e, "") for s, e in spans[:-1]] + [Splice(start, end, block[len(indent):])]
+                  module.ranges, {a.target for a in chosen if a.kind == "always"}, indent)
+    statements = {(a.start, a.end): a for a in chosen}
+    out = [_removal(text, a) for span, a in statements.items() if span != (last.start, last.end)]
+    if last.kind == "net":
+        return out + [_removal(text, last), Splice(last.anchor, last.anchor, "\n" + block)]
+    return out + [Splice(last.start, last.end, block[len(indent):])]
+
+
+def _removal(text: str, a: Lifted) -> Splice:
+    """An empty splice over a statement (a declaration's initializer with the blanks before it)."""
+    start = a.start
+    while a.kind == "net" and start > 0 and text[start - 1] in " \t":
+        start -= 1
+    return Splice(start, a.end, "")
