@@ -52,7 +52,7 @@ class _Lowering:
         return name
 
     def operand(self, t: Term) -> str:
-        """A name, constant, concatenation or select of a declared vector holding ``t`` (each
+        """A name, constant, concatenation or constant select of a name holding ``t`` (each
         self-determined, so exactly ``t.width`` bits), emitting the wires it needs."""
         if t.op == "var":
             return t.name
@@ -62,7 +62,7 @@ class _Lowering:
             return literal(const(t.args[0].value >> t.value, t.width))
         if t in self.names:
             return self.names[t]
-        if t.op in ("zext", "concat") or (t.op == "slice" and t.args[0].op == "var" and t.args[0].name in self.ranges):
+        if t.op in ("zext", "concat", "slice"):
             return self.expression(t)  # wiring only: no operator of its own
         return self.wire(t, self.expression(t))
 
