@@ -213,3 +213,17 @@ def test_deep_and_shared_terms() -> None:
     deep = _sum(1500)
     kept = optimise({"y": deep}, cost)
     assert kept.terms["y"] is deep and kept.cost_after == kept.cost_before == 1499 * 8
+
+
+def adder_depth(t: Term) -> int:
+    return (t.op == "add") + max((adder_depth(x) for x in t.args), default=0)
+
+
+def test_an_equally_cheap_balanced_tree_is_preferred() -> None:
+    """Once something is cheaper (x*0 gone), the sum's equally cheap reassociations tie on cost and the
+    shallowest wins: a 4-term chain becomes (a+b)+(c+d)."""
+    chain = node("add", 8, node("add", 8, node("add", 8, a, b), c), d)
+    roots = {"y": node("add", 8, chain, node("mul", 8, var("e", 8), const(0, 8)))}
+    out = optimise(roots, cost)
+    same(roots, out.terms)
+    assert out.cost_after == 3 * 8 and adder_depth(out.terms["y"]) == 2

@@ -27,7 +27,16 @@ from hyperheurist.egraph.rules import RULES, Rule
 NodeCost = Callable[[Term], float]
 MATCH_LIMIT = 2000
 MAX_DEPTH = 400
-RULESET = "hh"
+RULESET, SIMPLIFY = "hh", "hh_simplify"
+SIMPLIFY_ROUNDS = 8  # simplifications only shrink the e-graph; a bound all the same
+# Each iteration first runs the simplifications (rules that hide their left side), so a node they hide
+# never feeds the other rules: 0*e, made by commutativity in one iteration, would otherwise meet
+# associativity in the next as a member of the class of 0 and grow e*e, e*e*e, ...
+STEP = (
+    f"(run-schedule (repeat {SIMPLIFY_ROUNDS} (run {SIMPLIFY})) "
+    f"(let-scheduler bo (back-off :match-limit {MATCH_LIMIT})) (repeat 1 (run-with bo {RULESET})) "
+    f"(repeat {SIMPLIFY_ROUNDS} (run {SIMPLIFY})))"
+)
 
 
 @dataclass(frozen=True)
@@ -54,8 +63,8 @@ def _run(eg: bindings.EGraph, program: str) -> list[object]:
 
 def _template(rules: tuple[Rule, ...]) -> bindings.EGraph:
     eg = bindings.EGraph()
-    text = "\n".join(r.egglog(RULESET) for r in rules)
-    _run(eg, f"{declarations()}(ruleset {RULESET})\n{text}\n")
+    text = "\n".join(r.egglog(SIMPLIFY if r.subsume else RULESET) for r in rules)
+    _run(eg, f"{declarations()}(ruleset {RULESET})\n(ruleset {SIMPLIFY})\n{text}\n")
     return eg
 
 
@@ -100,7 +109,6 @@ def _saturate(
     eg: bindings.EGraph, enc: Encoded, start: float, iterations: int, node_limit: int, time_limit_s: float
 ) -> Saturation:
     _run(eg, enc.program)
-    step = f"(run-schedule (let-scheduler bo (back-off :match-limit {MATCH_LIMIT})) (repeat 1 (run-with bo {RULESET})))"
     matches: dict[str, int] = {}
     sizes: list[int] = []
     done, stop = 0, "iterations"
@@ -108,7 +116,7 @@ def _saturate(
         if time.monotonic() - start > time_limit_s:
             stop = "time-limit"
             break
-        out = _run(eg, step)[-1]
+        out = _run(eg, STEP)[-1]
         assert isinstance(out, bindings.RunScheduleOutput)
         done += 1
         for name, count in out.report.num_matches_per_rule.items():

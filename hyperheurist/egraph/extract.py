@@ -72,28 +72,30 @@ def amortised(g: Graph, costs: Sequence[float], roots: Sequence[int]) -> list[fl
     return [cost / max(reach[n.eclass], 1) for n, cost in zip(g.nodes, costs, strict=True)]
 
 
-def dag_total(g: Graph, costs: Sequence[float], choice: Sequence[int], roots: Sequence[int]) -> float:
-    """The cost of the DAG the choice makes from the roots (infinite when it has a cycle or a gap)."""
-    state: dict[int, bool] = {}  # False while on the path, True when done
+def measure(g: Graph, costs: Sequence[float], choice: Sequence[int], roots: Sequence[int]) -> tuple[float, int]:
+    """The choice's DAG cost and its depth in priced nodes (the longest path through nodes that cost)."""
+    depth: dict[int, int] = {}
+    on_path: set[int] = set()
     out = 0.0
     for r in roots:
         stack: list[tuple[int, int]] = [(r, 0)]
         while stack:
             c, j = stack.pop()
             if j == 0:
-                if state.get(c) is True:
+                if c in depth:
                     continue
-                if c in state or choice[c] < 0:
-                    return math.inf
-                state[c] = False
+                if c in on_path or choice[c] < 0:
+                    return math.inf, 0
+                on_path.add(c)
                 out += costs[choice[c]]
             kids = g.nodes[choice[c]].kids
             if j < len(kids):
                 stack.append((c, j + 1))
                 stack.append((kids[j], 0))
             else:
-                state[c] = True
-    return out
+                on_path.discard(c)
+                depth[c] = (costs[choice[c]] > 0) + max((depth[k] for k in kids), default=0)
+    return out, max((depth[r] for r in roots), default=0)
 
 
 def reachable(g: Graph, choice: Sequence[int], roots: Sequence[int]) -> list[int]:
@@ -110,9 +112,17 @@ def reachable(g: Graph, choice: Sequence[int], roots: Sequence[int]) -> list[int
     return sorted(order)
 
 
-def improve(g: Graph, costs: Sequence[float], choice: list[int], roots: Sequence[int], deadline: float) -> float:
-    """Change one class's node at a time while the total cost of all roots drops; returns that total."""
-    current = dag_total(g, costs, choice, roots)
+def better(a: tuple[float, int], b: tuple[float, int]) -> bool:
+    """Cheaper, or as cheap and shallower."""
+    return a[0] < b[0] - EPS or (a[0] < b[0] + EPS and a[1] < b[1])
+
+
+def improve(
+    g: Graph, costs: Sequence[float], choice: list[int], roots: Sequence[int], deadline: float
+) -> tuple[float, int]:
+    """Change one class's node at a time while the total cost of all roots drops, or stays and the depth
+    drops (so among equally cheap sums the balanced tree wins); returns that total."""
+    current = measure(g, costs, choice, roots)
     changed = True
     while changed and time.monotonic() < deadline:
         changed = False
@@ -121,8 +131,8 @@ def improve(g: Graph, costs: Sequence[float], choice: list[int], roots: Sequence
                 if i == choice[c] or math.isinf(costs[i]) or any(choice[k] < 0 for k in g.nodes[i].kids):
                     continue
                 old, choice[c] = choice[c], i
-                t = dag_total(g, costs, choice, roots)
-                if t < current - EPS:
+                t = measure(g, costs, choice, roots)
+                if better(t, current):
                     current, changed = t, True
                 else:
                     choice[c] = old
@@ -138,7 +148,7 @@ def best_choice(g: Graph, costs: Sequence[float], roots: Sequence[int], deadline
     plain_total = improve(g, costs, plain, roots, time.monotonic() + budget)
     shared = greedy(g, amortised(g, costs, roots))
     shared_total = improve(g, costs, shared, roots, deadline)
-    return shared if shared_total < plain_total - EPS else plain
+    return shared if better(shared_total, plain_total) else plain
 
 
 def build(g: Graph, choice: Sequence[int], eclass: int, memo: dict[int, Term]) -> Term:

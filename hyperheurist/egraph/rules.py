@@ -9,7 +9,7 @@ ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hyperheurist.egraph.encode import BINARY, COMPARES, SHIFTS, UNARY
 
@@ -23,10 +23,12 @@ class Rule:
     when: tuple[str, ...] = ()
     probe: str = ""  # a helper-free pattern the companions turn into lhs (when lhs holds a helper)
     companions: tuple[str, ...] = ()  # rules the check runs beside this one (to make or expand helpers)
+    subsume: bool = False  # the left side is hidden once rewritten (a simplification)
 
     def egglog(self, ruleset: str) -> str:
         facts = " ".join((f"(= __e {self.lhs})", *self.when))
-        return f'(rule ({facts}) ((union __e {self.rhs})) :ruleset {ruleset} :name "{self.name}")'
+        hide = f" (subsume {self.lhs})" if self.subsume else ""
+        return f'(rule ({facts}) ((union __e {self.rhs}){hide}) :ruleset {ruleset} :name "{self.name}")'
 
 
 def mask(w: str) -> str:
@@ -75,7 +77,9 @@ def _factoring() -> list[Rule]:
     out = [
         Rule("factor-mul-add", "factoring", "(Add w (Mul w a b) (Mul w a c))", "(Mul w a (Add w b c))"),
         Rule("factor-mul-sub", "factoring", "(Sub w (Mul w a b) (Mul w a c))", "(Mul w a (Sub w b c))"),
-        Rule("factor-mul-add-one", "factoring", "(Add w (Mul w a b) a)", "(Mul w a (Add w b (Const w 1)))"),
+        # with a constant only: a*b + a == a*(b+1) for a variable b would grow b+1, b+2, ... without end
+        Rule("factor-mul-add-one", "factoring", "(Add w (Mul w a (Const w c)) a)",
+             f"(Mul w a (Const w (& (+ c 1) {mask('w')})))", ("(<= w 62)",)),
         Rule("factor-and-or", "factoring", "(Or w (And w a b) (And w a c))", "(And w a (Or w b c))"),
         Rule("factor-or-and", "factoring", "(And w (Or w a b) (Or w a c))", "(Or w a (And w b c))"),
         Rule("factor-and-xor", "factoring", "(Xor w (And w a b) (And w a c))", "(And w a (Xor w b c))"),
@@ -190,17 +194,25 @@ def _fold() -> list[Rule]:
 
 def _identities() -> list[Rule]:
     m = mask("w")
-    return [
-        Rule("add-zero", "identity", "(Add w a (Const w 0))", "a"),
+    # the constant on either side: the left-hand forms, made by commutativity in the same iteration, must
+    # be simplified (and hidden) too
+    with_constant = [
+        Rule(f"{name}{side}", "identity", f"({op} w a {k})" if side == "" else f"({op} w {k} a)", rhs, when)
+        for name, op, k, rhs, when in (
+            ("add-zero", "Add", "(Const w 0)", "a", ()),
+            ("mul-one", "Mul", "(Const w 1)", "a", ()),
+            ("mul-zero", "Mul", "(Const w 0)", "(Const w 0)", ()),
+            ("and-zero", "And", "(Const w 0)", "(Const w 0)", ()),
+            ("and-ones", "And", "(Const w x)", "a", ("(<= w 62)", f"(= x {m})")),
+            ("or-zero", "Or", "(Const w 0)", "a", ()),
+            ("or-ones", "Or", "(Const w x)", "(Const w x)", ("(<= w 62)", f"(= x {m})")),
+            ("xor-zero", "Xor", "(Const w 0)", "a", ()),
+            ("xor-ones", "Xor", "(Const w x)", "(Not w a)", ("(<= w 62)", f"(= x {m})")),
+        )
+        for side in ("", "-left")
+    ]
+    return with_constant + [
         Rule("sub-zero", "identity", "(Sub w a (Const w 0))", "a"),
-        Rule("mul-one", "identity", "(Mul w a (Const w 1))", "a"),
-        Rule("mul-zero", "identity", "(Mul w a (Const w 0))", "(Const w 0)"),
-        Rule("and-zero", "identity", "(And w a (Const w 0))", "(Const w 0)"),
-        Rule("and-ones", "identity", f"(And w a (Const w {m}))", "a", ("(<= w 62)",)),
-        Rule("or-zero", "identity", "(Or w a (Const w 0))", "a"),
-        Rule("or-ones", "identity", "(Or w a (Const w x))", "(Const w x)", ("(<= w 62)", f"(= x {m})")),
-        Rule("xor-zero", "identity", "(Xor w a (Const w 0))", "a"),
-        Rule("xor-ones", "identity", "(Xor w a (Const w x))", "(Not w a)", ("(<= w 62)", f"(= x {m})")),
         Rule("xor-self", "identity", "(Xor w a a)", "(Const w 0)"),
         Rule("sub-self", "identity", "(Sub w a a)", "(Const w 0)"),
         Rule("and-self", "identity", "(And w a a)", "a"),
@@ -256,8 +268,20 @@ def _decoder() -> list[Rule]:
     ]
 
 
+# Simplifications whose left side is never worth keeping: hiding it (egglog's subsume) stops an absorbing
+# node from feeding other rules forever (x*0 in the class of 0 makes 0 a product that associativity
+# rewrites into e*e, e*e*e, ...).
+SIMPLIFICATIONS = frozenset({
+    *(f"{r}{side}" for r in ("add-zero", "mul-one", "mul-zero", "and-zero", "and-ones", "or-zero", "or-ones",
+                             "xor-zero") for side in ("", "-left")),
+    "sub-zero", "xor-self", "sub-self", "and-self", "or-self", "mux-same", "not-not", "neg-neg", "shl-zero", "shr-zero",
+    "shl-over", "shr-over", "zext-full", "slice-full", "zext-zext", "slice-slice", "mux-select", "add-self",
+    *(f"{c}-self" for c in ("eq", "ne", "lt", "le", "gt", "ge")),
+})
 RULES: tuple[Rule, ...] = tuple(
-    _ac() + _mux_sharing() + _factoring() + _strength() + _width() + _fold() + _identities() + _mux() + _decoder()
+    replace(r, subsume=r.name in SIMPLIFICATIONS or r.family == "fold")
+    for r in _ac() + _mux_sharing() + _factoring() + _strength() + _width() + _fold() + _identities() + _mux()
+    + _decoder()
 )
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 assert len(BY_NAME) == len(RULES), "rule names must be unique"
