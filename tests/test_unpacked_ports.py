@@ -131,11 +131,14 @@ def test_gate_passes_a_different_structure_with_a_proof(design: Path) -> None:
 @pytest.mark.parametrize("wrong", ["swapped.sv", "reversed.sv"])
 def test_element_order_wrong_fails_the_simulation_gate(design: Path, wrong: str) -> None:
     """Two output elements swapped in the body, or both arrays declared [3:0] (the same body: the mapping
-    then puts element 0 last): the differential bench sees the flat ports differ."""
+    then puts element 0 last): the differential bench sees the flat ports differ, and the miter too."""
     res = hh("gate", "design.yaml", wrong, "--json", cwd=design)
     assert res.returncode == 1, res.stdout + res.stderr
     sim = _gates(res)["simulation"]
     assert not sim["passed"] and "output `q` expected 32'h" in str(sim["message"]), sim
+    # the proof refutes it too, with a counterexample replayed on the flat ports
+    res = hh("gate", "design.yaml", wrong, "--only", "equivalence", cwd=design)
+    assert res.returncode == 1 and "equivalence gate: not equivalent: inputs sel=" in res.stderr, res.stderr
 
 
 @pytest.mark.tools
