@@ -164,6 +164,7 @@ def test_lifted_terms_compute_what_icarus_computes(tmp_path: Path) -> None:
     "module u(output [39:0] y); assign y = 2 - 3; endmodule",  # a signed -1, sign-extended to 40 bits
     "module u(input [3:0] a, output [4:0] y); integer k; always @* begin k = a; end assign y = k; endmodule",
     "module u(input [3:0] a, input c, output reg [4:0] y); always @(posedge c) y = a; endmodule",
+    "module u(input [3:0] a, output [4:0] y); assign y = " + " + ".join(["a"] * 1500) + "; endmodule",  # too deep
 ])
 def test_what_the_terms_cannot_say_is_not_lifted(text: str) -> None:
     assert only(text).assigns == ()

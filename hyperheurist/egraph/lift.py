@@ -39,6 +39,7 @@ BINARY = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "BinaryAnd": "and"
           "LessThanEqual": "le", "GreaterThan": "gt", "GreaterThanEqual": "ge"}
 REDUCE = {"BitwiseAnd": "redand", "BitwiseOr": "redor", "BitwiseXor": "redxor"}
 INVERTED_REDUCE = {"BitwiseNand": "redand", "BitwiseNor": "redor", "BitwiseXnor": "redxor"}
+MAX_DEPTH = 100  # operators nested in one expression: deeper ones (a 1000-term chain) would exhaust the stack here
 
 
 class Unliftable(ValueError):
@@ -109,8 +110,18 @@ def _position(index: int, left: int, right: int) -> int:
 class _Lifter:
     def __init__(self) -> None:
         self.ranges: dict[str, tuple[int, int]] = {}
+        self.depth = 0
 
     def term(self, e: Bound) -> Term:
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise Unliftable(f"nested deeper than {MAX_DEPTH}")
+            return self.node(e)
+        finally:
+            self.depth -= 1
+
+    def node(self, e: Bound) -> Term:
         k = e.kind
         w = _width(e)
         if k == E.IntegerLiteral:
