@@ -176,6 +176,8 @@ LEFT_ALONE = [
     # an operand updated by a blocking assignment in the always block (its mid-block value)
     "module t(input clk, input [7:0] a, b, output reg [8:0] y, output reg z);\n  reg [7:0] tmp;\n"
     "  always @(posedge clk) begin\n    tmp = a;\n    y <= tmp + b;\n    z <= tmp < b;\n  end\nendmodule\n",
+    # an explicit sensitivity list: the block would run before the instance's output followed a or b
+    "module t(input [7:0] a, b, output reg y);\n  always @(a or b) y = a < b;\nendmodule\n",
     # a generate block
     "module t(input [7:0] a, b, output [8:0] y);\n  generate if (1) begin : g\n    assign y = a + b;\n  end\n"
     "  endgenerate\nendmodule\n",
@@ -249,6 +251,23 @@ def test_counter_in_an_always_block_is_proven(tmp_path: Path) -> None:
         assert accepted(v), (label, v.summary())
     wrong = found["add:ks"].replace(".b(8'd1)", ".b(8'd2)")
     assert prove(COUNTER, wrong, tmp_path / "wrong", "clk", Reset(name="rst", active="high")).kind == "refuted"
+
+
+MINIMUM = """module t(input [5:0] a, b, output reg [5:0] y);
+  always @* begin
+    if (a <= b) y = a;
+    else y = b;
+  end
+endmodule
+"""
+
+
+@pytest.mark.tools
+def test_condition_in_a_combinational_block_is_proven(tmp_path: Path) -> None:
+    found = options(MINIMUM)
+    assert sorted(found) == sorted(f"lt:{a}" for a in KEPT["lt"]) and "if ((!oplib0_y)) y = a;" in found["lt:tree"]
+    for label, child in found.items():
+        assert accepted(prove(MINIMUM, child, tmp_path / label.replace(":", "_"))), label
 
 
 def gate_design(folder: Path, text: str) -> Path:

@@ -12,8 +12,9 @@ file, so every width is the declared one), in module-level continuous assigns an
   the relation becomes the module's output (``!`` of it for ``<=``/``>=``, a self-determined not);
 - ``t = 1 << s`` (a literal 1): bit i of the result is ``s == i`` (see ``DecoderCompare``).
 
-In an always block an operand must not be updated there other than by ``<=`` (``blocking_targets``):
-the module instance sees a name's settled value, which is what a ``<=`` or a condition reads then.
+In an always block (on a clock edge, ``@*``, ``always_comb``/``always_ff``: ``_settled``) an operand must
+not be updated by procedural code other than by ``<=`` (``blocking_targets``): the module instance sees a
+name's settled value, which is what a ``<=`` or a condition reads then.
 The architecture is a module appended to the file (``oplib_<arch>_<op>_<wa>_<wb>_<r>``, one per
 shape, shared by later sites), instantiated just before the statement; its output wire replaces the
 operator. Each kept architecture of the site's operator is a separate option. ``KEPT`` lists those
@@ -47,8 +48,10 @@ MAX_RESULT = 256
 ALWAYS = (K.AlwaysBlock, K.AlwaysFFBlock, K.AlwaysCombBlock)
 PROCEDURAL = {*ALWAYS, K.AlwaysLatchBlock, K.InitialBlock, K.FinalBlock, K.FunctionDeclaration, K.TaskDeclaration}
 BINARY = {K.AddExpression: "add", K.SubtractExpression: "sub", K.MultiplyExpression: "mul"}
-RELATIONS = {K.LessThanExpression: ("<", False, False), K.GreaterThanExpression: (">", True, False),
-             K.LessThanEqualExpression: ("<=", True, True), K.GreaterThanEqualExpression: (">=", False, True)}
+# relation -> (operands swapped, result negated) for ``a < b``: a > b is b < a, a <= b is !(b < a)
+RELATIONS = {K.LessThanExpression: (False, False), K.GreaterThanExpression: (True, False),
+             K.LessThanEqualExpression: (True, True), K.GreaterThanEqualExpression: (False, True)}
+EDGE = re.compile(r"\b(posedge|negedge)\b")
 
 
 @dataclass(frozen=True)
@@ -138,12 +141,12 @@ def _assign_site(n: Syntax, stmt: Syntax, widths: dict[str, int], kind: SyntaxKi
 
 
 def _relation_site(n: Syntax, stmt: Syntax, widths: dict[str, int]) -> Site | None:
-    _, swap, invert = RELATIONS[n.kind]
+    swap, invert = RELATIONS[n.kind]
     x, y = identifier(n.left), identifier(n.right)
     if x is None or y is None or x not in widths or y not in widths:
         return None
     if swap:
-        x, y = y, x  # a > b is b < a; a <= b is !(b < a)
+        x, y = y, x
     return Site("lt", x, y, widths[x], widths[y], 1, n, stmt, invert)
 
 
@@ -167,6 +170,20 @@ def blocking_targets(mod: Syntax) -> set[str]:
     return out
 
 
+def _settled(block: Syntax) -> bool:
+    """An always block that runs on a clock edge or on any change of what it reads (``@*``,
+    ``always_comb``, ``always_ff``): it then reads an instance's output after the instance has updated.
+    Under an explicit list such as ``@(a or b)`` it would run on a change of ``a`` before the output
+    followed, and not run at all when only the output changes."""
+    if block.kind != K.AlwaysBlock:
+        return True
+    stmt = block.statement
+    if stmt.kind != K.TimingControlStatement:
+        return False
+    tc = stmt.timingControl
+    return bool(tc.kind == K.ImplicitEventControl or EDGE.search(str(tc)))
+
+
 def find_sites(tree: Syntax) -> list[Site]:
     """Every operator instance of the file this move can substitute."""
     kinds = {*BINARY, *RELATIONS, K.LogicalShiftLeftExpression}
@@ -178,7 +195,7 @@ def find_sites(tree: Syntax) -> list[Site]:
         blocked = blocking_targets(mod)
         for stmt in walk(mod):
             if stmt.parent is None or stmt.parent.kind != K.ModuleDeclaration or \
-                    stmt.kind not in (K.ContinuousAssign, *ALWAYS):
+                    stmt.kind not in (K.ContinuousAssign, *ALWAYS) or (stmt.kind in ALWAYS and not _settled(stmt)):
                 continue
             block = None if stmt.kind == K.ContinuousAssign else blocked
             found += [(n, stmt, name, block) for n in walk(stmt) if n.kind in kinds]
