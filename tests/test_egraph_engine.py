@@ -150,6 +150,8 @@ def test_limits_bound_a_blow_up() -> None:
     assert (by_iterations.stop, by_iterations.iterations) == ("iterations", 3)
     by_nodes = saturate(roots, node_limit=300)
     assert by_nodes.stop == "node-limit" and by_nodes.iterations < 12
+    assert 0 < by_nodes.graph.size <= 300  # the iteration that went over the limit was undone
+    assert saturate(roots).graph.size <= 20_000
     by_time = saturate(roots, time_limit_s=0.0)
     assert (by_time.stop, by_time.iterations) == ("time-limit", 0)
     out = optimise(roots, cost, time_limit_s=2.0)
