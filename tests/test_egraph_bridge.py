@@ -23,6 +23,8 @@ from hyperheurist.rewrite.prove import ProofTask, accepted, prove_rewrite
 from hyperheurist.runner import run_tool
 from hyperheurist.search.moves import rtl_moves
 from hyperheurist.search.moves.egraph import EgraphRewrite
+from hyperheurist.search.moves.egraph import rewrites as egraph_rewrites
+from hyperheurist.search.moves.verilog import apply_edits
 from hyperheurist.search.state import MoveContext, State
 
 TRICKY = """module t(input [3:0] a, input [7:0] b, input [2:0] s, input [5:0] c, input e,
@@ -338,3 +340,39 @@ def test_random_assignments_lift_and_the_engine_s_lowering_simulate_alike(seed: 
     best = optimise(roots, area_cost, time_limit_s=4.0).terms
     new = lowered(text, m, best)
     assert simulate(new, "f", stimuli, tmp_path / "new") == sim, new
+
+
+def test_every_module_of_a_file_and_each_combinational_form_is_read() -> None:
+    text = """module leaf(input [3:0] a, b, output reg [4:0] y, output reg [3:0] z, output reg [3:0] v);
+  always @(*) begin y = a + b; end
+  always_comb z = a & b;
+  always @* begin : named v = a | b; end
+endmodule
+module top(input [3:0] a, b, output [4:0] y, output [3:0] z, v, output [7:0] p);
+  leaf u(.a(a), .b(b), .y(y), .z(z), .v(v));
+  assign p = a * b;
+endmodule
+"""
+    mods = {m.name: m for m in lift_text(text)}
+    assert {a.target: a.kind for a in mods["leaf"].assigns} == {"y": "always", "z": "always"}  # named block: no
+    assert [a.target for a in mods["top"].assigns] == ["p"]
+
+
+TWO = """module two(input s, input [3:0] a, b, c, output [8:0] y1, output [4:0] y2);
+  assign y1 = a * b + a * c;
+  assign y2 = s ? a + b : a + c;
+endmodule
+"""
+
+
+@pytest.mark.tools
+def test_each_improved_assignment_is_also_offered_alone_and_every_offer_is_proven(tmp_path: Path) -> None:
+    sites = egraph_rewrites(TWO)
+    assert len(sites) == 3, sites  # both together, then each alone
+    children = [apply_edits(TWO, s) for s in sites]
+    assert len(set(children)) == 3 and all(c is not None for c in children)
+    assert sum("assign y1 = a * b + a * c;" in c for c in children if c) == 1  # y2 alone keeps y1 as it was
+    for i, child in enumerate(children):
+        assert child is not None
+        v = prove_rewrite(ProofTask(TWO, child, "two", module_interface(TWO, "two")), tmp_path / f"p{i}")
+        assert accepted(v), f"{v.kind} {v.reason}\n{child}"
