@@ -128,7 +128,8 @@ def test_broken_architecture_is_caught(tmp_path: Path) -> None:
     assert "FAILED" in out and "MISMATCH" in out, out
     parent = "module t(input [15:0] a, b, output [16:0] y);\n  assign y = a + b;\nendmodule\n"
     good = options(parent)["add:ks"]
-    bad = good.replace(ks.make("oplib_ks_add_16_16_17", 16, 16, 17), broken_adder("oplib_ks_add_16_16_17", 16, 16, 17))
+    name = "oplib_ks_add_16_16_17_t"
+    bad = good.replace(ks.make(name, 16, 16, 17), broken_adder(name, 16, 16, 17))
     assert bad != good
     v = prove(parent, bad, tmp_path / "proof")
     assert v.kind == "refuted" and not accepted(v), v.summary()
@@ -204,11 +205,19 @@ def test_sites_in_submodules_and_helpers_are_skipped() -> None:
     first = OperatorLibrary().options(two, parse(two))
     assert len(first) == 2 * len(KEPT["add"])
     once = apply_edits(two, first[0][1])
-    assert once is not None and first[0][0] == "add:ks" and "oplib_ks_add_8_8_9 oplib0 (.a(a), .b(b)" in once
+    assert once is not None and first[0][0] == "add:ks" and "oplib_ks_add_8_8_9_t oplib0 (.a(a), .b(b)" in once
     again = options(once)
     assert len(again) == len(KEPT["add"])
     twice = again["add:ks"]
-    assert twice.count("module oplib_ks_add_8_8_9(") == 1 and "oplib1 (.a(a), .b(c)" in twice  # shared module
+    assert twice.count("module oplib_ks_add_8_8_9_t(") == 1 and "oplib1 (.a(a), .b(c)" in twice  # shared module
+
+
+def test_module_names_differ_between_host_modules() -> None:
+    """Two files of one design, each with an 8-bit adder, never both define the same module."""
+    one = "module u1(input [7:0] a, b, output [8:0] y);\n  assign y = a + b;\nendmodule\n"
+    two = one.replace("u1", "u2")
+    first, second = options(one)["add:ks"], options(two)["add:ks"]
+    assert "module oplib_ks_add_8_8_9_u1(" in first and "module oplib_ks_add_8_8_9_u2(" in second
 
 
 def test_relations_and_literals_are_sized_exactly() -> None:
@@ -218,9 +227,9 @@ def test_relations_and_literals_are_sized_exactly() -> None:
     labels = sorted({label for label, _ in found})
     assert labels == sorted({f"lt:{a}" for a in KEPT["lt"]} | {f"sub:{a}" for a in KEPT["sub"]})
     lt = next(apply_edits(text, e) for label, e in found if label == "lt:tree")
-    assert lt is not None and "{8'd0, (!oplib0_y)} + a" in lt and "oplib_tree_lt_8_4_1 oplib0 (.a(a), .b(b)" in lt
+    assert lt is not None and "{8'd0, (!oplib0_y)} + a" in lt and "oplib_tree_lt_8_4_1_t oplib0 (.a(a), .b(b)" in lt
     sub = next(apply_edits(text, e) for label, e in found if label == "sub:ks")
-    assert sub is not None and "oplib_ks_sub_8_32_8 oplib0 (.a(a), .b(32'd1), .y(oplib0_y));" in sub
+    assert sub is not None and "oplib_ks_sub_8_32_8_t oplib0 (.a(a), .b(32'd1), .y(oplib0_y));" in sub
 
 
 @pytest.mark.tools

@@ -15,8 +15,8 @@ file, so every width is the declared one), in module-level continuous assigns an
 In an always block (on a clock edge, ``@*``, ``always_comb``/``always_ff``: ``_settled``) an operand must
 not be updated by procedural code other than by ``<=`` (``blocking_targets``): the module instance sees a
 name's settled value, which is what a ``<=`` or a condition reads then.
-The architecture is a module appended to the file (``oplib_<arch>_<op>_<wa>_<wb>_<r>``, one per
-shape, shared by later sites), instantiated just before the statement; its output wire replaces the
+The architecture is a module appended to the file (``oplib_<arch>_<op>_<wa>_<wb>_<r>_<host module>``,
+one per shape, shared by later sites), instantiated just before the statement; its output wire replaces the
 operator. Each kept architecture of the site's operator is a separate option. ``KEPT`` lists those
 that won on area, delay or power at some width against Yosys's own mapping (results/oplib.md).
 """
@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from dataclasses import replace as with_field
 
 from pyslang.syntax import SyntaxKind
 
@@ -68,6 +69,7 @@ class Site:
     statement: Syntax  # the continuous assign the instance goes before
     invert: bool = False  # the relation is the negation of a < b
     carry: str = ""  # addc: the carry in's connection
+    host: str = ""  # the module the operator is in
 
 
 def module_widths(tree: Syntax) -> dict[str, dict[str, int]]:
@@ -213,13 +215,14 @@ def find_sites(tree: Syntax) -> list[Site]:
             site = _assign_site(n, stmt, w, K.AssignmentExpression if block is None
                                 else K.NonblockingAssignmentExpression)
         if site is not None and max(site.wa, site.wb) <= MAX_WIDTH[site.op] and site.r <= MAX_RESULT:
-            out.append(site)
+            out.append(with_field(site, host=mod_name))
     return out
 
 
 def module_for(arch: Arch, site: Site) -> tuple[str, str]:
-    """(module name, module text) of ``arch`` at the site's widths."""
-    name = f"{PREFIX}_{arch.name}_{arch.op}_{site.wa}_{site.wb}_{site.r}"
+    """(module name, module text) of ``arch`` at the site's widths. The name carries the host module's,
+    so that two files of one design never both define it (a file's sites share it)."""
+    name = f"{PREFIX}_{arch.name}_{arch.op}_{site.wa}_{site.wb}_{site.r}_{site.host}"
     return name, arch.make(name, site.wa, site.wb, site.r)
 
 
