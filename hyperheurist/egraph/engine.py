@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -21,6 +21,7 @@ from hyperheurist.egraph.encode import Encoded, declarations, encode
 from hyperheurist.egraph.extract import best_choice, build
 from hyperheurist.egraph.graph import Graph, load
 from hyperheurist.egraph.ir import Term
+from hyperheurist.egraph.provenance import credited, postorder
 from hyperheurist.egraph.rules import RULES, Rule
 
 NodeCost = Callable[[Term], float]
@@ -42,7 +43,7 @@ class Optimised:
     terms: dict[str, Term]  # the extracted best term for each root name (same width as the root)
     cost_before: float  # DAG cost of the input roots under `cost` (shared nodes counted once)
     cost_after: float  # DAG cost of the extracted roots
-    rules_fired: tuple[str, ...]  # names of rules that matched during saturation (best effort; for the journal)
+    rules_fired: tuple[str, ...]  # rules the result owes to (``provenance``, best effort; for the journal)
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def dag_cost(roots: dict[str, Term], cost: NodeCost) -> float:
     numbers: dict[tuple[object, ...], int] = {}  # a node's own fields and its operands' numbers
     total = 0.0
     for name in sorted(roots):
-        for t in _postorder(roots[name], ids):
+        for t in postorder(roots[name], ids):
             key = (t.op, t.width, t.name, t.value, *(ids[id(x)] for x in t.args))
             if key not in numbers:
                 numbers[key] = len(numbers)
@@ -156,23 +157,9 @@ def dag_cost(roots: dict[str, Term], cost: NodeCost) -> float:
     return total
 
 
-def _postorder(root: Term, done: Mapping[int, object]) -> Iterator[Term]:
-    """The nodes not in ``done``, operands first, each once (iterative: deep terms do not recurse)."""
-    stack: list[tuple[Term, bool]] = [(root, False)]
-    queued: set[int] = set()
-    while stack:
-        t, ready = stack.pop()
-        if ready:
-            yield t
-        elif id(t) not in done and id(t) not in queued:
-            queued.add(id(t))
-            stack.append((t, True))
-            stack.extend((x, False) for x in reversed(t.args))
-
-
 def depth(t: Term) -> int:
     deepest: dict[int, int] = {}
-    for x in _postorder(t, {}):
+    for x in postorder(t, {}):
         deepest[id(x)] = 1 + max((deepest[id(a)] for a in x.args), default=0)
     return deepest[id(t)]
 
@@ -198,12 +185,12 @@ def optimise(
     costs = g.node_costs(cost)
     order = [sat.roots[name] for name in sorted(roots)]
     choice = best_choice(g, costs, order, start + time_limit_s)
-    fired = tuple(sorted(name for name, n in sat.matches.items() if n > 0))
     if any(choice[c] < 0 for c in order):
-        return Optimised(dict(roots), before, before, fired)
+        return Optimised(dict(roots), before, before, ())
     memo: dict[int, Term] = {}
     terms = {name: build(g, choice, sat.roots[name], memo) for name in sorted(roots)}
     after = dag_cost(terms, cost)
     if after < before - 1e-9:
-        return Optimised(terms, before, after, fired)
-    return Optimised(dict(roots), before, before, fired)
+        matched = {name for name, n in sat.matches.items() if n > 0}
+        return Optimised(terms, before, after, tuple(credited(RULES, matched, roots, terms)))
+    return Optimised(dict(roots), before, before, ())
