@@ -20,12 +20,12 @@ from hyperheurist.egraph.encode import HELPERS, SIGNATURES, decode, operand_widt
 from hyperheurist.egraph.engine import saturate
 from hyperheurist.egraph.graph import variants
 from hyperheurist.egraph.ir import Term, TermError, const, evaluate, var, variables
+from hyperheurist.egraph.provenance import Pattern, parse
 from hyperheurist.egraph.rules import BY_NAME, Rule
 
 EXHAUSTIVE_BITS = 12
 SAMPLES = 96
 MAX_COMBOS = 2000  # width assignments tried per pattern (a sample beyond)
-Pattern = str | list["Pattern"]
 
 
 @dataclass(frozen=True)
@@ -44,22 +44,6 @@ class RuleCheck:
     checked: int  # variants compared
     malformed: int  # e-nodes that break their operator's width rule
     failures: tuple[Failure, ...]
-
-
-def parse(text: str) -> Pattern:
-    tokens = re.findall(r"\(|\)|[^\s()]+", text)
-
-    def read(i: int) -> tuple[Pattern, int]:
-        if tokens[i] != "(":
-            return tokens[i], i + 1
-        out: list[Pattern] = []
-        i += 1
-        while tokens[i] != ")":
-            item, i = read(i)
-            out.append(item)
-        return out, i + 1
-
-    return read(0)[0]
 
 
 def _slots(p: Pattern, found: dict[str, str]) -> None:
