@@ -122,12 +122,17 @@ def _strength() -> list[Rule]:
 
 def _width() -> list[Rule]:
     n1 = "(+ n 1)"
+    d = f"(Sub {n1} (Zext {n1} n a) (Zext {n1} n b))"
     out = [
         # the sum of two n-bit values needs n+1 bits; their product n+m
         Rule("narrow-add", "width", "(Add w (Zext w n a) (Zext w n b))",
              f"(Zext w {n1} (Add {n1} (Zext {n1} n a) (Zext {n1} n b)))", (f"(< {n1} w)",)),
         Rule("narrow-mul", "width", "(Mul w (Zext w n a) (Zext w m b))",
              "(Zext w (+ n m) (Mul (+ n m) (Zext (+ n m) n a) (Zext (+ n m) m b)))", ("(< (+ n m) w)",)),
+        # a difference of two n-bit values: n+1 bits, the borrow (bit n) repeated above them
+        Rule("narrow-sub", "width", "(Sub w (Zext w n a) (Zext w n b))",
+             f"(Concat w (- w {n1}) (Rep (- w {n1}) (Slice 1 n {n1} {d})) {d})", (f"(< {n1} w)",),
+             companions=("rep-one", "rep-split")),
         Rule("zext-full", "width", "(Zext w w a)", "a"),
         Rule("zext-zext", "width", "(Zext w m (Zext m n a))", "(Zext w n a)"),
         Rule("slice-full", "width", "(Slice w 0 w a)", "a"),
