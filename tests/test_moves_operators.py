@@ -195,21 +195,55 @@ def test_move_leaves_alone_what_it_cannot_size(text: str) -> None:
     assert all(OperatorLibrary().propose(st, CTX, random.Random(seed)) is None for seed in range(3))
 
 
+SWAP = "module t(input [7:0] a, b, c, output [8:0] y, z);\n  assign y = a + b;\n  assign z = a + c;\nendmodule\n"
+
+
 def test_sites_in_submodules_and_helpers_are_skipped() -> None:
     """Only modules that elaborate as tops of their file have known widths; the library's own modules
-    (which contain + and ^) are never sites, so applying the move twice adds one site's worth of options."""
+    (which contain + and ^) are never sites: after one substitution the options are the other site's and
+    the swaps of the new instance."""
     sub = "module sub(input [3:0] a, b, output [4:0] y);\n  assign y = a + b;\nendmodule\n"
     top = "module t(input [3:0] a, b, output [4:0] y);\n  sub u(.a(a), .b(b), .y(y));\nendmodule\n"
     assert OperatorLibrary().options(sub + top, parse(sub + top)) == []
-    two = "module t(input [7:0] a, b, c, output [8:0] y, z);\n  assign y = a + b;\n  assign z = a + c;\nendmodule\n"
-    first = OperatorLibrary().options(two, parse(two))
+    first = OperatorLibrary().options(SWAP, parse(SWAP))
     assert len(first) == 2 * len(KEPT["add"])
-    once = apply_edits(two, first[0][1])
+    once = apply_edits(SWAP, first[0][1])
     assert once is not None and first[0][0] == "add:ks" and "oplib_ks_add_8_8_9_t oplib0 (.a(a), .b(b)" in once
-    again = options(once)
-    assert len(again) == len(KEPT["add"])
-    twice = again["add:ks"]
-    assert twice.count("module oplib_ks_add_8_8_9_t(") == 1 and "oplib1 (.a(a), .b(c)" in twice  # shared module
+    labels = sorted(label for label, _ in OperatorLibrary().options(once, parse(once)))
+    assert labels == sorted([f"add:{a}" for a in KEPT["add"] if a != "ks"] + ["add:plain"] +
+                            [f"add:{a}" for a in KEPT["add"]])
+
+
+def pick(text: str, label: str, k: int = 0) -> str:
+    """The file after the k-th option labelled ``label``."""
+    edits = [e for lab, e in OperatorLibrary().options(text, parse(text)) if lab == label][k]
+    new = apply_edits(text, edits)
+    assert new is not None and clean_rewrite(text, new), new
+    return new
+
+
+def test_an_instance_swaps_architecture_or_goes_back_to_the_operator() -> None:
+    """The annealer can trade a substituted architecture for another or undo it: the replaced module is
+    deleted with its last instance, kept while another instance uses it."""
+    both = pick(pick(SWAP, "add:ks"), "add:ks")  # y, then z: one shared module
+    assert both.count("module oplib_ks_add_8_8_9_t(") == 1 and "oplib1 (.a(a), .b(c)" in both
+    labels = [label for label, _ in OperatorLibrary().options(both, parse(both))]
+    assert labels.count("add:plain") == 2 and "add:ks" not in labels and labels.count("add:sk") == 2
+    mixed = pick(both, "add:sk")  # one instance: the ks module stays for the other
+    assert "module oplib_ks_add_8_8_9_t(" in mixed and "module oplib_sk_add_8_8_9_t(" in mixed
+    one = pick(mixed, "add:plain")  # the sk instance back to a + b: its module goes
+    assert "module oplib_sk_" not in one and "assign oplib0_y = a + b;" in one and "module oplib_ks_" in one
+    none = pick(one, "add:plain")
+    assert "oplib_ks" not in none and "module oplib" not in none and none.rstrip().endswith("endmodule")
+
+
+@pytest.mark.tools
+def test_swaps_are_proven(tmp_path: Path) -> None:
+    text = SWAP
+    for label in ("add:ks", "add:cs", "add:plain"):
+        text = pick(text, label)
+        assert accepted(prove(SWAP, text, tmp_path / label.replace(":", "_"))), (label, text)
+    assert "module oplib" not in text
 
 
 def test_module_names_differ_between_host_modules() -> None:

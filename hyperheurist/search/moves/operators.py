@@ -19,6 +19,8 @@ The architecture is a module appended to the file (``oplib_<arch>_<op>_<wa>_<wb>
 one per shape, shared by later sites), instantiated just before the statement; its output wire replaces the
 operator. Each kept architecture of the site's operator is a separate option. ``KEPT`` lists those
 that won on area, delay or power at some width against Yosys's own mapping (results/oplib.md).
+An instance the move put in is itself an option site (``swaps``): another kept architecture, or the
+plain operator back, so the annealer can trade architectures; a module goes with its last instance.
 """
 
 from __future__ import annotations
@@ -249,6 +251,61 @@ def substitute(text: str, site: Site, arch: Arch) -> list[Edit] | None:
     return edits
 
 
+INSTANCE = re.compile(rf"^{PREFIX}_([a-z_]+?)_(add|addc|sub|lt|mul|dec)_(\d+)_(\d+)_(\d+)_(\w+)$")
+CONNECTION = re.compile(r"\.([abcsy])\(([^()]*)\)")
+PLAIN = {"add": "{a} + {b}", "addc": "{a} + {b} + {c}", "sub": "{a} - {b}", "mul": "{a} * {b}", "lt": "{a} < {b}",
+         "dec": "1 << {s}"}
+
+
+def _drop_module(text: str, tree: Syntax, name: str) -> list[Edit]:
+    """Delete module ``name`` when the instance about to change is its only one (its name then occurs
+    twice: declaration and instance), with the blank line ``substitute`` put before it."""
+    if len(re.findall(rf"\b{name}\b", text)) != 2:
+        return []
+    mod = next((m for m in walk(tree.root) if m.kind == K.ModuleDeclaration and module_name(m) == name), None)
+    if mod is None:
+        return []
+    start, end = line_span(text, mod.sourceRange.start.offset, mod.sourceRange.end.offset)
+    if text[max(0, start - 2):start] == "\n\n":
+        start -= 1
+    return [Edit(start, end, "")]
+
+
+def swaps(text: str, tree: Syntax) -> list[tuple[str, list[Edit]]]:
+    """For each library instance the move put in a host module: every other kept architecture of its
+    operator, and the plain operator back (``assign <its wire> = a OP b``, exact by the same width rules)."""
+    out: list[tuple[str, list[Edit]]] = []
+    for inst in walk(tree.root):
+        if inst.kind != K.HierarchyInstantiation or inst.parent.kind != K.ModuleDeclaration:
+            continue
+        m = INSTANCE.match(str(inst.type.valueText))
+        if m is None or m.group(1) not in KEPT[m.group(2)]:
+            continue
+        arch_name, op, wa, wb, r, host = m.groups()
+        site = Site(op, "", "", int(wa), int(wb), int(r), None, inst, host=host)
+        old = m.group(0)
+        drop = _drop_module(text, tree, old)
+        at = inst.type.location.offset
+        for arch in ALL_ARCHS:
+            if arch.op != op or arch.name == arch_name or arch.name not in KEPT[op]:
+                continue
+            name, module = module_for(arch, site)
+            declared = re.search(rf"\bmodule\s+{name}\b", text) is not None
+            if declared and module not in text:
+                continue
+            edits = [Edit(at, at + len(old), name), *drop]
+            if not declared:
+                edits.append(Edit(len(text), len(text), ("" if text.endswith("\n") else "\n") + "\n" + module))
+            out.append((f"{op}:{arch.name}", edits))
+        ports = dict(CONNECTION.findall(str(inst)))
+        if all(k in ports for k in ["y", *re.findall(r"\{(\w)\}", PLAIN[op])]):
+            expr = PLAIN[op].format(**ports)
+            start, end = line_span(text, inst.sourceRange.start.offset, inst.sourceRange.end.offset)
+            indent = text[start:inst.sourceRange.start.offset]
+            out.append((f"{op}:plain", [Edit(start, end, f"{indent}assign {ports['y']} = {expr};\n"), *drop]))
+    return out
+
+
 class OperatorLibrary(RtlMove):
     """An adder, subtractor, comparator, small multiplier or decoder -> another architecture."""
 
@@ -256,8 +313,9 @@ class OperatorLibrary(RtlMove):
     requires = "fixed-widths"
 
     def options(self, text: str, tree: Syntax) -> list[tuple[str, list[Edit]]]:
-        """Every (architecture label, edits) for every site of the file."""
-        out = []
+        """Every (architecture label, edits) for every site of the file, and every swap of a library
+        instance to another architecture or back to the plain operator."""
+        out = swaps(text, tree)
         for site in find_sites(tree):
             for arch in ALL_ARCHS:
                 if arch.op == site.op and arch.name in KEPT[site.op]:
