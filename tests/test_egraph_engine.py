@@ -234,3 +234,20 @@ def test_an_equally_cheap_balanced_tree_is_preferred() -> None:
     out = optimise(roots, cost)
     same(roots, out.terms)
     assert out.cost_after == 3 * 8 and adder_depth(out.terms["y"]) == 2
+
+
+def test_wide_words() -> None:
+    """Rules reach 100-bit words: a 100-way decoder (split in halves, so a few iterations), a difference of
+    70-bit values at 71 bits with the borrow repeated, a compare narrowed to its operands' 70 bits."""
+    x, y, s = var("x", 70), var("y", 70), var("s", 7)
+    roots = {
+        "dec": node("shl", 100, const(1, 100), s),
+        "sub": node("sub", 100, node("zext", 100, x), node("zext", 100, y)),
+        "lt": node("lt", 1, node("zext", 100, x), node("zext", 100, y)),
+    }
+    out = optimise(roots, cost)
+    same(roots, out.terms, samples=100)
+    assert [t.op for t in out.terms["dec"].args] == ["eq"] * 100
+    assert "sub" in ops(out.terms["sub"]) and cost(next(t for t in subterms(out.terms["sub"]) if t.op == "sub")) == 71
+    assert out.terms["lt"].args[0].width == 70
+    assert {"decode-shl-one", "narrow-sub"} <= set(out.rules_fired)

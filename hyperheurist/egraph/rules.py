@@ -244,8 +244,8 @@ def _mux() -> list[Rule]:
         Rule("mux-then-zero", "mux", "(Mux w c (Const w 0) a)", "(And w a (Rep w (Not 1 c)))",
              companions=rep),
         Rule("rep-one", "mux", "(Rep 1 c)", "c", probe=zero_probe, companions=("mux-else-zero",)),
-        Rule("rep-split", "mux", "(Rep w c)", "(Concat w 1 c (Rep (- w 1) c))", ("(> w 1)",), probe=zero_probe,
-             companions=("mux-else-zero", "rep-one")),
+        Rule("rep-split", "mux", "(Rep w c)", "(Concat w (- w (/ w 2)) (Rep (- w (/ w 2)) c) (Rep (/ w 2) c))",
+             ("(> w 1)",), probe=zero_probe, companions=("mux-else-zero", "rep-one")),
     ]
 
 
@@ -254,10 +254,12 @@ def _decoder() -> list[Rule]:
     expand = ("decode-shl-one", "dec-split", "dec-bit", "dec-bit-over")
     bank_probe = "(Concat w 1 (Eq n s (Const n hi)) (Eq n s (Const n lo)))"
     return [
-        # 1 << s == {s == w-1, ..., s == 1, s == 0}: one comparison per bit, MSB first
+        # 1 << s == {s == w-1, ..., s == 1, s == 0}: one comparison per bit, MSB first (split in halves, so
+        # a w-bit decoder takes log2(w) iterations)
         Rule("decode-shl-one", "decoder", shl_probe, "(Dec w n s 0)", ("(<= n 62)",),
              companions=expand[1:]),
-        Rule("dec-split", "decoder", "(Dec w n s lo)", "(Concat w (- w 1) (Dec (- w 1) n s (+ lo 1)) (Dec 1 n s lo))",
+        Rule("dec-split", "decoder", "(Dec w n s lo)",
+             "(Concat w (- w (/ w 2)) (Dec (- w (/ w 2)) n s (+ lo (/ w 2))) (Dec (/ w 2) n s lo))",
              ("(> w 1)",), probe=shl_probe, companions=expand[:1] + expand[2:]),
         Rule("dec-bit", "decoder", "(Dec 1 n s lo)", "(Eq n s (Const n lo))", ("(< lo (<< 1 n))",),
              probe=shl_probe, companions=expand[:2] + expand[3:]),
