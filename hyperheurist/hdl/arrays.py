@@ -15,8 +15,9 @@ private array (pyslang's syntax tree tells references from port-connection and m
 body's meaning is unchanged. Bounds and widths stay expressions of the module's parameters.
 
 Refused with one line naming the place: unpacked array ports of any other module (Yosys cannot take
-them), more than one unpacked dimension, element types other than bit vectors (structs, typedefs),
-non-ANSI port lists, and a port name declared again inside the module.
+them), more than one unpacked dimension, element types other than bit vectors and integer types
+(structs, typedefs), inout arrays, a default value, non-ANSI port lists, and a port name declared
+again inside the module.
 """
 
 from __future__ import annotations
