@@ -27,7 +27,7 @@ from hyperheurist.egraph.rules import RULES, Rule
 NodeCost = Callable[[Term], float]
 MAX_DEPTH = 400
 RULESET, SIMPLIFY = "hh", "hh_simplify"
-SIMPLIFY_ROUNDS = 8  # simplifications only shrink the e-graph; a bound all the same
+SIMPLIFY_ROUNDS = 8  # each simplification hides a node and makes at most one; a bound all the same
 # Each iteration first runs the simplifications (rules that hide their left side), so a node they hide
 # never feeds the other rules: 0*e, made by commutativity in one iteration, would otherwise meet
 # associativity in the next as a member of the class of 0 and grow e*e, e*e*e, ... (egglog 13.2's
