@@ -167,14 +167,18 @@ def test_messages_never_name_a_deleted_temp_folder(tmp_path: Path) -> None:
     assert "x.v:3: ERROR: y" in scrub_temp(f"yosys rejected: x.v:3: ERROR: y (log: {tmp}/a.log)", tmp)
 
 
-def test_init_refuses_unpacked_array_ports_with_file_and_line(tmp_path: Path) -> None:
+def test_init_reads_unpacked_array_ports_and_refuses_two_dimensions_with_file_and_line(tmp_path: Path) -> None:
     from hyperheurist.project.filelist import SourceSet
-    from hyperheurist.project.init import read_interface
+    from hyperheurist.project.init import PortSpec, read_interface
 
     (tmp_path / "m.sv").write_text("module m (\n  input logic [7:0] data [0:7],\n  output logic [7:0] y);\n"
                                    "  assign y = data[0];\nendmodule\n")
-    with pytest.raises(InputError, match=r"m\.sv:2: port data: unpacked array"):
-        read_interface(SourceSet(files=[tmp_path / "m.sv"]), "m")
+    ports, _ = read_interface(SourceSet(files=[tmp_path / "m.sv"]), "m")
+    assert ports[0] == PortSpec("data", "input", 8, False, (0, 7))
+    (tmp_path / "m2.sv").write_text("module m2 (\n  input logic [7:0] data [0:7][0:1],\n  output logic [7:0] y);\n"
+                                    "  assign y = data[0][0];\nendmodule\n")
+    with pytest.raises(InputError, match=r"m2\.sv:2: port `data`: 2 unpacked dimensions"):
+        read_interface(SourceSet(files=[tmp_path / "m2.sv"]), "m2")
     (tmp_path / "e.sv").write_text("module e (input a, output b);\n  assign b = nope;\nendmodule\n")
     with pytest.raises(InputError, match=r"e\.sv:2:\d+: error: use of undeclared identifier 'nope'"):
         read_interface(SourceSet(files=[tmp_path / "e.sv"]), "e")

@@ -78,10 +78,8 @@ def render(name: str, **values: object) -> str:
 def interface_text(design: DesignConfig) -> str:
     itf = design.interface
     lines = []
-    for p in itf.all_ports():
-        width = f"[{p.width - 1}:0] " if p.width > 1 else ""
-        signed = "signed " if p.signed else ""
-        lines.append(f"- {p.dir} {signed}{width}{p.name}")
+    for p in itf.declared_ports():
+        lines.append(f"- {p.declaration()}")
     several = len(itf.clocks) > 1
     for c in itf.clocks:
         domain = f", domain {c.domain_name}" if several else ""
