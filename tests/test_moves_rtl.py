@@ -237,3 +237,11 @@ def test_moves_do_not_apply_where_nothing_matches_and_reject_broken_input():
 def test_macro_generated_code_is_not_rewritten():
     text = "`define MUL(a) (a * 10)\nmodule t(input [7:0] x, output [15:0] y);\n  assign y = `MUL(x);\nendmodule\n"
     assert ConstMultShiftAdd().propose(state_of(text, "t"), CTX, random.Random(0)) is None
+
+
+def test_semantic_errors_elaborates_several_files_together() -> None:
+    """A multi-file candidate: pyslang refuses trees from several SourceManagers, so every RTL move's
+    re-check crashed on it."""
+    top = "module a(input x, output y); b u(.x(x), .y(y)); endmodule"
+    assert semantic_errors([top, "module b(input x, output y); assign y = x; endmodule"]) == 0
+    assert semantic_errors([top, "module b(input x, output y); assign y = nope; endmodule"]) == 1

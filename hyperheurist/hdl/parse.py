@@ -77,8 +77,11 @@ def syntax_errors(tree: syntax.SyntaxTree) -> int:
 
 
 def semantic_errors(texts: Iterable[str]) -> int:
-    """Errors of a full elaboration of all sources together (undeclared names, bad widths, ...)."""
-    comp = elaborate([parse(t) for t in texts])
+    """Errors of a full elaboration of all sources together (undeclared names, bad widths, ...).
+
+    The trees share one SourceManager: pyslang refuses a compilation of trees from several."""
+    sm, bag = pyslang.SourceManager(), options(includes=False)
+    comp = elaborate([syntax.SyntaxTree.fromText(t, sm, f"source{i}.sv", "", bag) for i, t in enumerate(texts)])
     return sum(1 for d in comp.getAllDiagnostics() if d.isError())
 
 
