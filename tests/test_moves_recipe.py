@@ -58,6 +58,9 @@ def test_tunable_param_only_for_declared_parameters():
     # the only other value is the current one: nothing left to try
     again = TunableParamMove().propose(new, ctx(tunables=[{"name": "W", "values": [16]}]), random.Random(0))
     assert again is None
+    # back to the declared default: the design without the override, the very candidate it started from
+    back = TunableParamMove().propose(new, ctx(tunables=[{"name": "W", "values": [8, 16]}]), random.Random(0))
+    assert back is not None and back.candidate.params == () and back.candidate.digest == cand.digest
 
 
 def test_default_moves_unique_names_and_kinds():

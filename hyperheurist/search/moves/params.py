@@ -46,7 +46,10 @@ class TunableParamMove:
         if not options:
             return None
         name, value = rng.choice(options)
-        return State(cand.with_params({**overrides, name: value}, move=self.name), state.recipe)
+        params = {**overrides, name: value}
+        if value == declared[name].replace(" ", ""):  # back to the declared default: the design without the
+            del params[name]  # override, so the same design keeps one digest (and one evaluation)
+        return State(cand.with_params(params, move=self.name), state.recipe)
 
 
 def bake_parameters(cand: Candidate) -> Candidate:
