@@ -15,7 +15,8 @@ from hyperheurist.config import Anneal
 from hyperheurist.errors import NoValidCandidate
 from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.recipe import ABC_SCRIPTS, Recipe
-from hyperheurist.search.annealer import Annealer, anneal, memo_key
+from hyperheurist.search.annealer import Annealer, anneal
+from hyperheurist.search.knowledge import memo_key
 from hyperheurist.search.schedule import (
     CALIBRATION_ITERATIONS,
     CALIBRATION_SAMPLES,
@@ -23,6 +24,7 @@ from hyperheurist.search.schedule import (
     initial_temperature,
 )
 from hyperheurist.search.state import Evaluation, MoveContext, State
+from hyperheurist.search.verdicts import Verdicts
 
 HYP = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -233,13 +235,19 @@ def test_initial_temperature_uses_the_median():
     assert initial_temperature([0.01, 0.02, 0.03, 100.0, 0.02]) == pytest.approx(0.02 / math.log(2))
 
 
-def test_not_applicable_moves_are_skipped_then_counted():
+def test_a_move_that_found_nothing_is_not_asked_again_about_that_state():
     res, records, fake = run(iterations=5, moves=[Never()])
-    assert all(r["verdict"] == "not-applicable" and r["not_applicable"] == ["never"] for r in records)
+    assert all(r["verdict"] == "not-applicable" for r in records)
+    assert [r["not_applicable"] for r in records[:2]] == [["never"], ["never"]]  # each chain asks once
+    assert all(r["not_applicable"] == [] for r in records[2:])  # then knows: the chains' states did not change
     assert res.counters["evaluations"] == 0 and len(fake.calls) == 2
-    assert res.move_stats["never"]["not_applicable"] == 10
-    _, records, _ = run(iterations=20, moves=[Never(), Step("inc", 1)])
-    assert all(r["move"] == "inc" for r in records)
+    assert res.move_stats["never"]["not_applicable"] == 2
+    res, records, _ = run(iterations=20, moves=[Never(), Step("inc", 1)])
+    assert {r["move"] for r in records} <= {"inc", None}
+    # a chain sits an iteration out only when inc's proposal is one it was already refused (v % 5 == 3)
+    assert 0 < res.counters["known_skips"] and sum(r["move"] is None for r in records) <= res.counters["known_skips"]
+    # not applying costs no evaluation and earns no blame: the move keeps its share for states it fits
+    assert res.selector["never"] == 1.0
 
 
 def test_selector_credits_moves_that_pay_off():
@@ -255,7 +263,8 @@ def test_selector_credits_moves_that_pay_off():
     good, bad = res.move_stats["toward"], res.move_stats["broken"]
     assert bad["valid"] == 0 and bad["invalid"] == bad["proposals"] > 0
     assert good["credit"] > bad["credit"] == 0
-    assert good["weight"] > bad["weight"]
+    # refused proposals are not evaluated again: once refused, broken's proposals are known rejections
+    assert bad["proposals"] <= 4 and res.counters["known_skips"] > 0
     assert res.invalid_by_gate == {"simulation": bad["invalid"]}
 
 
@@ -287,6 +296,68 @@ def test_an_rtl_change_is_judged_against_its_own_parent():
     assert memo_key(b, a) != memo_key(b, b_other_recipe)  # the same proposal from two parents
     assert memo_key(b_other_recipe, b) == b_other_recipe.key  # recipe only: the parent does not matter
     res, records, fake = run(seed=5, chains=2, iterations=30)
-    evaluated = {(r["proposal"], r["parent"]) for r in records if r["proposal"] and r["proposal_digest"]
-                 != r["parent_digest"]}
+    changes = [r for r in records if r["proposal"] and r["proposal_digest"] != r["parent_digest"]]
+    evaluated = {(r["proposal"], r["parent"]) for r in changes if not r["composed"] and not r["unchecked"]}
     assert {c for c in fake.calls if "<" in c} == {f"{k}<{p}" for k, p in evaluated}
+    # a change to a state whose cost was known, refused by the Metropolis draw, was never checked nor accepted
+    unchecked = [r for r in changes if r["unchecked"]]
+    assert unchecked and all(r["verdict"] == "rejected:unchecked" and not r["accepted"] and r["delta"] > 0
+                             for r in unchecked)
+    # a change put together from its RTL pair's verdict was never checked against another RTL
+    for r in changes:
+        if r["composed"]:
+            pair = (r["proposal_digest"], r["parent_digest"])
+            assert any((c["proposal_digest"], c["parent_digest"]) == pair and not c["composed"] for c in changes)
+
+
+def test_an_rtl_pair_is_checked_once_whatever_the_recipes() -> None:
+    """The gates compare two RTLs and read no recipe: the same change from the same parent RTL under
+    another recipe gets the pair's verdict (and the pair's proof) without being run; a PPA failure or a
+    tool fault is the recipe's or the moment's and is not reused."""
+    a, b, bad = make_state(1), make_state(2), make_state(3)
+    area = Recipe().with_(abc_script="area")
+    a_area, b_area, bad_area = (State(s.candidate, area) for s in (a, b, bad))
+    v = Verdicts()
+    proof = {"verdict": "proven"}
+    v.add(b, a, Evaluation(key=b.key, valid=True, cost=1.0, metrics=fake_metrics(1, 1, 1), proof=proof))
+    v.add(bad, a, Evaluation(key=bad.key, valid=False, failed_gate="simulation", message="mismatch"))
+    assert v.compose(b_area, a_area) is None  # the pair passed, but b under this recipe was never estimated
+    est = Evaluation(key=b_area.key, valid=True, cost=0.5, metrics=fake_metrics(2, 2, 2))
+    v.add(b_area, b, est)  # a recipe change of b: an estimate, no check
+    got = v.compose(b_area, a_area)
+    assert got is not None and got.valid and got.cost == 0.5 and got.proof == proof and got.key == b_area.key
+    failed = v.compose(bad_area, a_area)
+    assert failed is not None and not failed.valid and failed.failed_gate == "simulation"
+    assert v.compose(b_area, make_state(4)) is None  # another parent RTL: checked against it, never assumed
+    assert v.compose(a_area, b) is None  # nor the other way round
+    c = make_state(6)
+    v.add(c, a, Evaluation(key=c.key, valid=False, failed_gate="synthesis", message="abc failed"))
+    v.add(c, b, Evaluation(key=c.key, valid=False, failed_gate="infrastructure", message="timeout"))
+    assert v.compose(State(c.candidate, area), a_area) is None and v.compose(State(c.candidate, area), b) is None
+
+
+def test_a_chain_with_nothing_left_to_propose_restarts_from_the_cheapest_free_state() -> None:
+    """Three valid starts, two chains, no move applies: the chain on a used-up state goes on from the
+    cheapest valid state no chain holds; a state every move was tried on is not restarted from again."""
+    fake = FakeEvaluator()
+    records: list[dict] = []
+    res = anneal(starts(fake, values=(0, 11, 20)), [Never()], ctx_factory, fake,
+                 Anneal(seed=1, chains=2, iterations=4), records.append)
+    first = records[0]
+    assert first["chain"] == 0 and first["restarted"] and first["current_cost"] == min(fake.costs)  # v=20
+    assert res.counters["restarts"] == 1  # then every state is used up or held
+    assert res.counters["evaluations"] == 0
+
+
+def test_a_known_cost_is_drawn_on_before_the_change_is_checked() -> None:
+    """An RTL change to a state estimated before: the Metropolis draw comes first, from the chain's own
+    stream; a refused change is not evaluated, an accepted one is checked against its parent."""
+    res, records, fake = run(seed=11, chains=2, iterations=40, t0=0.05)
+    changes = [r for r in records if r["proposal"] and r["proposal_digest"] != r["parent_digest"]]
+    unchecked = [r for r in changes if r["unchecked"]]
+    assert unchecked, "the landscape revisits states"
+    assert not {f"{r['proposal']}<{r['parent']}" for r in unchecked} & set(fake.calls)
+    for r in unchecked:
+        assert r["probability"] < 1.0 and not r["accepted"]
+    again, again_records, _ = run(seed=11, chains=2, iterations=40, t0=0.05)
+    assert again_records == records  # the early draw is part of the seeded trajectory

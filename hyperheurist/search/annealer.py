@@ -14,77 +14,22 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Anneal
 from ..errors import NoValidCandidate
-from .netlists import NetlistMemory
+from .knowledge import Knowledge, Scored, cost_of, memo_key, place, usable
 from .pareto import ParetoArchive
 from .schedule import Calibration, Temperature, acceptance_probability
 from .selection import AdaptiveSelector, reward
 from .state import Evaluation, Move, MoveContext, State
+from .tally import Counters, MoveStats
 
-Scored = tuple[State, Evaluation]
 Record = dict[str, Any]  # a journal or progress record (JSON)
 Evaluate = Callable[[list[tuple[State, State | None]]], list[Evaluation]]
 ContextFactory = Callable[[State, Evaluation], MoveContext]
 MAX_ATTEMPTS = 12  # moves tried per chain and iteration before the chain sits the iteration out
-
-
-def usable(ev: Evaluation) -> bool:
-    """Only valid, scored evaluations may become current or best."""
-    return ev.valid and ev.cost is not None and math.isfinite(ev.cost)
-
-
-def cost_of(ev: Evaluation) -> float:
-    """The cost of a usable evaluation (``usable`` is checked first)."""
-    if ev.cost is None:
-        raise ValueError(f"evaluation {ev.key} has no cost")
-    return ev.cost
-
-
-def memo_key(state: State, parent: State) -> str:
-    """What an evaluation is remembered by. An RTL change is judged against its parent (the gates and the
-    equivalence proof compare the two), so its evaluation holds for that parent only: reusing it for
-    another parent would accept a change never checked against it. A recipe-only change of the parent's
-    RTL runs no check, so its evaluation holds whatever the parent."""
-    if state.candidate.digest == parent.candidate.digest:
-        return state.key
-    return f"{state.key}<{parent.key}"
-
-
-@dataclass
-class MoveStats:
-    proposals: int = 0
-    valid: int = 0
-    invalid: int = 0
-    accepted: int = 0
-    improvements: int = 0
-    not_applicable: int = 0
-    credit: float = 0.0
-
-    def to_dict(self) -> dict[str, float]:
-        return {**asdict(self), "credit": round(self.credit, 6)}
-
-
-@dataclass
-class Counters:
-    """Run totals; ``invalid`` counts rejected proposals by the gate that rejected them."""
-
-    iterations: int = 0
-    proposals: int = 0
-    evaluations: int = 0
-    memo_hits: int = 0
-    accepted: int = 0
-    improvements: int = 0
-    not_applicable: int = 0
-    reheats: int = 0
-    inert_skips: int = 0
-    invalid: dict[str, int] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, int | dict[str, int]]:
-        return {**asdict(self), "invalid": dict(sorted(self.invalid.items()))}
 
 
 @dataclass
@@ -132,6 +77,8 @@ class _Proposal:
     move: str | None
     state: State | None
     tried: list[str]
+    draw: float | None = None  # the Metropolis draw, when it was made before evaluating
+    unchecked: Evaluation | None = None  # a known estimate the draw rejected: nothing to evaluate
 
 
 def static_context(ctx: MoveContext) -> ContextFactory:
@@ -163,13 +110,11 @@ class Annealer:
         master = random.Random(config.seed)
         self.selector = AdaptiveSelector([m.name for m in moves])
         self.stats = {m.name: MoveStats() for m in moves}
-        self.memo: dict[str, Evaluation] = {}
-        self.netlists = NetlistMemory()
+        self.know = Knowledge()
         self._memo_before: set[str] = set()
         self.pareto = ParetoArchive()
         for s, e in starts:
-            self.netlists.add(s, e)
-            self.memo.setdefault(s.key, e)
+            self.know.record(s, None, e)
             self.pareto.add(s, e)
         self.chains = [Chain(i, random.Random(master.getrandbits(64)), valid[i % len(valid)],
                              valid[i % len(valid)]) for i in range(config.chains)]
@@ -185,33 +130,70 @@ class Annealer:
 
     # -- proposing ---------------------------------------------------------------------------
     def _propose(self, chain: Chain) -> _Proposal:
+        """One new state for the chain. Moves known to find nothing to do on this state are not asked (not
+        applying earns no blame, so a move that fits few designs keeps its share where it fits). A
+        proposal known to give the parent's netlist back, or known and certain to be rejected, is passed
+        over for another move: it would spend the chain's iteration on nothing."""
         state, ev = chain.current
         ctx = self.ctx_factory(state, ev)
         tried: list[str] = []
+        known = [n for n in self.moves if (n, state.key) in self.know.inapplicable]
         for _ in range(min(MAX_ATTEMPTS, len(self.moves))):
-            name = self.selector.choose(chain.rng, exclude=tried)
+            name = self.selector.choose(chain.rng, exclude=tried + known)
             if name is None:
                 break
             tried.append(name)
-            new = self.moves[name].propose(state, ctx, chain.rng)
-            if new is not None and self.moves[name].kind == "recipe" and self.netlists.skip(state, new):
-                self.counters.inert_skips += 1
-                new = None
+            move = self.moves[name]
+            new = move.propose(state, ctx, chain.rng)
             if new is None or new.key == state.key:
+                if move.kind != "llm":  # an LLM may answer another time; a deterministic transform will not
+                    self.know.inapplicable.add((name, state.key))
+                self.stats[name].not_applicable += 1
+                continue
+            # a proposal known to be useless earns the move what its evaluation would have: nothing
+            if move.kind == "recipe" and self.know.netlists.skip(state, new):
+                self.counters.inert_skips += 1
                 self.stats[name].not_applicable += 1
                 self.selector.update(name, 0.0)
                 continue
-            return _Proposal(chain, name, new, tried[:-1])
+            if self.know.certain_rejection(chain.current, move.kind == "recipe", new):
+                self.counters.known_skips += 1
+                self.selector.update(name, 0.0)
+                continue
+            if move.kind == "recipe":
+                self.know.netlists.ask(state, new)
+            return self._draw_early(_Proposal(chain, name, new, tried[:-1]))
+        if len(set(tried + known)) == len(self.moves):  # every move was asked and had nothing useful here
+            self.know.exhausted.add(state.key)
         return _Proposal(chain, None, None, tried)
+
+    def _draw_early(self, p: _Proposal) -> _Proposal:
+        """An RTL change to a state already estimated elsewhere has a known cost: the Metropolis draw is
+        made now, and only a change it accepts is checked against the parent (a rejected one needs no
+        gates). The draw is the one ``_judge`` would make, from the same chain's stream, in the same order."""
+        assert p.state is not None
+        parent, parent_ev = p.chain.current
+        if p.state.candidate.digest == parent.candidate.digest or self.know.known(p.state, parent) is not None:
+            return p
+        est = self.know.estimate(p.state)
+        if est is None or cost_of(est) <= cost_of(parent_ev):
+            return p
+        p.draw = p.chain.rng.random()
+        if p.draw >= acceptance_probability(cost_of(est) - cost_of(parent_ev), p.chain.temperature.value):
+            p.unchecked = est
+        return p
 
     def _evaluate_new(self, proposals: list[_Proposal]) -> None:
         batch: list[tuple[State, State | None]] = []
         seen: set[str] = set()
         for p in proposals:
-            if p.state is None:
+            if p.state is None or p.unchecked is not None:
                 continue
             key = memo_key(p.state, p.chain.current[0])
-            if key in self.memo or key in seen:
+            if key in self.know.memo or key in seen:
+                continue
+            if self.know.settle(p.state, p.chain.current[0]):
+                self.counters.verdict_reuse += 1
                 continue
             seen.add(key)
             batch.append((p.state, p.chain.current[0]))
@@ -223,10 +205,13 @@ class Annealer:
         for (s, parent), ev in zip(batch, results, strict=True):
             if ev.key != s.key:
                 raise ValueError(f"evaluate returned key {ev.key} for state {s.key}")
-            assert parent is not None
-            self.memo[memo_key(s, parent)] = ev
+            self.know.record(s, parent, ev)
             self.pareto.add(s, ev)
         self.counters.evaluations += len(batch)
+
+    def _outcome(self, p: _Proposal) -> Evaluation:
+        assert p.state is not None
+        return p.unchecked or self.know.memo[memo_key(p.state, p.chain.current[0])]
 
     def _calibrate(self, proposals: list[_Proposal]) -> None:
         """Automatic T0 (``schedule.Calibration``); until then chains descend greedily."""
@@ -235,7 +220,7 @@ class Annealer:
         for p in proposals:
             if p.state is None:
                 continue
-            ev = self.memo[memo_key(p.state, p.chain.current[0])]
+            ev = self._outcome(p)
             if usable(ev):
                 self.calibration.add(cost_of(ev) - cost_of(p.chain.current[1]))
         self.t0 = self.calibration.t0(self.iteration)
@@ -258,29 +243,49 @@ class Annealer:
         if p.state is None or p.move is None:
             self.counters.not_applicable += 1
         else:
-            improved = self._judge(p.chain, p.move, p.state, rec)
+            improved = self._judge(p, p.move, p.state, rec)
         reheated = chain.temperature.step(improved, self.t0, self.config)
         self.counters.reheats += int(reheated)
-        rec["improved"], rec["reheated"] = improved, reheated
+        restarted = self._restart(chain, idle=p.state is None, reheated=reheated)
+        rec["improved"], rec["reheated"], rec["restarted"] = improved, reheated, restarted
         rec["current_cost"] = chain.current[1].cost
         rec["best_cost"] = chain.best[1].cost
         rec["global_best_cost"] = self.best[1].cost
         return rec
 
-    def _judge(self, chain: Chain, move: str, state: State, rec: Record) -> bool:
+    def _restart(self, chain: Chain, idle: bool, reheated: bool) -> bool:
+        """A chain stuck on a worse region than another found (reheated) goes on from the best state; one
+        with nothing left to propose goes on from the cheapest valid state no chain holds or exhausted."""
+        target = self.best if reheated and cost_of(chain.best[1]) > cost_of(self.best[1]) else None
+        if idle and target is None:
+            target = self.know.restart_from({place(*c.current) for c in self.chains})
+        if target is None or target[0].key == chain.current[0].key:
+            return False
+        chain.current = target
+        if cost_of(target[1]) < cost_of(chain.best[1]):
+            chain.best = target
+        self.counters.restarts += 1
+        return True
+
+    def _judge(self, p: _Proposal, move: str, state: State, rec: Record) -> bool:
         """Accept or reject one evaluated proposal, credit its move; True when it improved the chain's best."""
+        chain = p.chain
         parent, parent_ev = chain.current
         key = memo_key(state, parent)
-        ev = self.memo[key]
+        ev = self._outcome(p)
         st = self.stats[move]
         st.proposals += 1
         self.counters.proposals += 1
         rec.update(proposal=state.key, proposal_digest=state.candidate.digest, cost=ev.cost,
-                   memo=key in self._memo_before)
+                   memo=key in self._memo_before, composed=key in self.know.composed, unchecked=p.unchecked is not None)
         self.counters.memo_hits += int(rec["memo"])
         improved = False
         r = 0.0
-        if not usable(ev):
+        if p.unchecked is not None:  # rejected on its known cost before any check: neither valid nor invalid
+            delta = cost_of(ev) - cost_of(parent_ev)
+            rec.update(verdict="rejected:unchecked", delta=delta,
+                       probability=acceptance_probability(delta, chain.temperature.value))
+        elif not usable(ev):
             gate = ev.failed_gate or ("unscored" if ev.valid else "unknown")
             rec["verdict"] = f"invalid:{gate}"
             st.invalid += 1
@@ -290,9 +295,12 @@ class Annealer:
             cost, parent_cost = cost_of(ev), cost_of(parent_ev)
             delta = cost - parent_cost
             # a recipe change to a netlist seen for this RTL: moving there at no gain re-synthesises known ones
-            repeat = self.netlists.learn(chain.current, (state, ev), self.moves[move].kind == "recipe")
+            repeat = self.know.netlists.learn(chain.current, (state, ev), self.moves[move].kind == "recipe")
             prob = acceptance_probability(delta, chain.temperature.value)
-            accept = (delta < 0 or not repeat) and (delta <= 0 or chain.rng.random() < prob)
+            allowed = delta < 0 or not repeat
+            if allowed and delta > 0 and p.draw is None:
+                p.draw = chain.rng.random()
+            accept = allowed and (delta <= 0 or (p.draw is not None and p.draw < prob))
             improved = cost < cost_of(chain.best[1])
             r = reward(True, parent_cost, cost, improved)
             no = "rejected:known-netlist" if repeat and delta >= 0 else "rejected"
@@ -315,8 +323,9 @@ class Annealer:
     # -- driving -----------------------------------------------------------------------------
     def iterate(self) -> None:
         """One iteration: propose for every chain, evaluate the new states together, accept/reject."""
+        self.know.netlists.asking.clear()
         proposals = [self._propose(c) for c in self.chains]
-        self._memo_before = set(self.memo)
+        self._memo_before = set(self.know.memo)
         self._evaluate_new(proposals)
         self._calibrate(proposals)
         records = [self._step(p) for p in proposals]

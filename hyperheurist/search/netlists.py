@@ -1,18 +1,34 @@
 """What the search learned about recipe knobs from the mapped netlists they produced.
 
-A recipe change whose mapped netlist (``ppa/nethash.py``'s structural digest) is one already seen
-for the same RTL re-synthesises a known design: proposing it again wastes an evaluation. Inertness
-is kept per (RTL, ``knob=value``): ``fsm_encoding=binary`` may change a netlist where ``one-hot`` does
-not; and per knob over all RTL: a knob none of whose changes ever changed a netlist is skipped.
+A recipe change whose mapped netlist (``ppa/nethash.py``'s structural digest) equals its parent's
+re-synthesises a known design: proposing it again wastes an evaluation. What is learnt is an equality:
+"on this RTL, ``knob=a`` and ``knob=b`` map to the same netlist", kept in classes of equal values
+(equality is symmetric and transitive: share=False equal to True also answers the way back). Where it
+holds follows from where the knob acts in the synthesis script (``ppa/synth.py``):
+
+- a knob acting before ABC (``fsm_encoding``, ``share``, ``opt_full``) that left the mapped netlist
+  unchanged left ABC's input unchanged, so the equality holds on that RTL whatever the ABC knobs are;
+- an ABC knob interacts with the other ABC knob and with what the earlier knobs made (``-D`` is ignored
+  by ``map -a``, acts in ``map``), so its equality holds for that RTL under the same other knobs only;
+- a delay target ABC cannot meet maps for minimum delay, as no target does: a target equal to none is
+  equal to none for every tighter target too.
+
+Over all RTL of the run, a knob that never changed a netlist is not proposed again for a value already
+shown equal to another one (nor for one another chain tries in the same batch); every value still gets
+its own trial (traffic_fsm's best needs ``fsm_encoding=binary`` where ``one-hot`` changes nothing, so one
+value's trial cannot speak for another).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
+from ..recipe import KnobValue
 from .state import Evaluation, State
 
-INERT_GLOBAL = 2  # a knob whose changes left the netlist unchanged this often, and never changed it, is skipped
+ABC_KNOBS = frozenset({"abc_script", "abc_delay_target_ps"})  # act inside the ``abc`` pass
+DELAY_TARGET = "abc_delay_target_ps"
 
 
 def netlist_of(ev: Evaluation) -> str | None:
@@ -21,49 +37,100 @@ def netlist_of(ev: Evaluation) -> str | None:
     return digest if isinstance(digest, str) else None
 
 
-def recipe_change(old: State, new: State) -> str:
-    """``knob=value`` for the recipe knobs ``new`` changes, comma-separated."""
+def changed_knob(old: State, new: State) -> tuple[str, KnobValue, KnobValue] | None:
+    """(knob, old value, new value) when ``new`` changes exactly one recipe knob of ``old``'s RTL."""
+    if old.candidate.digest != new.candidate.digest:
+        return None
     a, b = old.recipe.to_dict(), new.recipe.to_dict()
-    return ",".join(f"{k}={b[k]}" for k in sorted(b) if a.get(k) != b[k])
+    diff = [k for k in sorted(b) if a.get(k) != b[k]]
+    return (diff[0], a.get(diff[0]), b[diff[0]]) if len(diff) == 1 else None
 
 
-def knobs_of(change: str) -> str:
-    """``fsm_encoding=binary`` -> ``fsm_encoding``."""
-    return ",".join(kv.split("=", 1)[0] for kv in change.split(","))
+def context(state: State, knob: str) -> str:
+    """Where an equality of ``knob``'s values holds: the RTL, and for an ABC knob the other knobs too."""
+    if knob not in ABC_KNOBS:
+        return state.candidate.digest
+    rest = {k: v for k, v in state.recipe.to_dict().items() if k != knob}
+    return f"{state.candidate.digest}|{json.dumps(rest, sort_keys=True)}"
+
+
+def _unmet(value: KnobValue, targets: set[int]) -> bool:
+    """``value`` is no target, or a delay target no looser than one shown equal to no target."""
+    return value is None or (isinstance(value, int) and any(value <= t for t in targets))
 
 
 @dataclass
 class NetlistMemory:
-    """Mapped netlists seen per RTL digest, and the recipe changes that did not change one."""
+    """Mapped netlists seen per RTL digest, and the knob values shown to map to the same netlist."""
 
     seen: dict[str, set[str]] = field(default_factory=dict)  # RTL digest -> netlist digests
-    inert: set[tuple[str, str]] = field(default_factory=set)  # (RTL digest, knob=value change)
-    knob_inert: dict[str, int] = field(default_factory=dict)  # knob -> changes that left the netlist as it was
-    knob_live: dict[str, int] = field(default_factory=dict)  # knob -> changes that changed it
+    # (context, knob) -> classes of values shown to give one netlist there
+    equal: dict[tuple[str, str], list[set[KnobValue]]] = field(default_factory=dict)
+    # (context, knob) -> delay targets shown equal to no target (every tighter one is too)
+    unmet: dict[tuple[str, str], set[int]] = field(default_factory=dict)
+    inert_values: dict[str, set[KnobValue]] = field(default_factory=dict)  # knob -> values in some equality
+    unmet_anywhere: set[int] = field(default_factory=set)  # delay targets equal to none on some RTL
+    live: set[str] = field(default_factory=set)  # knobs that changed a netlist somewhere
+    asking: set[tuple[str, KnobValue]] = field(default_factory=set)  # never-live knob values in this batch
 
     def add(self, state: State, ev: Evaluation) -> None:
         net = netlist_of(ev)
         if net is not None:
             self.seen.setdefault(state.candidate.digest, set()).add(net)
 
+    def _same(self, where: tuple[str, str], a: KnobValue, b: KnobValue) -> bool:
+        if any(a in c and b in c for c in self.equal.get(where, ())):
+            return True
+        if where[1] == DELAY_TARGET:  # both no target or unmet: ABC maps for minimum delay in each
+            unmet = self.unmet.get(where, set())
+            return _unmet(a, unmet) and _unmet(b, unmet)
+        return False
+
     def skip(self, parent: State, proposal: State) -> bool:
-        """This recipe change left this RTL's netlist unchanged before, or its knob never changed one."""
-        change = recipe_change(parent, proposal)
-        k = knobs_of(change)
-        return (parent.candidate.digest, change) in self.inert or (
-            self.knob_inert.get(k, 0) >= INERT_GLOBAL and not self.knob_live.get(k, 0))
+        """The proposal's one knob change is known (or, never having changed any netlist, predicted) to
+        give the parent's netlist back."""
+        change = changed_knob(parent, proposal)
+        if change is None:
+            return False
+        knob, old, new = change
+        if self._same((context(parent, knob), knob), old, new):
+            return True
+        return knob not in self.live and (self._covered(knob, new) or (knob, new) in self.asking)
+
+    def ask(self, parent: State, proposal: State) -> None:
+        """``proposal`` goes into this batch: another chain trying the same value of a never-live knob in the
+        same batch would spend a second evaluation on the same question."""
+        change = changed_knob(parent, proposal)
+        if change is not None and change[0] not in self.live:
+            self.asking.add((change[0], change[2]))
+
+    def _covered(self, knob: str, value: KnobValue) -> bool:
+        """``value`` of a never-live knob was already shown equal to another value somewhere."""
+        if knob == DELAY_TARGET and self.unmet_anywhere and _unmet(value, self.unmet_anywhere):
+            return True
+        return value in self.inert_values.get(knob, set())
 
     def learn(self, parent: tuple[State, Evaluation], proposal: tuple[State, Evaluation], recipe: bool) -> bool:
         """Record a valid proposal; True when it is a recipe change to a netlist already seen for its RTL."""
         (pstate, pev), (state, ev) = parent, proposal
         net, rtl = netlist_of(ev), pstate.candidate.digest
         repeat = recipe and net is not None and net in self.seen.get(rtl, ())
-        if recipe and net is not None:
-            change = recipe_change(pstate, state)
-            same = net == netlist_of(pev)
-            if repeat and same:
-                self.inert.add((rtl, change))
-            counts = self.knob_inert if same else self.knob_live
-            counts[knobs_of(change)] = counts.get(knobs_of(change), 0) + 1
+        change = changed_knob(pstate, state) if recipe else None
+        if change is not None and net is not None:
+            knob, old, new = change
+            if net == netlist_of(pev):
+                self._record_equal((context(pstate, knob), knob), old, new)
+                self.inert_values.setdefault(knob, set()).update((old, new))
+            else:
+                self.live.add(knob)
         self.add(state, ev)
         return repeat
+
+    def _record_equal(self, where: tuple[str, str], a: KnobValue, b: KnobValue) -> None:
+        classes = self.equal.setdefault(where, [])
+        joined = {a, b}.union(*[c for c in classes if a in c or b in c])
+        classes[:] = [c for c in classes if not (a in c or b in c)] + [joined]
+        if where[1] == DELAY_TARGET and None in joined:
+            targets = {t for t in joined if isinstance(t, int)}
+            self.unmet.setdefault(where, set()).update(targets)
+            self.unmet_anywhere.update(targets)

@@ -1,7 +1,7 @@
 """Hyper-heuristic move selection: adaptive operator selection by probability matching.
 
 Each move keeps a recency-weighted quality ``q`` (exponential moving average of its rewards). The
-selection probability is ``p_min + (1 - K * p_min) * q / sum(q)``: moves that recently produced
+selection probability is ``p_min + (1 - K * p_min) * (q + prior) / sum(q + prior)``: moves that recently produced
 valid improvements are picked more often, yet every move keeps at least ``p_min`` so the controller
 can notice when a move starts to pay off later in the run. Rewards are computed by the annealer
 and credit only improvement: a proposal earns its relative cost gain over its parent, plus a bonus
@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 
 VALID_REWARD = 0.0  # a valid proposal that does not improve earns nothing (credit only improvements)
 BEST_REWARD = 0.5  # extra reward for a proposal that improves its chain's best
+# Added to every quality before matching: qualities that decayed below a 1% gain per proposal are
+# equally "nothing lately". Without it, once every move's credit has decayed, the shares were ratios of
+# numbers near zero (0.7**60 against 0.7**70), set by which move happened to be updated last.
+QUALITY_PRIOR = 0.01
 
 
 def reward(valid: bool, parent_cost: float, cost: float | None, improved_best: bool) -> float:
@@ -58,10 +62,8 @@ class AdaptiveSelector:
             return {}
         k = len(names)
         p_min = min(float(self.p_min or 0.0), 1.0 / k)
-        total = sum(self.quality[n] for n in names)
-        if total <= 0:
-            return {n: 1.0 / k for n in names}
-        return {n: p_min + (1.0 - k * p_min) * self.quality[n] / total for n in names}
+        total = sum(self.quality[n] + QUALITY_PRIOR for n in names)
+        return {n: p_min + (1.0 - k * p_min) * (self.quality[n] + QUALITY_PRIOR) / total for n in names}
 
     def choose(self, rng: random.Random, exclude: Iterable[str] = ()) -> str | None:
         """Roulette-wheel pick; None when every move is excluded."""

@@ -1,0 +1,112 @@
+"""What one annealing run knows about states without evaluating anything more.
+
+Evaluations by memo key; gate verdicts per RTL pair and estimates per state (``verdicts.py``); what
+recipe knobs did to the netlist (``netlists.py``); moves that found nothing to do on a state; the
+valid states visited and those on which a chain ran out of proposals. All of it is filled from
+evaluations in the order the annealer receives them, so a resumed run rebuilds it exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .netlists import NetlistMemory, netlist_of
+from .state import Evaluation, State
+from .verdicts import Verdicts
+
+Scored = tuple[State, Evaluation]
+
+
+def usable(ev: Evaluation) -> bool:
+    """Only valid, scored evaluations may become current or best."""
+    return ev.valid and ev.cost is not None and math.isfinite(ev.cost)
+
+
+def cost_of(ev: Evaluation) -> float:
+    """The cost of a usable evaluation (``usable`` is checked first)."""
+    if ev.cost is None:
+        raise ValueError(f"evaluation {ev.key} has no cost")
+    return ev.cost
+
+
+def memo_key(state: State, parent: State) -> str:
+    """What an evaluation is remembered by. An RTL change is judged against its parent (the gates and the
+    equivalence proof compare the two), so its evaluation holds for that parent only: reusing it for
+    another parent would accept a change never checked against it. A recipe-only change of the parent's
+    RTL runs no check, so its evaluation holds whatever the parent."""
+    if state.candidate.digest == parent.candidate.digest:
+        return state.key
+    return f"{state.key}<{parent.key}"
+
+
+def place(state: State, ev: Evaluation) -> str:
+    """Where a state is, for restarts: its mapped netlist (its key when it has none)."""
+    return netlist_of(ev) or state.key
+
+
+@dataclass
+class Knowledge:
+    memo: dict[str, Evaluation] = field(default_factory=dict)
+    composed: set[str] = field(default_factory=set)  # memo keys put together by ``verdicts`` (never run)
+    verdicts: Verdicts = field(default_factory=Verdicts)
+    netlists: NetlistMemory = field(default_factory=NetlistMemory)
+    inapplicable: set[tuple[str, str]] = field(default_factory=set)  # (move, state key): nothing to do there
+    visited: dict[str, Scored] = field(default_factory=dict)  # netlist digest -> the first valid state giving it
+    estimates: dict[str, Evaluation] = field(default_factory=dict)  # state key -> a usable evaluation of it
+    exhausted: set[str] = field(default_factory=set)  # state keys a chain had nothing left to propose from
+
+    def record(self, state: State, parent: State | None, ev: Evaluation) -> None:
+        """An evaluation of ``state`` (a start when ``parent`` is None) came in."""
+        self.memo.setdefault(state.key if parent is None else memo_key(state, parent), ev)
+        self.verdicts.add(state, parent, ev)
+        if parent is None:  # a proposal's netlist is learnt when it is judged (``NetlistMemory.learn``)
+            self.netlists.add(state, ev)
+        self._visit(state, ev)
+
+    def _visit(self, state: State, ev: Evaluation) -> None:
+        """Keep the first valid state of each mapped netlist (states equal to it are no other place to be)."""
+        if not usable(ev):
+            return
+        self.estimates.setdefault(state.key, ev)
+        net = place(state, ev)
+        if net not in self.visited:
+            self.visited[net] = (state, ev)
+
+    def known(self, state: State, parent: State) -> Evaluation | None:
+        """What ``state`` got against ``parent``, or would get: evaluated, or put together."""
+        return self.memo.get(memo_key(state, parent)) or self.verdicts.compose(state, parent)
+
+    def settle(self, state: State, parent: State) -> bool:
+        """Put ``state``'s evaluation against ``parent`` together when it can be; True when it was."""
+        ev = self.verdicts.compose(state, parent)
+        if ev is None:
+            return False
+        key = memo_key(state, parent)
+        self.memo[key] = ev
+        self.composed.add(key)
+        self._visit(state, ev)
+        return True
+
+    def certain_rejection(self, current: Scored, recipe: bool, new: State) -> bool:
+        """``new``'s outcome against ``current`` is known and the annealer must reject it: invalid, or a
+        recipe change back to a netlist seen for this RTL at no gain."""
+        parent, parent_ev = current
+        ev = self.known(new, parent)
+        if ev is None:
+            return False
+        if not usable(ev):
+            return True
+        net = netlist_of(ev)
+        return (recipe and net is not None and net in self.netlists.seen.get(parent.candidate.digest, ())
+                and cost_of(ev) >= cost_of(parent_ev))
+
+    def estimate(self, state: State) -> Evaluation | None:
+        """A usable evaluation of ``state`` (its PPA and cost), against whichever parent."""
+        return self.estimates.get(state.key)
+
+    def restart_from(self, held: set[str]) -> Scored | None:  # held: the chains' netlists
+        """The cheapest mapped netlist found that no chain holds, by the first valid state that gave it, unless
+        a chain ran out of proposals there."""
+        options = [se for net, se in self.visited.items() if net not in held and se[0].key not in self.exhausted]
+        return min(options, key=lambda se: cost_of(se[1])) if options else None  # min keeps the first of equals
