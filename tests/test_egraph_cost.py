@@ -61,9 +61,16 @@ def test_wiring_and_folded_nodes_cost_nothing() -> None:
     a = var("a", 8)
     free = [a, const(5, 8), node("zext", 16, a), node("slice", 4, a, value=2), node("concat", 16, a, a),
             node("shl", 8, a, const(3, 2)), node("add", 8, const(1, 8), const(2, 8)), node("mul", 8, a, const(8, 8)),
-            node("and", 8, a, const(15, 8)), node("mux", 8, const(1, 1), a, a)]
+            node("and", 8, a, const(15, 8)), node("mux", 8, const(1, 1), a, a),
+            node("mux", 8, var("s", 1), const(3, 8), const(12, 8))]
     for t in free:
         assert cm.area_cost(t) == 0.0 and cm.delay_cost(t) == 0.0, t
+
+
+def test_a_mux_with_a_constant_arm_is_priced_as_one_gate_a_bit() -> None:
+    x, s = var("x", 16), var("s", 1)
+    gated = cm.area_cost(node("mux", 16, s, x, const(0, 16)))
+    assert gated == cm.area_cost(node("and", 16, x, var("y", 16))) < cm.area_cost(node("mux", 16, s, x, var("y", 16)))
 
 
 def test_forms_that_synthesis_narrows_cost_less() -> None:

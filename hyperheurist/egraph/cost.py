@@ -181,6 +181,10 @@ def parts(t: Term) -> list[tuple[str, float]]:
     if op in REDUCES:
         return [(op, a[0].width)]
     if op == "mux":
+        if consts[1] and consts[2]:
+            return []  # each bit is 0, 1, the select or its inverse
+        if consts[1] or consts[2]:  # s ? x : k is x & s (k's 0 bits) or x | ~s (its 1 bits): one gate a bit
+            return [("and", eff(a[2] if consts[1] else a[1]))]
         return [(op, max(eff(a[1]), eff(a[2])))]
     if op == "not":
         return [(op, eff(a[0]))]  # the inverted zero bits are constant ones
