@@ -157,7 +157,7 @@ def test_parameterised_widths_are_left_alone() -> None:
 def test_rules_are_in_the_default_rtl_moves() -> None:
     names = {m.name for m in rtl_moves()}
     assert {"share_mux_operator", "share_add_sub", "factor_common", "decoder_compare", "fold_constants",
-            "cancel_compare", "share_partial_sum"} <= names
+            "cancel_compare", "share_partial_sum", "egraph_rewrite", "operator_library"} <= names
 
 
 # ---- loops: conditional increments and 32-bit integer accumulators ----------------------------------

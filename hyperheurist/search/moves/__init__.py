@@ -13,6 +13,7 @@ from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
 from .egraph import EgraphRewrite
 from .fsm import FsmEncoding
 from .llm import llm_moves
+from .operators import OperatorLibrary
 from .params import TunableParamMove
 from .recipe import RecipeKnobMove, recipe_moves
 from .registers import DropDatapathReset, EnableGating
@@ -24,7 +25,7 @@ def rtl_moves() -> list[Move]:
     return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating(),
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
             SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
-            CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite()]
+            CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite(), OperatorLibrary()]
 
 
 def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -> list[Move]:
@@ -43,6 +44,6 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
 __all__ = [
     "BalanceChain", "CancelCompare", "CondIncrementToAdd", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth",
     "DecoderCompare", "DropDatapathReset", "EgraphRewrite", "EnableGating", "FactorCommon", "FoldConstants",
-    "FsmEncoding", "NarrowAccumulator", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator", "SharePartialSum",
-    "SharedAbsDiff", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves",
+    "FsmEncoding", "NarrowAccumulator", "OperatorLibrary", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator",
+    "SharePartialSum", "SharedAbsDiff", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves",
 ]
