@@ -337,7 +337,7 @@ def test_random_assignments_lift_and_the_engine_s_lowering_simulate_alike(seed: 
     stimuli = vectors([p for p in ports(text, "f") if p.dir == "input"], 64, seed)
     sim = simulate(text, "f", stimuli, tmp_path / "orig")
     assert mismatches(roots, stimuli, sim) == [], text
-    best = optimise(roots, area_cost, time_limit_s=4.0).terms
+    best = optimise(roots, area_cost).terms
     new = lowered(text, m, best)
     assert simulate(new, "f", stimuli, tmp_path / "new") == sim, new
 

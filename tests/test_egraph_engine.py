@@ -154,9 +154,9 @@ def test_limits_bound_a_blow_up() -> None:
     assert by_nodes.stop == "node-limit" and by_nodes.iterations < 12
     assert 0 < by_nodes.graph.size <= 300  # the iteration that went over the limit was undone
     assert saturate(roots).graph.size <= 20_000
-    by_time = saturate(roots, time_limit_s=0.0)
-    assert (by_time.stop, by_time.iterations) == ("time-limit", 0)
-    out = optimise(roots, cost, time_limit_s=2.0)
+    few = optimise(roots, cost, trials=0)  # no local search: the greedy extraction alone
+    same(roots, few.terms, samples=50)
+    out = optimise(roots, cost)
     same(roots, out.terms, samples=50)
     assert out.cost_after == out.cost_before == 39 * 8
 

@@ -1,10 +1,12 @@
 """Optimise word-level terms: saturate an egglog e-graph with the rules, extract the cheapest DAG.
 
-Saturation runs one iteration at a time so the iteration, node and wall-time limits are checked in
-between; an iteration that takes the e-graph over the node limit is undone (a 40-term sum under
-associativity grows twentyfold in one iteration), so extraction reads a bounded e-graph. Extraction
-is ``extract``'s. The result is the input itself unless the extracted DAG is strictly cheaper; terms
-deeper than ``MAX_DEPTH`` are returned as they are (the encoder and the extractor recurse).
+Saturation runs one iteration at a time so the iteration and node limits are checked in between;
+an iteration that takes the e-graph over the node limit is undone (a 40-term sum under associativity
+grows twentyfold in one iteration), so extraction reads a bounded e-graph. Extraction is ``extract``'s,
+bounded by a number of trials. No limit is wall time: the same input gives the same result on a
+loaded machine as on an idle one (a run must not depend on scheduling). The result is the input
+itself unless the extracted DAG is strictly cheaper; terms deeper than ``MAX_DEPTH`` are returned as
+they are (the encoder and the extractor recurse).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from hyperheurist.egraph.rules import RULES, Rule
 NodeCost = Callable[[Term], float]
 MAX_DEPTH = 400
 RULESET, SIMPLIFY = "hh", "hh_simplify"
+TRIALS = 20_000  # extraction's local-search changes tried (about 1-3 s on the largest e-graphs)
 SIMPLIFY_ROUNDS = 8  # each simplification hides a node and makes at most one; a bound all the same
 # Each iteration first runs the simplifications (rules that hide their left side), so a node they hide
 # never feeds the other rules: 0*e, made by commutativity in one iteration, would otherwise meet
@@ -52,7 +55,7 @@ class Saturation:
     roots: dict[str, int]  # root name -> e-class
     matches: dict[str, int]  # rule name -> matches applied, over all iterations
     iterations: int
-    stop: str  # saturated | iterations | node-limit | time-limit
+    stop: str  # saturated | iterations | node-limit
     seconds: float
 
 
@@ -95,18 +98,15 @@ def saturate(
     *,
     iterations: int = 12,
     node_limit: int = 20_000,
-    time_limit_s: float = 5.0,
 ) -> Saturation:
     """Run the rules over the roots until saturation or a limit, and read the e-graph back."""
     start = time.monotonic()
     enc = encode(roots)
     with _egraph(tuple(rules)) as eg:
-        return _saturate(eg, enc, start, iterations, node_limit, time_limit_s)
+        return _saturate(eg, enc, start, iterations, node_limit)
 
 
-def _saturate(
-    eg: bindings.EGraph, enc: Encoded, start: float, iterations: int, node_limit: int, time_limit_s: float
-) -> Saturation:
+def _saturate(eg: bindings.EGraph, enc: Encoded, start: float, iterations: int, node_limit: int) -> Saturation:
     """Iterate; an iteration that takes the e-graph over the node limit is undone ((push) before each,
     (pop) to undo), so extraction never reads more than ``node_limit`` nodes."""
     _run(eg, enc.program)
@@ -114,9 +114,6 @@ def _saturate(
     done, stop, pushed = 0, "iterations", 0
     try:
         while done < iterations:
-            if time.monotonic() - start > time_limit_s:
-                stop = "time-limit"
-                break
             _run(eg, "(push)")
             pushed += 1
             out = _run(eg, STEP)[-1]
@@ -170,21 +167,17 @@ def optimise(
     *,
     iterations: int = 12,
     node_limit: int = 20_000,
-    time_limit_s: float = 5.0,
+    trials: int = TRIALS,
 ) -> Optimised:
-    """The cheapest equivalent of the roots found within the limits (the roots themselves if none is cheaper).
-
-    Saturation takes up to about half the time limit; extraction's local search stops at the limit.
-    """
-    start = time.monotonic()
+    """The cheapest equivalent of the roots found within the limits (the roots themselves if none is cheaper)."""
     before = dag_cost(roots, cost)
     if any(depth(t) > MAX_DEPTH for t in roots.values()):
         return Optimised(dict(roots), before, before, ())
-    sat = saturate(roots, iterations=iterations, node_limit=node_limit, time_limit_s=time_limit_s / 2)
+    sat = saturate(roots, iterations=iterations, node_limit=node_limit)
     g = sat.graph
     costs = g.node_costs(cost)
     order = [sat.roots[name] for name in sorted(roots)]
-    choice = best_choice(g, costs, order, start + time_limit_s)
+    choice = best_choice(g, costs, order, trials)
     if any(choice[c] < 0 for c in order):
         return Optimised(dict(roots), before, before, ())
     memo: dict[int, Term] = {}

@@ -4,13 +4,13 @@ Two steps. A greedy pass (as extraction-gym's greedy-dag) gives each class the n
 with shared classes counted once, is cheapest. Then a local search over the roots together tries
 every other node of every class in use and keeps a change when the total DAG cost of all roots drops:
 that is what finds sharing between outputs (``a+b+c`` and ``a+b+d`` both built on ``a+b``), which a
-per-root choice cannot see. Both steps are deterministic and the search stops at the deadline.
+per-root choice cannot see. Both steps are deterministic; the search is bounded by a number of trials
+(not by wall time, so the result does not depend on the machine's load).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections import deque
 from collections.abc import Sequence
 
@@ -118,36 +118,38 @@ def better(a: tuple[float, int], b: tuple[float, int]) -> bool:
 
 
 def improve(
-    g: Graph, costs: Sequence[float], choice: list[int], roots: Sequence[int], deadline: float
+    g: Graph, costs: Sequence[float], choice: list[int], roots: Sequence[int], trials: int
 ) -> tuple[float, int]:
     """Change one class's node at a time while the total cost of all roots drops, or stays and the depth
-    drops (so among equally cheap sums the balanced tree wins); returns that total."""
+    drops (so among equally cheap sums the balanced tree wins), for at most ``trials`` changes tried;
+    returns that total."""
     current = measure(g, costs, choice, roots)
     changed = True
-    while changed and time.monotonic() < deadline:
+    while changed and trials > 0:
         changed = False
         for c in reachable(g, choice, roots):
             for i in g.classes[c]:
                 if i == choice[c] or math.isinf(costs[i]) or any(choice[k] < 0 for k in g.nodes[i].kids):
                     continue
                 old, choice[c] = choice[c], i
+                trials -= 1
                 t = measure(g, costs, choice, roots)
                 if better(t, current):
                     current, changed = t, True
                 else:
                     choice[c] = old
-            if time.monotonic() >= deadline:
+            if trials <= 0:
                 break
     return current
 
 
-def best_choice(g: Graph, costs: Sequence[float], roots: Sequence[int], deadline: float) -> list[int]:
-    """The better of two local searches: from the greedy choice, and from the greedy choice on amortised costs."""
-    budget = (deadline - time.monotonic()) / 2
+def best_choice(g: Graph, costs: Sequence[float], roots: Sequence[int], trials: int) -> list[int]:
+    """The better of two local searches of ``trials // 2`` changes each: from the greedy choice, and from
+    the greedy choice on amortised costs."""
     plain = greedy(g, costs)
-    plain_total = improve(g, costs, plain, roots, time.monotonic() + budget)
+    plain_total = improve(g, costs, plain, roots, trials // 2)
     shared = greedy(g, amortised(g, costs, roots))
-    shared_total = improve(g, costs, shared, roots, deadline)
+    shared_total = improve(g, costs, shared, roots, trials - trials // 2)
     return shared if better(shared_total, plain_total) else plain
 
 

@@ -164,7 +164,7 @@ def check(rule: Rule, widths: Sequence[int] = (1, 2, 3, 4), *, cap: int = 48, se
     terms = instances(rule.probe or rule.lhs, widths, rng, cap)
     roots = {f"i{j}": t for j, t in enumerate(terms)}
     used = [rule, *(BY_NAME[c] for c in rule.companions)]
-    sat = saturate(roots, used, iterations=4 * max(widths) + 8, node_limit=200_000, time_limit_s=120.0)
+    sat = saturate(roots, used, iterations=4 * max(widths) + 8, node_limit=200_000)
     failures: list[Failure] = []
     rewritten = checked = 0
     for name in sorted(roots):

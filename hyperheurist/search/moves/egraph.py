@@ -6,8 +6,9 @@ model. When that is cheaper by ``MARGIN``, the site replaces every changed assig
 terms (shared subterms become one wire); when several changed, each one alone is offered as well
 (when it is cheaper alone), so the annealer has more than one option. Bounded: modules with more
 than ``MAX_ASSIGNS`` liftable assignments are skipped, the engine runs within its iteration, node
-and time limits, and results are remembered per source text (the annealer asks again for every
-state). The evaluation stage proves every RTL change against its parent: nothing is proven here.
+and trial limits (deterministic: no wall-clock limit), and results are remembered per source
+text (the annealer asks again for every state). The evaluation stage proves every RTL change
+against its parent: nothing is proven here.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ MAX_ASSIGNS = 64  # liftable assignments per module; a larger module is not opti
 MARGIN = 0.02  # relative area gain below which a rewrite is not worth an evaluation
 ITERATIONS = 8
 NODE_LIMIT = 20_000
-TIME_LIMIT_S = 4.0
+TRIALS = 20_000  # extraction's bound; work bounds, not wall time, so a run does not depend on load
 CACHE = 64  # source texts remembered
 
 _cache: dict[str, list[list[Edit]]] = {}
@@ -42,7 +43,7 @@ def module_sites(text: str, module: LiftedModule) -> list[list[Edit]]:
     if not module.assigns or len(module.assigns) > MAX_ASSIGNS:
         return []
     roots = {a.target: a.term for a in module.assigns}
-    res = optimise(roots, area_cost, iterations=ITERATIONS, node_limit=NODE_LIMIT, time_limit_s=TIME_LIMIT_S)
+    res = optimise(roots, area_cost, iterations=ITERATIONS, node_limit=NODE_LIMIT, trials=TRIALS)
     bound = res.cost_before * (1 - MARGIN)
     if not res.cost_after < bound:
         return []
