@@ -38,6 +38,20 @@ def test_recipe_moves_change_one_knob_within_the_space():
             assert getattr(new.recipe, move.knob) in c.flow.space[move.knob]
 
 
+def test_the_loosest_delay_target_is_asked_first():
+    """From no target, a target ABC cannot meet changes nothing, nor does any tighter one: the loosest is
+    the one question that settles the rest; tighter ones are proposed from a state that has a target."""
+    c = ctx()
+    move = {m.name: m for m in recipe_moves()}["recipe_delay_target"]
+    start = State(Candidate.from_text(PARAM_RTL, "add8"), c.flow.recipe)
+    loosest = max(v for v in c.flow.space["abc_delay_target_ps"] if v is not None)
+    rng = random.Random(0)
+    assert {move.propose(start, c, rng).recipe.abc_delay_target_ps for _ in range(10)} == {loosest}
+    held = State(start.candidate, start.recipe.with_(abc_delay_target_ps=loosest))
+    others = {move.propose(held, c, rng).recipe.abc_delay_target_ps for _ in range(40)}
+    assert others == set(c.flow.space["abc_delay_target_ps"]) - {loosest}
+
+
 def test_recipe_move_not_applicable_outside_the_space():
     c = ctx("area")  # the area preset does not vary the delay target
     start = State(Candidate.from_text(PARAM_RTL, "add8"), c.flow.recipe)

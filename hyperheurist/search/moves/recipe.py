@@ -23,6 +23,12 @@ class RecipeKnobMove:
         choices = [v for v in ctx.flow.space.get(self.knob, ()) if v != current]
         if not choices:
             return None
+        targets = [v for v in choices if isinstance(v, int)]
+        if self.knob == "abc_delay_target_ps" and current is None and targets:
+            # from no target (ABC maps for minimum delay) the loosest target is asked first: the one ABC can
+            # most likely meet, and if it cannot, no tighter one changes the netlist (search/netlists.py);
+            # tighter targets are explored from a state that has one
+            return State(state.candidate, state.recipe.with_(**{self.knob: max(targets)}))
         return State(state.candidate, state.recipe.with_(**{self.knob: rng.choice(choices)}))
 
 
