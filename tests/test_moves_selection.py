@@ -138,8 +138,12 @@ def test_equal_values_are_learnt_per_rtl_both_ways_and_live_knobs_stay() -> None
     assert mem.learn(parent, same, recipe=True)  # a recipe change back to a netlist seen for this RTL
     assert mem.skip(parent[0], same[0])  # not proposed again for this RTL
     assert mem.skip(same[0], parent[0])  # nor the way back: the two values give one netlist
-    # a never-live knob whose values were all shown equal is predicted to change nothing elsewhere too
-    assert mem.skip(_st(2, Recipe()), _st(2, Recipe().with_(share=False)))
+    # a never-live knob whose values were all shown equal is predicted to change nothing on an RTL an RTL
+    # move made from this one (its family), but a start of its own gets its own trial
+    child, stranger = _st(2, Recipe()), _st(8, Recipe())
+    mem.adopt(child, parent[0])
+    assert mem.skip(child, _st(2, Recipe().with_(share=False)))
+    assert not mem.skip(stranger, _st(8, Recipe().with_(share=False)))
     # a knob that changed a netlist once is skipped only where an equality was seen
     mem.learn(parent, _scored(0, Recipe().with_(opt_full=True), "n2"), recipe=True)
     for v in (3, 4, 5):
@@ -156,6 +160,7 @@ def test_every_value_of_a_knob_gets_its_own_trial() -> None:
     auto = _scored(0, Recipe(), "n0")
     mem.learn(auto, _scored(0, Recipe().with_(fsm_encoding="one-hot"), "n0"), recipe=True)
     other = _st(1, Recipe())
+    mem.adopt(other, auto[0])  # made from it by an RTL move
     assert mem.skip(other, _st(1, Recipe().with_(fsm_encoding="one-hot")))  # shown equal on another RTL
     assert not mem.skip(other, _st(1, Recipe().with_(fsm_encoding="binary")))  # never tried: tried
     assert not mem.skip(auto[0], _st(0, Recipe().with_(fsm_encoding="binary")))
@@ -182,11 +187,13 @@ def test_abc_knobs_are_learnt_under_the_other_abc_knob_and_unmet_targets_cover_t
 
 
 def test_one_question_about_a_never_live_knob_per_batch() -> None:
-    """Two chains trying share=False on two RTL in one batch would answer one question twice."""
+    """Two chains trying share=False on two RTL of one family in one batch would answer one question twice."""
     mem = NetlistMemory()
     a, b = _st(0, Recipe()), _st(1, Recipe())
+    mem.adopt(b, a)
     mem.ask(a, _st(0, Recipe().with_(share=False)))
     assert mem.skip(b, _st(1, Recipe().with_(share=False)))
+    assert not mem.skip(_st(9, Recipe()), _st(9, Recipe().with_(share=False)))  # another family's question
     assert not mem.skip(b, _st(1, Recipe().with_(opt_full=True)))  # another question
     mem.asking.clear()  # the next batch: the answer is in, or the question is open again
     assert not mem.skip(b, _st(1, Recipe().with_(share=False)))

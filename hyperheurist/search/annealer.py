@@ -116,8 +116,11 @@ class Annealer:
         for s, e in starts:
             self.know.record(s, None, e)
             self.pareto.add(s, e)
-        self.chains = [Chain(i, random.Random(master.getrandbits(64)), valid[i % len(valid)],
-                             valid[i % len(valid)]) for i in range(config.chains)]
+        # the chains start from the cheapest starts (stable: equals keep their order): the search is there
+        # to improve on the best Phase-1 answer, and a chain on the worst seed spent the run behind it
+        ranked = sorted(valid, key=lambda se: cost_of(se[1]))
+        self.chains = [Chain(i, random.Random(master.getrandbits(64)), ranked[i % len(ranked)],
+                             ranked[i % len(ranked)]) for i in range(config.chains)]
         self.best = min(valid, key=lambda se: cost_of(se[1]))  # min() keeps the first of equals
         self.t0 = config.t0
         self.calibration = Calibration(config.t_min, [])  # deltas seen before an automatic T0 is fixed
@@ -150,6 +153,7 @@ class Annealer:
                     self.know.inapplicable.add((name, state.key))
                 self.stats[name].not_applicable += 1
                 continue
+            self.know.netlists.adopt(new, state)
             # a proposal known to be useless earns the move what its evaluation would have: nothing
             if move.kind == "recipe" and self.know.netlists.skip(state, new):
                 self.counters.inert_skips += 1

@@ -13,10 +13,11 @@ holds follows from where the knob acts in the synthesis script (``ppa/synth.py``
 - a delay target ABC cannot meet maps for minimum delay, as no target does: a target equal to none is
   equal to none for every tighter target too.
 
-Over all RTL of the run, a knob that never changed a netlist is not proposed again for a value already
-shown equal to another one (nor for one another chain tries in the same batch); every value still gets
-its own trial (traffic_fsm's best needs ``fsm_encoding=binary`` where ``one-hot`` changes nothing, so one
-value's trial cannot speak for another).
+Over an RTL family (a start RTL and the RTL moves made from it: local edits that keep the structures a
+knob acts on), a knob that never changed a netlist is not proposed again for a value already shown
+equal to another one (nor for one another chain tries in the same batch). Every value gets its own
+trial (traffic_fsm's best needs ``fsm_encoding=binary`` where ``one-hot`` changes nothing) and every
+family its own (fir4's ``opt_full`` changes nothing on one seed and gives the best on another).
 """
 
 from __future__ import annotations
@@ -68,10 +69,21 @@ class NetlistMemory:
     equal: dict[tuple[str, str], list[set[KnobValue]]] = field(default_factory=dict)
     # (context, knob) -> delay targets shown equal to no target (every tighter one is too)
     unmet: dict[tuple[str, str], set[int]] = field(default_factory=dict)
-    inert_values: dict[str, set[KnobValue]] = field(default_factory=dict)  # knob -> values in some equality
-    unmet_anywhere: set[int] = field(default_factory=set)  # delay targets equal to none on some RTL
-    live: set[str] = field(default_factory=set)  # knobs that changed a netlist somewhere
-    asking: set[tuple[str, KnobValue]] = field(default_factory=set)  # never-live knob values in this batch
+    family: dict[str, str] = field(default_factory=dict)  # RTL digest -> the start RTL it descends from
+    # per family (start RTL digest) and knob: values in some equality, delay targets equal to none,
+    # knobs that changed a netlist, never-live knob values asked in this batch
+    inert_values: dict[tuple[str, str], set[KnobValue]] = field(default_factory=dict)
+    unmet_anywhere: dict[str, set[int]] = field(default_factory=dict)
+    live: set[tuple[str, str]] = field(default_factory=set)
+    asking: set[tuple[str, str, KnobValue]] = field(default_factory=set)
+
+    def adopt(self, child: State, parent: State) -> None:
+        """``child``'s RTL descends from ``parent``'s (an RTL move): it joins the parent's family."""
+        p = parent.candidate.digest
+        self.family.setdefault(child.candidate.digest, self.family.get(p, p))
+
+    def _family(self, state: State) -> str:
+        return self.family.get(state.candidate.digest, state.candidate.digest)
 
     def add(self, state: State, ev: Evaluation) -> None:
         net = netlist_of(ev)
@@ -95,20 +107,23 @@ class NetlistMemory:
         knob, old, new = change
         if self._same((context(parent, knob), knob), old, new):
             return True
-        return knob not in self.live and (self._covered(knob, new) or (knob, new) in self.asking)
+        fam = self._family(parent)
+        return (fam, knob) not in self.live and (self._covered(fam, knob, new) or (fam, knob, new) in self.asking)
 
     def ask(self, parent: State, proposal: State) -> None:
-        """``proposal`` goes into this batch: another chain trying the same value of a never-live knob in the
-        same batch would spend a second evaluation on the same question."""
+        """``proposal`` goes into this batch: another chain trying the same value of a never-live knob on the
+        same family in the same batch would spend a second evaluation on the same question."""
         change = changed_knob(parent, proposal)
-        if change is not None and change[0] not in self.live:
-            self.asking.add((change[0], change[2]))
+        fam = self._family(parent)
+        if change is not None and (fam, change[0]) not in self.live:
+            self.asking.add((fam, change[0], change[2]))
 
-    def _covered(self, knob: str, value: KnobValue) -> bool:
-        """``value`` of a never-live knob was already shown equal to another value somewhere."""
-        if knob == DELAY_TARGET and self.unmet_anywhere and _unmet(value, self.unmet_anywhere):
+    def _covered(self, fam: str, knob: str, value: KnobValue) -> bool:
+        """``value`` of a knob never live in this family was already shown equal to another value in it."""
+        unmet = self.unmet_anywhere.get(fam, set())
+        if knob == DELAY_TARGET and unmet and _unmet(value, unmet):
             return True
-        return value in self.inert_values.get(knob, set())
+        return value in self.inert_values.get((fam, knob), set())
 
     def learn(self, parent: tuple[State, Evaluation], proposal: tuple[State, Evaluation], recipe: bool) -> bool:
         """Record a valid proposal; True when it is a recipe change to a netlist already seen for its RTL."""
@@ -118,19 +133,20 @@ class NetlistMemory:
         change = changed_knob(pstate, state) if recipe else None
         if change is not None and net is not None:
             knob, old, new = change
+            fam = self._family(pstate)
             if net == netlist_of(pev):
-                self._record_equal((context(pstate, knob), knob), old, new)
-                self.inert_values.setdefault(knob, set()).update((old, new))
+                self._record_equal((context(pstate, knob), knob), old, new, fam)
+                self.inert_values.setdefault((fam, knob), set()).update((old, new))
             else:
-                self.live.add(knob)
+                self.live.add((fam, knob))
         self.add(state, ev)
         return repeat
 
-    def _record_equal(self, where: tuple[str, str], a: KnobValue, b: KnobValue) -> None:
+    def _record_equal(self, where: tuple[str, str], a: KnobValue, b: KnobValue, fam: str) -> None:
         classes = self.equal.setdefault(where, [])
         joined = {a, b}.union(*[c for c in classes if a in c or b in c])
         classes[:] = [c for c in classes if not (a in c or b in c)] + [joined]
         if where[1] == DELAY_TARGET and None in joined:
             targets = {t for t in joined if isinstance(t, int)}
             self.unmet.setdefault(where, set()).update(targets)
-            self.unmet_anywhere.update(targets)
+            self.unmet_anywhere.setdefault(fam, set()).update(targets)
