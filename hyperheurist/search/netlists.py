@@ -2,16 +2,13 @@
 
 A recipe change whose mapped netlist (``ppa/nethash.py``'s structural digest) equals its parent's
 re-synthesises a known design: proposing it again wastes an evaluation. What is learnt is an equality:
-"on this RTL, ``knob=a`` and ``knob=b`` map to the same netlist", kept in classes of equal values
-(equality is symmetric and transitive: share=False equal to True also answers the way back). Where it
-holds follows from where the knob acts in the synthesis script (``ppa/synth.py``):
-
-- a knob acting before ABC (``fsm_encoding``, ``share``, ``opt_full``) that left the mapped netlist
-  unchanged left ABC's input unchanged, so the equality holds on that RTL whatever the ABC knobs are;
-- an ABC knob interacts with the other ABC knob and with what the earlier knobs made (``-D`` is ignored
-  by ``map -a``, acts in ``map``), so its equality holds for that RTL under the same other knobs only;
-- a delay target ABC cannot meet maps for minimum delay, as no target does: a target equal to none is
-  equal to none for every tighter target too.
+"on this RTL, under these other knobs, ``knob=a`` and ``knob=b`` map to the same netlist", kept in classes
+of equal values (equality is symmetric and transitive: share=False equal to True also answers the way
+back). It is not carried to other knob settings: the knobs interact (``-D`` is ignored by ``map -a`` and
+acts in ``map``; on mac16's ok_1_naive ``opt_full`` changes ABC's input, and the mapped netlist under the
+``area`` script but not under ``default``). One inference follows from what a delay target is: a target
+ABC cannot meet maps for minimum delay, as no target does, so a target equal to none is equal to none
+for every tighter target too.
 
 Over an RTL family (a start RTL and the RTL moves made from it: local edits that keep the structures a
 knob acts on), a knob that never changed a netlist is not proposed again for a value already shown
@@ -28,7 +25,6 @@ from dataclasses import dataclass, field
 from ..recipe import KnobValue
 from .state import Evaluation, State
 
-ABC_KNOBS = frozenset({"abc_script", "abc_delay_target_ps"})  # act inside the ``abc`` pass
 DELAY_TARGET = "abc_delay_target_ps"
 
 
@@ -48,9 +44,7 @@ def changed_knob(old: State, new: State) -> tuple[str, KnobValue, KnobValue] | N
 
 
 def context(state: State, knob: str) -> str:
-    """Where an equality of ``knob``'s values holds: the RTL, and for an ABC knob the other knobs too."""
-    if knob not in ABC_KNOBS:
-        return state.candidate.digest
+    """Where an equality of ``knob``'s values was seen, and holds: the RTL under the same other knobs."""
     rest = {k: v for k, v in state.recipe.to_dict().items() if k != knob}
     return f"{state.candidate.digest}|{json.dumps(rest, sort_keys=True)}"
 
