@@ -155,3 +155,10 @@ def test_model_matches_a_fresh_synthesis(tmp_path: Path) -> None:
         s = calibrate_cost.measure(t, tmp_path)
         predicted = cm.area_cost(t)
         assert abs(predicted - s.area_um2) <= REAL_TOL * s.area_um2, (t.op, predicted, s.area_um2)
+
+
+def test_mirrored_comparisons_cost_the_same() -> None:
+    """``a > b`` and ``b < a`` are one circuit: a swap must never look like a saving to the engine."""
+    a, b = var("a", 16), var("b", 16)
+    assert cm.area_cost(node("gt", 1, a, b)) == cm.area_cost(node("lt", 1, b, a))
+    assert cm.area_cost(node("ge", 1, a, b)) == cm.area_cost(node("le", 1, b, a))

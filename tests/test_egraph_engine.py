@@ -251,3 +251,22 @@ def test_wide_words() -> None:
     assert "sub" in ops(out.terms["sub"]) and cost(next(t for t in subterms(out.terms["sub"]) if t.op == "sub")) == 71
     assert out.terms["lt"].args[0].width == 70
     assert {"decode-shl-one", "narrow-sub"} <= set(out.rules_fired)
+
+
+def test_terms_hash_and_compare_in_linear_time_on_shared_dags() -> None:
+    """A 40-stage counter chain (each stage reads the previous one twice) is a DAG of 120 nodes but a
+    tree of 2**40: hashing or comparing it as a tree would never finish."""
+
+    def chain(step: int) -> Term:
+        cnt, x = var("c", 8), var("x", 64)
+        for i in range(40):
+            cnt = node("mux", 8, node("slice", 1, x, value=i), node("add", 8, cnt, const(step, 8)), cnt)
+        return cnt
+
+    one, again, two = chain(1), chain(1), chain(2)
+    assert one == again and hash(one) == hash(again) and one is not again
+    assert one != two and len({one, again, two}) == 2
+    assert len(repr(one)) < 2000  # an assertion message printing it must not unfold the tree
+    assert variables(one) == {"c": 8, "x": 64}
+    assert len(list(subterms(one))) == 3 + 40 * 3  # c, x, the constant; a slice, an add and a mux per stage
+    assert evaluate(one, {"c": 5, "x": (1 << 40) - 1}) == 45 and evaluate(two, {"c": 5, "x": 3}) == 9

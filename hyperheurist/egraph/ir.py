@@ -20,7 +20,7 @@ Operators (``w`` is the term's width; all arithmetic is modulo 2**w, all values 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 BINARY = frozenset({"add", "sub", "mul", "and", "or", "xor"})
 UNARY = frozenset({"not", "neg"})
@@ -28,6 +28,7 @@ SHIFTS = frozenset({"shl", "shr"})
 COMPARES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 REDUCES = frozenset({"redand", "redor", "redxor"})
 OPS = BINARY | UNARY | SHIFTS | COMPARES | REDUCES | {"var", "const", "mux", "zext", "slice", "concat"}
+REPR_NODES = 60
 MAX_WIDTH = 4096  # wider words are not datapath expressions worth rewriting
 
 
@@ -35,16 +36,55 @@ class TermError(ValueError):
     """A term that breaks its operator's width rule."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Term:
     op: str
     width: int
     args: tuple[Term, ...] = ()
     name: str = ""  # var only
     value: int = 0  # const: the value; slice: the lowest bit taken
+    # computed once: the generated __hash__ recurses through operands every time, exponential on a
+    # shared DAG (a 22-stage counter chain took 12 s to hash)
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
         check_node(self)
+        object.__setattr__(self, "_hash", hash((self.op, self.width, self.args, self.name, self.value)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        """``add/8(var a/8, const 3/8)``, at most ``REPR_NODES`` nodes (a shared DAG unfolds to a tree
+        exponentially larger: an assertion message printing it must not hang)."""
+        budget = [REPR_NODES]
+
+        def show(t: Term) -> str:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return "..."
+            head = f"{t.op} {t.name}/{t.width}" if t.op == "var" else f"{t.op} {t.value}/{t.width}" \
+                if t.op in ("const", "slice") else f"{t.op}/{t.width}"
+            return f"{head}({', '.join(show(a) for a in t.args)})" if t.args else head
+
+        return show(self)
+
+    def __eq__(self, other: object) -> bool:
+        """Structural equality, each pair of shared nodes compared once (linear in the DAGs' sizes)."""
+        if not isinstance(other, Term):
+            return NotImplemented
+        seen: set[tuple[int, int]] = set()
+        todo = [(self, other)]
+        while todo:
+            p, q = todo.pop()
+            if p is q or (id(p), id(q)) in seen:
+                continue
+            if (p._hash, p.op, p.width, p.name, p.value, len(p.args)) != \
+                    (q._hash, q.op, q.width, q.name, q.value, len(q.args)):
+                return False
+            seen.add((id(p), id(q)))
+            todo.extend(zip(p.args, q.args, strict=True))
+        return True
 
 
 def var(name: str, width: int) -> Term:
@@ -99,13 +139,19 @@ def check_node(t: Term) -> None:
 
 def evaluate(t: Term, env: Mapping[str, int]) -> int:
     """The term's value for the variables' values in ``env`` (each taken modulo 2**its width)."""
+    values: dict[Term, int] = {}
+    for x in subterms(t):  # operands first, each shared node once
+        values[x] = _value(x, [values[a] for a in x.args], env)
+    return values[t]
+
+
+def _value(t: Term, v: list[int], env: Mapping[str, int]) -> int:
     mask = (1 << t.width) - 1
     op = t.op
     if op == "var":
         return env[t.name] & mask
     if op == "const":
         return t.value
-    v = [evaluate(x, env) for x in t.args]
     if op == "concat":
         out = 0
         for part, val in zip(t.args, v, strict=True):
@@ -136,10 +182,20 @@ def evaluate(t: Term, env: Mapping[str, int]) -> int:
 
 
 def subterms(t: Term) -> Iterator[Term]:
-    """Every node of the term, operands before the node that uses them (a shared node once per path)."""
-    for x in t.args:
-        yield from subterms(x)
-    yield t
+    """Every structurally distinct node of the term once, operands before the nodes that use them
+    (iterative: a shared DAG is walked in its own size, not as the tree it unfolds to)."""
+    done: set[Term] = set()
+    todo: list[tuple[Term, bool]] = [(t, False)]
+    while todo:
+        x, expanded = todo.pop()
+        if x in done:
+            continue
+        if expanded:
+            done.add(x)
+            yield x
+            continue
+        todo.append((x, True))
+        todo.extend((a, False) for a in reversed(x.args) if a not in done)
 
 
 def variables(t: Term) -> dict[str, int]:
