@@ -9,7 +9,7 @@ ITERATIONS ?=
 JOBS    ?= 2
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test sweep sweep-quick bench formal qor lint clean
+.PHONY: setup demo test sweep sweep-quick bench formal qor costmodel lint clean
 
 setup:
 	@bash tools/setup.sh
@@ -31,6 +31,11 @@ sweep-quick: setup
 
 qor: setup   # the QoR suite: hand-optimised pairs vs hh, every accepted RTL change proven (results/qor.md)
 	$(PY) tools/qor.py $(if $(ITERATIONS),--iterations $(ITERATIONS)) --out results
+
+# the rewrite engine's per-node cost, re-fitted on single-operator syntheses (hyperheurist/egraph/costs.json,
+# results/costmodel.md); rerun when the synthesis flow, Yosys or the liberty changes
+costmodel: setup
+	$(PY) tools/calibrate_cost.py
 
 # ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) on everything; mypy --strict on the package
 lint: setup
