@@ -16,3 +16,19 @@ def test_a_proof_against_one_parent_is_not_hidden_by_an_earlier_timeout_against_
     assert held["d1"]["seq"] == 2  # the first proven record
     assert held["d2"]["seq"] == 4  # bounded beats inconclusive
     assert "d3" not in held  # a step is no check
+
+
+def test_a_composed_step_takes_the_verdict_of_its_own_rtl_pair_not_the_rtls_strongest() -> None:
+    """An RTL change reused from a check of the same (RTL, parent RTL) pair under another recipe speaks
+    with that pair's verdict; a proof of the same RTL against another parent does not stand for it."""
+    from hyperheurist.flow.summary import ProofStats
+
+    def ev(seq: int, key: str, parent: str, verdict: str) -> dict[str, object]:
+        return {"type": "eval", "seq": seq, "digest": key.split("-")[0] + "full", "key": key, "parent": parent,
+                "proof": {"verdict": verdict, "wall_s": 1.0}}
+
+    records = [ev(1, "c-r1", "p-r1", "inconclusive"), ev(2, "c-r2", "q-r2", "proven"),
+               {"type": "step", "accepted": True, "proposal": "c-r3", "parent": "p-r3",
+                "proposal_digest": "cfull", "parent_digest": "pfull", "move": "m", "composed": True}]
+    (change,) = ProofStats.from_journal(records).accepted
+    assert (change.verdict, change.proof_seq) == ("inconclusive", 1)

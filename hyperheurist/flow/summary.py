@@ -40,6 +40,11 @@ def proofs_by_rtl(records: list[Json]) -> dict[str, Json]:
     return out
 
 
+def _rtl(key: Any) -> str:
+    """The RTL part of an evaluation key (``<rtl digest>-<recipe digest>``)."""
+    return text(key).partition("-")[0]
+
+
 def proof_kind(proof: Any) -> str:
     """The verdict an evaluation's ``proof`` record names, or "not checked" when no check ran."""
     kind = as_dict(proof).get("verdict")
@@ -202,8 +207,13 @@ class ProofStats:
         evaluation against that parent, else of the first evaluation of the same RTL that has one (the
         annealer reuses a state's evaluation when another chain proposes it again; a recipe-only evaluation
         of that RTL runs no check)."""
-        own = {(r.get("key"), r.get("parent")): r for r in records
-               if r.get("type") == "eval" and isinstance(r.get("proof"), dict)}
+        checked = [r for r in records if r.get("type") == "eval" and isinstance(r.get("proof"), dict)]
+        own = {(r.get("key"), r.get("parent")): r for r in checked}
+        # a step the annealer composed from an earlier verdict on the same RTL pair under another recipe
+        # (the gates read no recipe) is proven by that pair's check: keys are "<rtl digest>-<recipe>"
+        by_pair: dict[tuple[str, str], Json] = {}
+        for r in checked:
+            by_pair.setdefault((_rtl(r.get("key")), _rtl(r.get("parent"))), r)
         by_rtl = proofs_by_rtl(records)
         seen: set[tuple[str, str]] = set()
         out: list[AcceptedChange] = []
@@ -214,7 +224,8 @@ class ProofStats:
             if pair in seen:
                 continue
             seen.add(pair)
-            holder = own.get(pair) or by_rtl.get(text(r.get("proposal_digest")))
+            holder = own.get(pair) or by_pair.get((_rtl(pair[0]), _rtl(pair[1]))) \
+                or by_rtl.get(text(r.get("proposal_digest")))
             proof = as_dict(holder.get("proof")) if holder else {}
             out.append(AcceptedChange(key=pair[0], parent=pair[1], move=_opt_text(r.get("move")),
                                       verdict=proof_kind(proof), proof_s=num(proof.get("wall_s")),
