@@ -365,3 +365,25 @@ def test_a_known_cost_is_drawn_on_before_the_change_is_checked() -> None:
         assert r["probability"] < 1.0 and not r["accepted"]
     again, again_records, _ = run(seed=11, chains=2, iterations=40, t0=0.05)
     assert again_records == records  # the early draw is part of the seeded trajectory
+
+
+@dataclass(frozen=True)
+class Lower:
+    """A finishing move (as the operator library): any other applicable RTL rewrite goes first."""
+
+    name: str = "lower"
+    kind: str = "rtl"
+    finishing: bool = True
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        return make_state(value(state) + 3, state.recipe)
+
+
+def test_a_finishing_move_lets_an_applicable_rewrite_go_first() -> None:
+    res, records, _ = run(iterations=12, moves=[Lower(), Step("inc", 1)])
+    # inc always has a proposal: lower runs only where inc's was passed over as known-useless in that iteration
+    assert all("inc" in r["not_applicable"] for r in records if r["move"] == "lower")
+    assert res.move_stats["inc"]["proposals"] > res.move_stats["lower"]["proposals"]
+    res, records, _ = run(iterations=12, moves=[Lower(), Never()])
+    assert "lower" in {r["move"] for r in records}  # nothing else applies: lower runs
+    assert res.move_stats["lower"]["proposals"] > 0 and res.move_stats["never"]["not_applicable"] > 0

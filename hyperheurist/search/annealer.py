@@ -23,7 +23,7 @@ from .knowledge import Knowledge, Scored, cost_of, memo_key, place, usable
 from .pareto import ParetoArchive
 from .schedule import Calibration, Temperature, acceptance_probability
 from .selection import AdaptiveSelector, reward
-from .state import Evaluation, Move, MoveContext, State
+from .state import Evaluation, Move, MoveContext, State, finishing
 from .tally import Counters, MoveStats
 
 Record = dict[str, Any]  # a journal or progress record (JSON)
@@ -147,7 +147,15 @@ class Annealer:
                 break
             tried.append(name)
             move = self.moves[name]
-            new = move.propose(state, ctx, chain.rng)
+            new = None
+            if finishing(move):  # an applicable rewrite goes first: the finishing move would hide its site
+                earlier = self._rewrite_first(state, ctx, chain.rng, tried)
+                if earlier is not None:
+                    tried[-1] = earlier[0]
+                    name, new = earlier
+                    move = self.moves[name]
+            if new is None:
+                new = move.propose(state, ctx, chain.rng)
             if new is None or new.key == state.key:
                 if move.kind != "llm":  # an LLM may answer another time; a deterministic transform will not
                     self.know.inapplicable.add((name, state.key))
@@ -170,6 +178,19 @@ class Annealer:
         if len(set(tried + known)) == len(self.moves):  # every move was asked and had nothing useful here
             self.know.exhausted.add(state.key)
         return _Proposal(chain, None, None, tried)
+
+    def _rewrite_first(self, state: State, ctx: MoveContext, rng: random.Random,
+                       tried: list[str]) -> tuple[str, State] | None:
+        """The first non-finishing RTL move with a proposal here; the others are remembered inapplicable."""
+        for name in [n for n, m in self.moves.items() if m.kind == "rtl" and not finishing(m) and n not in tried]:
+            if (name, state.key) in self.know.inapplicable:
+                continue
+            new = self.moves[name].propose(state, ctx, rng)
+            if new is not None and new.key != state.key:
+                return name, new
+            self.know.inapplicable.add((name, state.key))
+            self.stats[name].not_applicable += 1
+        return None
 
     def _draw_early(self, p: _Proposal) -> _Proposal:
         """An RTL change to a state already estimated elsewhere has a known cost: the Metropolis draw is

@@ -82,3 +82,10 @@ class Move(Protocol):
         ...
 
     def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None: ...
+
+
+def finishing(move: Move) -> bool:
+    """A finishing move (``finishing = True``: the operator library) rewrites operators into forms the
+    word-level moves no longer recognise (an adder becomes a module instance), so the annealer lets any
+    other applicable RTL rewrite go first, as a compiler runs algebraic rewrites before lowering."""
+    return bool(getattr(move, "finishing", False))

@@ -311,6 +311,7 @@ class OperatorLibrary(RtlMove):
 
     name = "operator_library"
     requires = "fixed-widths"
+    finishing = True  # its instances hide the operators from the word-level moves: those go first
 
     def options(self, text: str, tree: Syntax) -> list[tuple[str, list[Edit]]]:
         """Every (architecture label, edits) for every site of the file, and every swap of a library
