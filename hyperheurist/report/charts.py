@@ -87,6 +87,7 @@ def _proposals(p: Plot, xs: list[float], steps: list[dict[str, Any]], prop: list
         kind = step_kind(s)
         tip = f"iteration {fnum(x)}: {s.get('move', '?')} -> {kind}" + (f", cost {fnum(c)}" if c is not None else "")
         tip += " (reheated)" if s.get("reheated") else ""
+        tip += " (restarted from another state)" if s.get("restarted") else ""
         col = ACCEPTED if kind == "accepted" else REJECTED
         if kind == "invalid":
             invalid += 1
