@@ -7,6 +7,8 @@ from pathlib import Path
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
+from hyperheurist.ppa.metrics import PPAMetrics
+from hyperheurist.ppa.synth import SynthFacts
 from hyperheurist.recipe import load_flow
 from hyperheurist.search.moves import default_moves
 from hyperheurist.search.moves.params import TunableParamMove, declared_parameters
@@ -59,6 +61,35 @@ def test_recipe_move_not_applicable_outside_the_space():
     assert by_name["recipe_delay_target"].propose(start, c, random.Random(0)) is None
     no_fsm = State(start.candidate, start.recipe.with_(fsm=False))
     assert by_name["recipe_fsm_encoding"].propose(no_fsm, c, random.Random(0)) is None
+
+
+def _with_facts(c: MoveContext, facts: SynthFacts | None) -> MoveContext:
+    details = {} if facts is None else {"synth_facts": facts.to_dict()}
+    m = PPAMetrics(area_um2=1.0, cells=1, cell_histogram={}, delay_ns=1.0, slack_ns=0.0, fmax_mhz=1000.0,
+                   met_timing=True, critical_path={}, power_mw=1.0, dynamic_mw=1.0, leakage_mw=0.0,
+                   power_fidelity="vectorless", liberty="x.lib", timings={}, details=details)
+    return MoveContext(design=c.design, flow=c.flow, metrics=m)
+
+
+def test_knobs_the_synthesis_log_shows_inert_are_not_proposed():
+    """No FSM (or none following the knob): no encoding is proposed; ``auto``'s own choice is not proposed
+    from ``auto``, the other one is; ``share`` with fewer than two candidate cells is not turned off."""
+    c = ctx()
+    start = State(Candidate.from_text(PARAM_RTL, "add8"), c.flow.recipe)
+    by_name = {m.name: m for m in recipe_moves()}
+    enc, share = by_name["recipe_fsm_encoding"], by_name["recipe_share"]
+    rng = random.Random(0)
+    none = _with_facts(c, SynthFacts(0, (), 0))
+    assert enc.propose(start, none, rng) is None and share.propose(start, none, rng) is None
+    user_encoded = _with_facts(c, SynthFacts(1, (), 1))
+    assert enc.propose(start, user_encoded, rng) is None and share.propose(start, user_encoded, rng) is None
+    fsm = _with_facts(c, SynthFacts(1, ("one-hot",), 2))
+    assert {enc.propose(start, fsm, rng).recipe.fsm_encoding for _ in range(20)} == {"binary"}
+    assert share.propose(start, fsm, rng).recipe.share is False
+    held = State(start.candidate, start.recipe.with_(fsm_encoding="one-hot"))  # auto's choice unknown from here
+    assert {enc.propose(held, fsm, rng).recipe.fsm_encoding for _ in range(20)} == {"auto", "binary"}
+    for unknown in (_with_facts(c, None), _with_facts(c, SynthFacts(None, (), None))):  # old journal, pass off
+        assert enc.propose(start, unknown, rng) is not None and share.propose(start, unknown, rng) is not None
 
 
 def test_tunable_param_only_for_declared_parameters():

@@ -10,7 +10,8 @@ Every Recipe knob changes the script: ``flatten``, ``fsm``/``fsm_encoding`` (``f
 The same netlist is written as JSON (``write_json``): the cell histogram and the connectivity are read
 from it (``ppa.netlist``), exactly, rather than parsed back out of the Verilog.
 It reads the canonical text (whose `` `line`` directives keep the user's file and line in errors),
-relative to the stage folder it runs in.
+relative to the stage folder it runs in. What the log says about the FSM and share passes is kept
+(``SynthFacts``): the search reads from it which knobs cannot change this netlist.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from ..errors import EXIT_INVALID, ToolError
 from ..recipe import Recipe
@@ -40,12 +42,53 @@ ABC_SCRIPTS: dict[str, str | None] = {
 _LOCATED_ERROR = re.compile(r"^\s*(.+?):(\d+):\s*ERROR:(.*)$")
 NETLIST = "netlist.v"  # for OpenSTA and the gate-level simulation
 NETLIST_JSON = "netlist.json"  # the same netlist, exact, for the cell histogram and the connectivity
+# Yosys 0.23's own messages (fsm_detect, fsm_recode, share); share prints nothing below two candidate cells
+_FSM_FOUND = re.compile(r"^Found FSM state register ", re.M)
+_FSM_AUTO = re.compile(r"^\s*mapping auto encoding to `([\w-]+)` for this FSM\.$", re.M)
+_SHARE_FOUND = re.compile(r"^Found (\d+) cells in module \S+ that may be considered for resource sharing\.$", re.M)
 
 
 class SynthesisRejected(ToolError):
     """Yosys refused the RTL itself (a read or elaboration error, or our limits): the design's fault."""
 
     exit_code = EXIT_INVALID
+
+
+class SynthFactsDict(TypedDict):
+    fsm_state_registers: int | None
+    fsm_auto_encodings: list[str]
+    share_candidates: int | None
+
+
+@dataclass(frozen=True)
+class SynthFacts:
+    """What Yosys' log says about the knobs' passes on this RTL and recipe; None where the pass did not run.
+
+    ``fsm_auto_encodings``: per extracted FSM whose encoding follows the knob (no ``fsm_encoding`` attribute
+    of the user's), the encoding ``fsm_recode`` used (the knob's value, or ``auto``'s choice under ``auto``).
+    ``share_candidates``: cells ``share`` considered (0 when it printed nothing: it acts on two or more)."""
+
+    fsm_state_registers: int | None
+    fsm_auto_encodings: tuple[str, ...]
+    share_candidates: int | None
+
+    def to_dict(self) -> SynthFactsDict:
+        return {"fsm_state_registers": self.fsm_state_registers,
+                "fsm_auto_encodings": list(self.fsm_auto_encodings), "share_candidates": self.share_candidates}
+
+    @classmethod
+    def from_dict(cls, d: SynthFactsDict) -> SynthFacts:
+        return cls(d["fsm_state_registers"], tuple(d["fsm_auto_encodings"]), d["share_candidates"])
+
+
+NO_FACTS = SynthFacts(None, (), None)
+
+
+def synth_facts(log: str, recipe: Recipe) -> SynthFacts:
+    """The facts of one synthesis log (``build_script``'s script for ``recipe``)."""
+    fsm = len(_FSM_FOUND.findall(log)) if recipe.fsm else None
+    share = sum(int(n) for n in _SHARE_FOUND.findall(log)) if recipe.share else None
+    return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share)
 
 
 @dataclass(frozen=True)
@@ -59,6 +102,7 @@ class Synthesized:
     histogram: dict[str, int]
     area_by_cell: dict[str, float]
     warnings: int
+    facts: SynthFacts = NO_FACTS  # a netlist not made by this stage has no log to tell
 
 
 def _quote(path: str) -> str:
@@ -153,9 +197,11 @@ class SynthesisStage:
         area_by = {c: n * lib.cells[c].area for c, n in hist.items()}
         warnings = sum(1 for ln in run.text().splitlines() if ln.startswith("Warning"))
         digest = netlist_digest(netlist)
-        out = Synthesized(ctx.own(NETLIST), digest, modules, hist, area_by, warnings)
+        facts = synth_facts(run.outputs.get("yosys.log", ""), ctx.recipe)
+        out = Synthesized(ctx.own(NETLIST), digest, modules, hist, area_by, warnings, facts)
         area = sum(area_by.values())
         return StageResult(self.id, True, f"{sum(hist.values())} cells, {area:.1f} um2",
                            {"netlist": NETLIST, "recipe": ctx.recipe.to_dict(), "area_um2": area,
-                            "cells": sum(hist.values()), "cell_histogram": hist, "netlist_digest": digest},
+                            "cells": sum(hist.values()), "cell_histogram": hist, "netlist_digest": digest,
+                            "facts": facts.to_dict()},
                            value=out)

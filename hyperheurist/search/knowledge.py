@@ -4,6 +4,7 @@ Evaluations by memo key; gate verdicts per RTL pair and estimates per state (``v
 recipe knobs did to the netlist (``netlists.py``); moves that found nothing to do on a state; the
 valid states visited and those on which a chain ran out of proposals. All of it is filled from
 evaluations in the order the annealer receives them, so a resumed run rebuilds it exactly.
+What a state's own synthesis log said (``cannot_act``) travels in its journalled evaluation.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..ppa.metrics import PPAMetrics
+from ..ppa.synth import SynthFacts, SynthFactsDict
+from ..recipe import KnobValue, Recipe
 from .netlists import NetlistMemory, netlist_of
 from .state import Evaluation, State
 from .verdicts import Verdicts
@@ -38,6 +42,36 @@ def memo_key(state: State, parent: State) -> str:
     if state.candidate.digest == parent.candidate.digest:
         return state.key
     return f"{state.key}<{parent.key}"
+
+
+def facts_of(metrics: PPAMetrics | None) -> SynthFacts | None:
+    """What the synthesis log of an estimate said (``ppa/synth.py``); None for an estimate without them."""
+    raw = metrics.details.get("synth_facts") if metrics is not None else None
+    if not isinstance(raw, dict):
+        return None
+    facts: SynthFactsDict = {"fsm_state_registers": raw.get("fsm_state_registers"),
+                             "fsm_auto_encodings": list(raw.get("fsm_auto_encodings") or ()),
+                             "share_candidates": raw.get("share_candidates")}
+    return SynthFacts.from_dict(facts)
+
+
+def cannot_act(metrics: PPAMetrics | None, recipe: Recipe, knob: str, value: KnobValue) -> bool:
+    """Setting ``knob`` to ``value`` on a state synthesised with ``recipe`` (``metrics``: its estimate) gives
+    its netlist back, as its synthesis log shows: no FSM follows the encoding knob (none found, or each has
+    the user's ``fsm_encoding`` attribute), or ``auto`` chose ``value`` for each (``fsm -encoding`` only sets
+    what ``auto`` maps to); ``share`` had fewer than two candidate cells (it then changes nothing). The passes
+    before the knob's own see the same design, so these facts hold for this RTL under the state's other
+    knobs; an RTL move's result is judged by its own evaluation's facts, never by its parent's."""
+    facts = facts_of(metrics)
+    if facts is None:
+        return False
+    if knob == "fsm_encoding" and facts.fsm_state_registers is not None:
+        if facts.fsm_state_registers == 0 or not facts.fsm_auto_encodings:
+            return True
+        return recipe.fsm_encoding == "auto" and all(e == value for e in facts.fsm_auto_encodings)
+    if knob == "share" and facts.share_candidates is not None:
+        return facts.share_candidates < 2
+    return False
 
 
 def place(state: State, ev: Evaluation) -> str:

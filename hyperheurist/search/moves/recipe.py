@@ -1,10 +1,12 @@
-"""Synthesis-recipe moves: change one Yosys/ABC knob to another value the flow preset allows."""
+"""Synthesis-recipe moves: change one Yosys/ABC knob to another value the flow preset allows, never one the
+state's own synthesis log shows cannot change its netlist (``knowledge.cannot_act``)."""
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
 
+from ..knowledge import cannot_act
 from ..state import MoveContext, State
 
 
@@ -20,7 +22,8 @@ class RecipeKnobMove:
         current = getattr(state.recipe, self.knob)
         if self.knob == "fsm_encoding" and not state.recipe.fsm:
             return None  # the encoding only matters when Yosys extracts FSMs
-        choices = [v for v in ctx.flow.space.get(self.knob, ()) if v != current]
+        choices = [v for v in ctx.flow.space.get(self.knob, ())
+                   if v != current and not cannot_act(ctx.metrics, state.recipe, self.knob, v)]
         if not choices:
             return None
         targets = [v for v in choices if isinstance(v, int)]

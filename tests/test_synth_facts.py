@@ -1,0 +1,91 @@
+"""What the synthesis stage reads from Yosys' log (real Yosys): FSMs found and the encoding ``auto`` chose,
+``share``'s candidate cells; carried in an evaluation's metrics (a PPA cache hit too) to the search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.candidate import Candidate
+from hyperheurist.config import load_design
+from hyperheurist.evaluate import EvalTask, evaluate
+from hyperheurist.ppa.estimate import ppa_context
+from hyperheurist.ppa.synth import Synthesized, SynthFacts, synth_facts
+from hyperheurist.recipe import Recipe
+from hyperheurist.search.knowledge import cannot_act, facts_of
+from hyperheurist.search.state import State
+from hyperheurist.stages.model import StageId
+from hyperheurist.stages.pipelines import PPA_PIPELINE
+from hyperheurist.stages.runner import StageRunner
+
+BENCH = Path(__file__).parent.parent / "benchmarks"
+SHARED = """module mac16(input clk, input rst_n, input en, input clr, input signed [15:0] a, input signed [15:0] b,
+                  output reg signed [39:0] acc);
+  always @(posedge clk)
+    if (!rst_n) acc <= 40'sd0;
+    else if (clr) acc <= a * a;
+    else if (en) acc <= a * b;
+endmodule
+"""
+
+
+def _facts(tmp_path: Path, bench: str, seed: str, recipe: Recipe, text: str | None = None) -> SynthFacts:
+    d = load_design(BENCH / bench / "design.yaml")
+    src = BENCH / bench / "seeds" / f"{seed}.v"
+    if text is not None:
+        src = tmp_path / f"{seed}.v"
+        src.write_text(text)
+    ctx = ppa_context(Candidate.from_paths([src], d.top), d, recipe, "vectorless")
+    StageRunner(tmp_path / "run", ctx).run([s for s in PPA_PIPELINE if s.id not in (StageId.STA, StageId.POWER)])
+    res = ctx.results[StageId.SYNTHESIS]
+    assert res.passed and isinstance(res.value, Synthesized)
+    assert res.details["facts"] == res.value.facts.to_dict()
+    return res.value.facts
+
+
+@pytest.mark.tools
+def test_an_fsm_is_found_and_auto_chooses_one_hot(tmp_path: Path) -> None:
+    facts = _facts(tmp_path / "auto", "traffic_fsm", "ok_1_naive", Recipe())
+    assert facts == SynthFacts(1, ("one-hot",), 0)
+    binary = _facts(tmp_path / "bin", "traffic_fsm", "ok_1_naive", Recipe(fsm_encoding="binary"))
+    assert binary == SynthFacts(1, ("binary",), 0)  # the knob's value is what fsm_recode used
+
+
+@pytest.mark.tools
+def test_no_fsm_and_no_share_candidates(tmp_path: Path) -> None:
+    assert _facts(tmp_path / "on", "mac16", "ok_1_naive", Recipe()) == SynthFacts(0, (), 0)
+    off = _facts(tmp_path / "off", "mac16", "ok_1_naive", Recipe(fsm=False, share=False))
+    assert off == SynthFacts(None, (), None)  # the passes did not run: nothing is known
+
+
+@pytest.mark.tools
+def test_share_candidates_are_counted(tmp_path: Path) -> None:
+    assert _facts(tmp_path, "mac16", "shared", Recipe(), SHARED).share_candidates == 2
+
+
+def test_absent_messages_mean_none_found() -> None:
+    log = "13. Executing SHARE pass (SAT-based resource sharing).\n\n8.1. Executing FSM_DETECT pass\n"
+    assert synth_facts(log, Recipe()) == SynthFacts(0, (), 0)
+    two = ("Found FSM state register top.a.\nFound FSM state register top.b.\n"
+           "  mapping auto encoding to `one-hot` for this FSM.\n"
+           "Found 3 cells in module top that may be considered for resource sharing.\n"
+           "Found 2 cells in module sub that may be considered for resource sharing.\n")
+    assert synth_facts(two, Recipe()) == SynthFacts(2, ("one-hot",), 5)
+
+
+@pytest.mark.tools
+def test_an_evaluation_and_a_cache_hit_carry_the_facts(tmp_path: Path) -> None:
+    d = load_design(BENCH / "traffic_fsm" / "design.yaml")
+    state = State(Candidate.from_paths([BENCH / "traffic_fsm" / "seeds" / "ok_1_naive.v"], d.top), Recipe())
+    parent = State(state.candidate, Recipe(abc_script="area"))  # a recipe change: only the PPA stages run
+    first = evaluate(EvalTask(d, tmp_path / "a", state, parent, d.ppa.power)).evaluation
+    again = evaluate(EvalTask(d, tmp_path / "b", state, parent, d.ppa.power)).evaluation
+    assert first.valid and again.cached
+    assert first.metrics is not None and again.metrics is not None
+    assert facts_of(first.metrics) == facts_of(again.metrics) == SynthFacts(1, ("one-hot",), 0)
+    # what the search concludes: auto's own choice and share=False give this netlist back; binary may not
+    assert cannot_act(first.metrics, state.recipe, "fsm_encoding", "one-hot")
+    assert not cannot_act(first.metrics, state.recipe, "fsm_encoding", "binary")
+    assert cannot_act(first.metrics, state.recipe, "share", False)
+    assert not cannot_act(first.metrics, state.recipe, "opt_full", True)
