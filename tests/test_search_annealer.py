@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,9 +14,11 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import Anneal
 from hyperheurist.errors import NoValidCandidate
 from hyperheurist.ppa.metrics import PPAMetrics
-from hyperheurist.recipe import ABC_SCRIPTS, Recipe
+from hyperheurist.ppa.synth import SynthFacts
+from hyperheurist.recipe import ABC_SCRIPTS, Recipe, load_flow
 from hyperheurist.search.annealer import Annealer, anneal
 from hyperheurist.search.knowledge import memo_key
+from hyperheurist.search.moves.recipe import recipe_moves
 from hyperheurist.search.schedule import (
     CALIBRATION_ITERATIONS,
     CALIBRATION_SAMPLES,
@@ -387,3 +389,40 @@ def test_a_finishing_move_lets_an_applicable_rewrite_go_first() -> None:
     res, records, _ = run(iterations=12, moves=[Lower(), Never()])
     assert "lower" in {r["move"] for r in records}  # nothing else applies: lower runs
     assert res.move_stats["lower"]["proposals"] > 0 and res.move_stats["never"]["not_applicable"] > 0
+
+
+class FsmWhenEven(FakeEvaluator):
+    """As FakeEvaluator, with synthesis facts: an FSM (auto chose one-hot) on even values only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: list[tuple[State, State | None]] = []
+
+    def one(self, state: State, parent: State | None = None) -> Evaluation:
+        self.pairs.append((state, parent))
+        ev = super().one(state, parent)
+        if ev.metrics is None:
+            return ev
+        fsm = value(state) % 2 == 0
+        facts = SynthFacts(1 if fsm else 0, ("one-hot",) if fsm else (), 0)
+        return replace(ev, metrics=replace(ev.metrics, details={"synth_facts": facts.to_dict()}))
+
+
+def test_a_knob_is_judged_by_the_facts_of_the_state_it_changes() -> None:
+    """An RTL move that makes an FSM makes the encoding a live knob again: the new state's own facts decide,
+    never the parent's; share (below two candidates everywhere) is never proposed."""
+    flow = load_flow("default")
+
+    def ctx_with_flow(state: State, ev: Evaluation) -> MoveContext:
+        return MoveContext(design=None, flow=flow, metrics=ev.metrics)  # type: ignore[arg-type]
+
+    fake = FsmWhenEven()
+    moves = [Step("inc", 1), Step("dec", -1), *[m for m in recipe_moves() if m.knob in ("fsm_encoding", "share")]]
+    anneal(starts(fake, (1, 11)), moves, ctx_with_flow, fake, Anneal(seed=3, chains=2, iterations=30),
+           lambda r: None, lambda i: None, lambda: False)
+    changed = [(s, p) for s, p in fake.pairs if p is not None and s.candidate.digest == p.candidate.digest]
+    assert changed, "no recipe change was evaluated"
+    assert all(s.recipe.share == p.recipe.share for s, p in changed)
+    encodings = [(s, p) for s, p in changed if s.recipe.fsm_encoding != p.recipe.fsm_encoding]
+    assert encodings and all(value(p) % 2 == 0 for _, p in encodings)
+    assert all(not (p.recipe.fsm_encoding == "auto" and s.recipe.fsm_encoding == "one-hot") for s, p in encodings)
