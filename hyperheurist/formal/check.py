@@ -4,9 +4,9 @@ Both callers run this: the equivalence gate (candidate against the reference or 
 rewrite proofs (``rewrite.prove``: a Phase-2 child against its parent, QoR pairs). Like a stage plan it
 yields ``Invocation``s and never touches the disk.
 
-Steps: Yosys builds the X-aware miter (``miter``); when neither side can produce X that AIGER cannot
-model, same-named registers the reset sequence leaves free share their first value (``inits``) and
-ABC proves the AIGER (``abc``: ``&cec`` combinational, ``scorr`` + ``pdr`` then ``bmc3`` sequential);
+Steps: one Yosys run builds the X-aware miter and, from it, the AIGER, where same-named registers the
+reset sequence leaves free share their first value (``miter.check_script``, ``inits``); when neither
+side can produce X that AIGER cannot model, ABC proves the AIGER (``abc``: ``&cec`` combinational, ``scorr`` + ``pdr`` then ``bmc3`` sequential);
 otherwise, on request, or where Yosys cannot write the AIGER, Yosys SAT in 4 states (``yosat``). A
 solver counterexample refutes only once Icarus reproduces it (``replay``); one ABC gave that Icarus does
 not reproduce (a free value Icarus keeps X) goes to the 4-state engine.
