@@ -6,10 +6,11 @@ yields ``Invocation``s and never touches the disk.
 
 Steps: one Yosys run builds the X-aware miter and, from it, the AIGER, where same-named registers the
 reset sequence leaves free share their first value (``miter.check_script``, ``inits``); when neither
-side can produce X that AIGER cannot model, ABC proves the AIGER (``abc``: ``&cec`` combinational, ``scorr`` + ``pdr`` then ``bmc3`` sequential);
-otherwise, on request, or where Yosys cannot write the AIGER, Yosys SAT in 4 states (``yosat``). A
-solver counterexample refutes only once Icarus reproduces it (``replay``); one ABC gave that Icarus does
-not reproduce (a free value Icarus keeps X) goes to the 4-state engine.
+side can produce X that AIGER cannot model, ABC proves the AIGER (``abc``: ``&cec`` combinational,
+``scorr`` + ``pdr`` then ``bmc3`` sequential); otherwise, on request, or where Yosys cannot write the
+AIGER, Yosys SAT in 4 states (``yosat``). A solver counterexample refutes only once Icarus reproduces
+it (``replay``); one ABC gave that Icarus does not reproduce (a free value Icarus keeps X) goes to the
+4-state engine.
 
 Crashes: every invocation of a check is ``crash_is_data``. A tool that dies on a signal says nothing about
 equivalence, so its crash can never prove or refute: the next engine that can decide soundly takes over
