@@ -238,7 +238,8 @@ def test_an_equally_cheap_balanced_tree_is_preferred() -> None:
 
 def test_wide_words() -> None:
     """Rules reach 100-bit words: a 100-way decoder (split in halves, so a few iterations), a difference of
-    70-bit values at 71 bits with the borrow repeated, a compare narrowed to its operands' 70 bits."""
+    70-bit values at 71 bits with the borrow repeated, and the compare of the same values narrowed to that
+    subtractor's borrow (one 71-bit subtractor serves both)."""
     x, y, s = var("x", 70), var("y", 70), var("s", 7)
     roots = {
         "dec": node("shl", 100, const(1, 100), s),
@@ -249,7 +250,9 @@ def test_wide_words() -> None:
     same(roots, out.terms, samples=100)
     assert [t.op for t in out.terms["dec"].args] == ["eq"] * 100
     assert "sub" in ops(out.terms["sub"]) and cost(next(t for t in subterms(out.terms["sub"]) if t.op == "sub")) == 71
-    assert out.terms["lt"].args[0].width == 70
+    lt = out.terms["lt"]
+    assert (lt.op, lt.value, lt.args[0].op, lt.args[0].width) == ("slice", 70, "sub", 71)
+    assert len({t for r in out.terms.values() for t in subterms(r) if t.op == "sub"}) == 1
     assert {"decode-shl-one", "narrow-sub"} <= set(out.rules_fired)
 
 
@@ -270,3 +273,17 @@ def test_terms_hash_and_compare_in_linear_time_on_shared_dags() -> None:
     assert variables(one) == {"c": 8, "x": 64}
     assert len(list(subterms(one))) == 3 + 40 * 3  # c, x, the constant; a slice, an add and a mux per stage
     assert evaluate(one, {"c": 5, "x": (1 << 40) - 1}) == 45 and evaluate(two, {"c": 5, "x": 3}) == 9
+
+
+def test_a_comparison_and_two_differences_share_one_wider_subtractor() -> None:
+    """|a - b| written as ``a > b ? a - b : b - a``: the comparison is the borrow of b - a computed one bit
+    wider, and a - b its negation; no single change of the extraction shows the saving (adopt does). Under
+    the calibrated cost, where a negation is cheaper than a subtractor (under the test cost they tie)."""
+    from hyperheurist.egraph.cost import area_cost
+
+    a16, b16 = var("a", 16), var("b", 16)
+    roots = {"y": node("mux", 16, node("gt", 1, a16, b16), node("sub", 16, a16, b16), node("sub", 16, b16, a16))}
+    out = optimise(roots, area_cost)
+    same(roots, out.terms, samples=200)
+    assert sorted(x.width for x in subterms(out.terms["y"]) if x.op == "sub") == [17]
+    assert not any(x.op == "gt" or x.op == "lt" for x in subterms(out.terms["y"]))

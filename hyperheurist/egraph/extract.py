@@ -121,25 +121,54 @@ def improve(
     g: Graph, costs: Sequence[float], choice: list[int], roots: Sequence[int], trials: int
 ) -> tuple[float, int]:
     """Change one class's node at a time while the total cost of all roots drops, or stays and the depth
-    drops (so among equally cheap sums the balanced tree wins), for at most ``trials`` changes tried;
-    returns that total."""
+    drops (so among equally cheap sums the balanced tree wins), for at most ``trials`` measured changes;
+    returns that total. A change that alone costs more is kept when, with it, other classes in use can
+    switch to nodes built only on what is then paid for (``adopt``) and the whole is cheaper: how one wider
+    subtractor comes to serve a comparison and two differences, which no single change shows."""
     current = measure(g, costs, choice, roots)
+    budget = [trials]
     changed = True
-    while changed and trials > 0:
+    while changed and budget[0] > 0:
         changed = False
         for c in reachable(g, choice, roots):
             for i in g.classes[c]:
                 if i == choice[c] or math.isinf(costs[i]) or any(choice[k] < 0 for k in g.nodes[i].kids):
                     continue
-                old, choice[c] = choice[c], i
-                trials -= 1
+                saved = list(choice)
+                choice[c] = i
+                budget[0] -= 1
                 t = measure(g, costs, choice, roots)
+                if not better(t, current):
+                    t = adopt(g, costs, choice, roots, t, budget)
                 if better(t, current):
                     current, changed = t, True
                 else:
-                    choice[c] = old
-            if trials <= 0:
+                    choice[:] = saved
+            if budget[0] <= 0:
                 break
+    return current
+
+
+def adopt(g: Graph, costs: Sequence[float], choice: list[int], roots: Sequence[int], start: tuple[float, int],
+          budget: list[int]) -> tuple[float, int]:
+    """Switch classes in use to nodes whose operands are all in use already, each switch kept when it lowers
+    the total; returns the total reached (``choice`` changed in place)."""
+    current = start
+    used = set(reachable(g, choice, roots))
+    for c in sorted(used):
+        for i in g.classes[c]:
+            if budget[0] <= 0:
+                return current
+            kids = g.nodes[i].kids
+            if i == choice[c] or math.isinf(costs[i]) or not kids or any(k not in used or k == c for k in kids):
+                continue
+            old, choice[c] = choice[c], i
+            budget[0] -= 1
+            t = measure(g, costs, choice, roots)
+            if better(t, current):
+                current = t
+            else:
+                choice[c] = old
     return current
 
 

@@ -162,6 +162,24 @@ def _width() -> list[Rule]:
     return out
 
 
+def _compare_sharing() -> list[Rule]:
+    """A comparison and a subtraction of the same operands share one subtractor: a < b is the borrow of
+    a - b computed one bit wider. Each rule fires only where its partner exists (``when``), so a lone
+    subtraction is not widened again and again."""
+    n1 = "(+ n 1)"
+    d = f"(Sub {n1} (Zext {n1} n a) (Zext {n1} n b))"
+    both = f"(Concat {n1} 1 (Lt n a b) (Sub n a b))"
+    return [
+        Rule("lt-borrow", "compare-sharing", "(Lt n a b)", f"(Slice 1 n {n1} {d})", ("(= __s (Sub n a b))",),
+             probe=both),
+        Rule("sub-widened", "compare-sharing", "(Sub n a b)", f"(Slice n 0 {n1} {d})", ("(= __c (Lt n a b))",),
+             probe=both),
+        # a - b = -(b - a), where b - a is computed anyway (one subtractor and a negation, or a mux of both)
+        Rule("sub-negated-swap", "compare-sharing", "(Sub n a b)", "(Neg n (Sub n b a))", ("(= __t (Sub n b a))",),
+             probe="(Concat (+ n n) n (Sub n a b) (Sub n b a))"),
+    ]
+
+
 def _fold() -> list[Rule]:
     m = mask("w")
     arith = {"Add": "+", "Sub": "-", "Mul": "*", "And": "&", "Or": "|", "Xor": "^"}
@@ -277,18 +295,19 @@ def _decoder() -> list[Rule]:
 
 # Simplifications whose left side is never worth keeping: hiding it (egglog's subsume) stops an absorbing
 # node from feeding other rules forever (x*0 in the class of 0 makes 0 a product that associativity
-# rewrites into e*e, e*e*e, ...).
+# rewrites into e*e, e*e*e, ...). Not neg-neg: sub-negated-swap puts -(b - a) in a - b's class and
+# -(a - b) in b - a's, so -(b - a) is also a double negation, and hiding it lost the shared subtractor.
 SIMPLIFICATIONS = frozenset({
     *(f"{r}{side}" for r in ("add-zero", "mul-one", "mul-zero", "and-zero", "and-ones", "or-zero", "or-ones",
                              "xor-zero") for side in ("", "-left")),
-    "sub-zero", "xor-self", "sub-self", "and-self", "or-self", "mux-same", "not-not", "neg-neg", "shl-zero", "shr-zero",
+    "sub-zero", "xor-self", "sub-self", "and-self", "or-self", "mux-same", "not-not", "shl-zero", "shr-zero",
     "shl-over", "shr-over", "zext-full", "slice-full", "zext-zext", "slice-slice", "mux-select", "add-self",
     *(f"{c}-self" for c in ("eq", "ne", "lt", "le", "gt", "ge")),
 })
 RULES: tuple[Rule, ...] = tuple(
     replace(r, subsume=r.name in SIMPLIFICATIONS or r.family == "fold")
-    for r in _ac() + _mux_sharing() + _factoring() + _strength() + _width() + _fold() + _identities() + _mux()
-    + _decoder()
+    for r in _ac() + _mux_sharing() + _factoring() + _strength() + _width() + _compare_sharing() + _fold()
+    + _identities() + _mux() + _decoder()
 )
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 assert len(BY_NAME) == len(RULES), "rule names must be unique"
