@@ -174,6 +174,10 @@ def _compare_sharing() -> list[Rule]:
              probe=both),
         Rule("sub-widened", "compare-sharing", "(Sub n a b)", f"(Slice n 0 {n1} {d})", ("(= __c (Lt n a b))",),
              probe=both),
+        # (x + k) REL (y + k) == x REL y when neither sum can overflow (x, y are n-bit values zero-extended)
+        *(Rule(f"cancel-{op.lower()}", "compare-sharing",
+               f"({op} w (Add w (Zext w n a) (Const w k)) (Add w (Zext w n b) (Const w k)))", f"({op} n a b)",
+               ("(<= w 62)", "(< (+ (- (<< 1 n) 1) k) (<< 1 w))")) for op in COMPARES),
         # a - b = -(b - a), where b - a is computed anyway (one subtractor and a negation, or a mux of both)
         Rule("sub-negated-swap", "compare-sharing", "(Sub n a b)", "(Neg n (Sub n b a))", ("(= __t (Sub n b a))",),
              probe="(Concat (+ n n) n (Sub n a b) (Sub n b a))"),
@@ -261,6 +265,9 @@ def _mux() -> list[Rule]:
         Rule("mux-else-zero", "mux", "(Mux w c a (Const w 0))", "(And w a (Rep w c))", companions=rep),
         Rule("mux-then-zero", "mux", "(Mux w c (Const w 0) a)", "(And w a (Rep w (Not 1 c)))",
              companions=rep),
+        # c ? -b : b == (b ^ {w{c}}) + c: an add/subtract unit is one adder with a carry in
+        Rule("mux-negate", "mux", "(Mux w c (Neg w b) b)", "(Add w (Xor w b (Rep w c)) (Zext w 1 c))",
+             ("(> w 1)",), companions=rep),
         Rule("rep-one", "mux", "(Rep 1 c)", "c", probe=zero_probe, companions=("mux-else-zero",)),
         Rule("rep-split", "mux", "(Rep w c)", "(Concat w (- w (/ w 2)) (Rep (- w (/ w 2)) c) (Rep (/ w 2) c))",
              ("(> w 1)",), probe=zero_probe, companions=("mux-else-zero", "rep-one")),
