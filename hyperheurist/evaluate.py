@@ -7,25 +7,20 @@ finds comes back as an ``Evaluation`` without cost (the parent process scores it
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .config import DesignConfig
 from .errors import HHError
 from .formal.verdict import Verdict
 from .gates.result import GateReport
 from .journal import INFRA
-from .ppa.metrics import PPAMetrics
-from .ppa.synth import Synthesized
 from .rundir import RunDir
 from .runner import set_run_commands_file
 from .search.state import Evaluation, State
 from .stages.context import StageContext
 from .stages.model import StageId
-
-if TYPE_CHECKING:
-    from .ppa.cache import PPACache
 
 
 @dataclass(frozen=True)
@@ -62,19 +57,6 @@ def proof_of(ctx: StageContext) -> dict[str, Any] | None:
     if res is None or res.skipped or not isinstance(res.value, Verdict):
         return None
     return {**res.value.to_dict(), "wall_s": round(res.wall_s, 4)}
-
-
-def with_facts(ctx: StageContext, metrics: PPAMetrics, cache: PPACache | None, key: str) -> PPAMetrics:
-    """The estimate with what the synthesis log said (``details["synth_facts"]``, for the search), stored
-    again under its (RTL, recipe) cache key so that a cache hit carries them too. Only this synthesis's
-    log speaks for this recipe: the netlist-keyed entry (another recipe's STA and power) is left as it was."""
-    res = ctx.results.get(StageId.SYNTHESIS)
-    if res is None or not isinstance(res.value, Synthesized):  # a cache hit: it has them, if anything has
-        return metrics
-    out = replace(metrics, details={**metrics.details, "synth_facts": res.value.facts.to_dict()})
-    if cache is not None:
-        cache.put(key, out)
-    return out
 
 
 def evaluation_folder(cdir: Path, task: EvalTask) -> Path:
@@ -116,7 +98,7 @@ def evaluate(task: EvalTask) -> Outcome:
             ev = Evaluation(key=state.key, valid=False, failed_gate=str(failed.stage), message=failed.message,
                             wall_s=time.monotonic() - t0, proof=proof_of(ctx))
             return Outcome(ev, report_dict)
-        metrics = with_facts(ctx, metrics_of(ctx, reuse), reuse.cache, reuse.key)
+        metrics = metrics_of(ctx, reuse)
     except HHError as exc:  # an infrastructure fault on this proposal: recorded, never accepted, the run goes on
         ev = Evaluation(key=state.key, valid=False, failed_gate=INFRA, message=first_line(exc),
                         wall_s=time.monotonic() - t0, proof=proof_of(ctx) if ctx is not None else None)

@@ -95,7 +95,10 @@ def metrics_of(ctx: StageContext, reuse: PPAReuse) -> PPAMetrics:
     assert ctx.recipe is not None and ctx.liberty is not None
     syn = ctx.value(StageId.SYNTHESIS, Synthesized)
     synth_s = round(ctx.results[StageId.SYNTHESIS].wall_s, 4)
-    details = {"recipe": ctx.recipe.to_dict(), "candidate": ctx.cand.digest, "netlist_digest": syn.digest}
+    # synth_facts: what this synthesis's log said (FSMs, share candidates), for the search's knob pruning; a
+    # reused netlist's entry came from another recipe, so its facts are always replaced by these
+    details = {"recipe": ctx.recipe.to_dict(), "candidate": ctx.cand.digest, "netlist_digest": syn.digest,
+               "synth_facts": syn.facts.to_dict()}
     if reuse.seen is not None:  # this mapped netlist was timed before: its STA and power numbers
         m = replace(reuse.seen, timings={"synth_s": synth_s, "sta_s": 0.0, "power_s": 0.0},
                     details={**reuse.seen.details, **details, "netlist_reused": True})
