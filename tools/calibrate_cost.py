@@ -34,6 +34,7 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.egraph import cost as cm
 from hyperheurist.egraph.ir import BINARY, COMPARES, REDUCES, Term, const, node, var, variables
+from hyperheurist.egraph.lower import lower
 from hyperheurist.jsonio import write_json
 from hyperheurist.ppa import estimate
 from hyperheurist.ppa.estimate import liberty_digest
@@ -46,9 +47,6 @@ MULK_WIDTHS = (4, 6, 8, 12, 16, 24)
 QUICK = (1, 4, 8, 16)
 MUL_NARROW = ((16, 8, 8), (16, 4, 12), (24, 12, 12), (12, 4, 8), (8, 4, 4))
 CLOCK_NS = 10.0
-SYMBOL = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>",
-          "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
-          "not": "~", "neg": "-", "redand": "&", "redor": "|", "redxor": "^"}
 
 
 @dataclass
@@ -75,47 +73,15 @@ def a_const(w: int, salt: int = 0) -> int:
 
 def verilog(roots: list[Term], top: str) -> str:
     """A module computing ``roots`` from their variables (each an input port) into ``y`` (one root) or
-    ``y0, y1, ...``: one sized wire per distinct inner node, so the module is exactly the terms' DAG."""
-    wires: dict[Term, str] = {}
-    body: list[str] = []
-
-    def ref(t: Term) -> str:
-        if t.op == "var":
-            return t.name
-        if t.op == "const":
-            return f"{t.width}'d{t.value}"
-        if t.op == "zext":
-            return f"{{{t.width - t.args[0].width}'d0, {ref(t.args[0])}}}"
-        return name(t)
-
-    def name(t: Term) -> str:
-        if t.op == "var":
-            return t.name
-        if t not in wires:
-            text = ref(t) if t.op in ("const", "zext") else expr(t)
-            wires[t] = f"n{len(wires)}"
-            body.append(f"  wire [{t.width - 1}:0] {wires[t]} = {text};")
-        return wires[t]
-
-    def expr(t: Term) -> str:
-        a = t.args
-        if t.op == "slice":  # a part-select needs a name
-            return f"{name(a[0])}[{t.value + t.width - 1}:{t.value}]"
-        if t.op == "concat":
-            return "{" + ", ".join(ref(x) for x in a) + "}"
-        if t.op == "mux":
-            return f"{ref(a[0])} ? {ref(a[1])} : {ref(a[2])}"
-        if len(a) == 1:
-            return f"{SYMBOL[t.op]}{ref(a[0])}"
-        return f"{ref(a[0])} {SYMBOL[t.op]} {ref(a[1])}"
-
+    ``y0, y1, ...``: the rewrite engine's own lowering (one sized wire per distinct operator), so the module
+    is exactly the terms' DAG, written as a rewrite would write it."""
     outs = ["y"] if len(roots) == 1 else [f"y{i}" for i in range(len(roots))]
-    assigns = [f"  assign {o} = {ref(r) if r.op in ('var', 'const', 'zext') else expr(r)};"
-               for o, r in zip(outs, roots, strict=True)]
     inputs = {n: w for r in roots for n, w in variables(r).items()}
+    body = lower(dict(zip(outs, roots, strict=True)), taken={*inputs, *outs},
+                 ranges={n: (w - 1, 0) for n, w in inputs.items()})
     ports = [f"input [{w - 1}:0] {n}" for n, w in sorted(inputs.items())]
     ports += [f"output [{r.width - 1}:0] {o}" for o, r in zip(outs, roots, strict=True)]
-    return f"module {top}({', '.join(ports)});\n" + "\n".join(body + assigns) + "\nendmodule\n"
+    return f"module {top}({', '.join(ports)});\n{body}\nendmodule\n"
 
 
 def calibration_terms(widths: tuple[int, ...], mul_widths: tuple[int, ...],
