@@ -14,7 +14,7 @@ from typing import Any
 from pyslang.syntax import SyntaxKind
 
 from ...hdl.ports import top_widths
-from .verilog import Edit, K, modules, overridable_parameters, walk
+from .verilog import Edit, K, modules, overridable_declarations, walk
 
 Syntax = Any  # a pyslang syntax node, narrowed by its ``.kind`` (see the module docstring)
 
@@ -107,9 +107,15 @@ def identifier(node: Syntax) -> str | None:
     return str(node.identifier.valueText) if node.kind == K.IdentifierName else None
 
 
+def fixed_parameters(tree: Syntax) -> bool:
+    """No parameter (value or type) a caller could override: widths are the declared ones, whatever the
+    signedness. RtlMove gives a move that needs this a parameterised file specialised (``specialise``)."""
+    return not any(overridable_declarations(m) for m in modules(tree))
+
+
 def fixed_widths(text: str, tree: Syntax) -> bool:
-    """Unsigned and without parameters a caller could override (widths are the declared ones)."""
-    return unsigned_only(text) and not any(overridable_parameters(m, text) for m in modules(tree))
+    """Unsigned, and widths are the declared ones (``fixed_parameters``)."""
+    return unsigned_only(text) and fixed_parameters(tree)
 
 
 class Widths:

@@ -2,19 +2,25 @@
 
 A concrete move implements ``sites(text, tree, ctx)``: every alternative rewrite it could make in
 one source file, each a list of non-overlapping ``Edit``s, and declares in ``requires`` what a file
-must be for its width reasoning to hold (``unsigned``: no signed arithmetic; ``fixed-widths``: also
-no overridable parameters). ``propose`` picks one site at random and only returns it when the result
-parses and elaborates with no more errors than the original.
+must be for its width reasoning to hold (``unsigned``: no signed arithmetic; ``fixed-parameters``: no
+overridable parameters; ``fixed-widths``: both). A move that needs fixed parameters sees each file
+specialised (``specialise``: parameters frozen as localparams at the candidate's values), and its child is
+built from that text, with the parameter overrides written in dropped from the candidate. ``propose`` picks
+one site at random and only returns it when the result parses and elaborates with no more errors than the
+original.
 """
 
 from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from dataclasses import replace
 from typing import Literal
 
+from ...candidate import Candidate
 from ..state import MoveContext, State
-from .expr import Syntax, fixed_widths, unsigned_only
+from .expr import Syntax, fixed_parameters, fixed_widths, unsigned_only
+from .specialise import Specialised, specialise
 from .verilog import MAX_TEXT, Edit, apply_edits, clean_rewrite, parse, syntax_errors
 
 MAX_TRIES = 4  # sites checked per proposal (each check re-parses and elaborates)
@@ -25,36 +31,55 @@ class RtlMove(ABC):
 
     name = "rtl"
     kind = "rtl"
-    requires: Literal["any", "unsigned", "fixed-widths"] = "any"
+    requires: Literal["any", "unsigned", "fixed-parameters", "fixed-widths"] = "any"
 
     def accepts(self, text: str, tree: Syntax) -> bool:
         """The file meets ``requires``."""
         if self.requires == "unsigned":
             return unsigned_only(text)
+        if self.requires == "fixed-parameters":
+            return fixed_parameters(tree)
         return self.requires == "any" or fixed_widths(text, tree)
 
     @abstractmethod
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         """Every alternative rewrite of this file, each a list of edits."""
 
+    def view(self, cand: Candidate, index: int) -> Specialised | None:
+        """File ``index`` as this move reasons about it, with the overrides its child keeps: as written, or
+        specialised for a move that needs fixed parameters (None: too large, or parameters that cannot be
+        frozen)."""
+        text = cand.files[index][1]
+        if len(text) > MAX_TEXT:
+            return None
+        if self.requires in ("fixed-parameters", "fixed-widths"):
+            return specialise(cand, index)
+        return Specialised(text, cand.params)
+
     def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
-        files = state.candidate.files
+        cand = state.candidate
+        files = cand.files
+        views = [self.view(cand, i) for i in range(len(files))]
         options: list[tuple[int, list[Edit]]] = []
-        for i, (_, text) in enumerate(files):
-            if len(text) > MAX_TEXT:
+        for i, view in enumerate(views):
+            if view is None:
                 continue
-            tree = parse(text)
-            if syntax_errors(tree) or not self.accepts(text, tree):
+            tree = parse(view.text)
+            if syntax_errors(tree) or not self.accepts(view.text, tree):
                 continue  # never rewrite what we cannot parse exactly
-            options += [(i, site) for site in self.sites(text, tree, ctx, rng)]
+            options += [(i, site) for site in self.sites(view.text, tree, ctx, rng)]
         rng.shuffle(options)
         for i, site in options[:MAX_TRIES]:
-            old = files[i][1]
-            new = apply_edits(old, site)
+            view = views[i]
+            assert view is not None
+            new = apply_edits(view.text, site)
             others = [t for j, (_, t) in enumerate(files) if j != i]
-            if new is not None and clean_rewrite(old, new, others):
+            # against the file as written: the specialisation must not add errors either; a site that
+            # changes nothing but the specialisation is no rewrite
+            if new is not None and new != view.text and clean_rewrite(files[i][1], new, others):
                 out = tuple((n, new if j == i else t) for j, (n, t) in enumerate(files))
-                return State(state.candidate.with_sources(out, move=self.name), state.recipe)
+                child = replace(cand.with_sources(out, move=self.name), params=view.params)
+                return State(child, state.recipe)
         return None
 
 

@@ -26,8 +26,11 @@ from ...hdl.parse import (
 
 # the parse helpers the moves import from here (hdl.parse is their home)
 __all__ = ["MAX_TEXT", "Edit", "K", "Syntax", "apply_edits", "clean_rewrite", "identifiers", "module_name", "modules",
-           "node_text", "nodes", "overridable_parameters", "parameter_declarators", "parse", "semantic_errors", "span",
-           "syntax_errors", "walk"]
+           "node_text", "nodes", "overridable_declarations", "overridable_parameters", "parameter_declarators", "parse",
+           "semantic_errors", "span", "syntax_errors", "walk"]
+
+
+PARAMETER_DECLARATIONS = {K.ParameterDeclaration, K.TypeParameterDeclaration}
 
 
 @dataclass(frozen=True)
@@ -93,15 +96,35 @@ def identifiers(node: Syntax) -> Iterator[str]:
             yield n.identifier.valueText
 
 
-def parameter_declarators(mod: Syntax) -> Iterator[Syntax]:
-    """The declarators of a module's ``parameter`` (not localparam) declarations."""
+def overridable_declarations(mod: Syntax) -> list[Syntax]:
+    """The value and type parameter declarations of a module that a caller can override. In the parameter
+    port list: a ``parameter`` one, and one without a keyword that follows it (it inherits the keyword; the
+    first entry defaults to ``parameter``). In the body: every ``parameter`` one, even where a port list makes
+    it local by IEEE 1800 6.20.1: Icarus (defparam) and Yosys (chparam) override it all the same."""
+    out: list[Syntax] = []
+    ports = mod.header.parameters
+    inherited = True
+    for d in nodes(ports.declarations) if ports is not None else ():
+        if d.keyword.kind.name != "Unknown":
+            inherited = d.keyword.kind.name == "ParameterKeyword"
+        if inherited:
+            out.append(d)
     for n in walk(mod):
-        if n.kind == K.ParameterDeclaration and n.keyword.kind.name == "ParameterKeyword":
-            yield from nodes(n.declarators)
+        if (n.kind in PARAMETER_DECLARATIONS and n.parent.kind != K.ParameterPortList
+                and n.keyword.kind.name == "ParameterKeyword"):
+            out.append(n)
+    return out
+
+
+def parameter_declarators(mod: Syntax) -> Iterator[Syntax]:
+    """The declarators of a module's overridable value parameters (``overridable_declarations``)."""
+    for decl in overridable_declarations(mod):
+        if decl.kind == K.ParameterDeclaration:
+            yield from nodes(decl.declarators)
 
 
 def overridable_parameters(mod: Syntax, text: str) -> dict[str, str]:
-    """``parameter`` (not localparam) names of a module and the text of their default values."""
+    """Overridable value parameters of a module and the text of their default values."""
     out: dict[str, str] = {}
     for d in parameter_declarators(mod):
         init = d.initializer
