@@ -52,6 +52,10 @@ WRONG = [
     Rule("wrong-csd", "test", "(Mul w x (Const w c))", "(Sub w (Mul w x (Const w (- c 1))) x)",
          ("(<= w 62)", "(> c 1)", "(= (& c 3) 3)")),
     Rule("wrong-narrow-lt-const", "test", "(Lt n (Zext n m a) (Const n k))", "(Lt m a (Const m (& k 1)))"),
+    # a signed sum of n-bit values needs n+1 bits; a sign extension is no zero extension
+    Rule("wrong-narrow-sadd", "test", "(Add w (Sext w n a) (Sext w n b))", "(Sext w n (Add n a b))", ("(< n w)",)),
+    Rule("wrong-sext-zext", "test", "(Sext w n a)", "(Zext w n a)", ("(< n w)",)),
+    Rule("wrong-mux-inc-else", "test", "(Mux w c x (Add w x (Const w 1)))", "(Add w x (Zext w 1 c))"),
 ]
 
 

@@ -5,7 +5,7 @@ ABC map that operator to, alone, at hh's default recipe. Summed over a DAG (each
 ranks equivalent datapaths as synthesis does (results/costmodel.md: 11 of 12 QoR pairs, 90% of pairs of
 random DAGs) but over-states a whole design's area (median x1.3: ABC optimises across nodes, which a
 per-node price cannot see); ``delay_cost(t)`` is the node's own input-to-output delay in ns (OpenSTA),
-for a longest-path sum. Wiring costs nothing: ``var const zext slice concat``, shifts by a constant and
+for a longest-path sum. Wiring costs nothing: ``var const zext sext slice concat``, shifts by a constant and
 any node whose operands are all constants (the engine folds them) are 0.
 
 Each model is a line in a size ``x`` or in ``x log2(x+1)`` (``Fit``, ``parts``): the width for bitwise,
@@ -33,7 +33,7 @@ from ..errors import HHError
 from .ir import BINARY, COMPARES, REDUCES, SHIFTS, UNARY, Term
 
 COSTS = "costs.json"
-FREE = frozenset({"var", "const", "zext", "slice", "concat"})
+FREE = frozenset({"var", "const", "zext", "sext", "slice", "concat"})
 # every model the table must hold: one per operator, plus those with a constant operand
 MIRROR = {"gt": "lt", "ge": "le"}
 MODELS = frozenset(BINARY | UNARY | SHIFTS | COMPARES | REDUCES | {"mux", "add_k", "eq_k", "lt_k", "shl_k", "mul_k"})
@@ -84,6 +84,8 @@ def eff(t: Term, depth: int = 4) -> int:
         return max((b + x for b, x in zip(below, e, strict=True) if x), default=0)
     if op == "zext":
         return e[0]
+    if op == "sext":  # a top bit that cannot be 1 extends as zeros
+        return e[0] if e[0] < a[0].width else w
     if op == "add":
         return min(w, max(e) + 1)
     if op == "mul":
@@ -118,7 +120,7 @@ def tz(t: Term, depth: int = 4) -> int:
             if zx < x.width:
                 break
         return out
-    if op == "zext":
+    if op in ("zext", "sext"):
         return z[0] if z[0] < a[0].width else w
     if op == "mul":
         return min(w, z[0] + z[1])

@@ -32,6 +32,7 @@ SIGNATURES: dict[str, str] = {
     **dict.fromkeys(COMPARES, "wtt"),
     **dict.fromkeys(REDUCES, "wt"),
     "Zext": "wwt",
+    "Sext": "wwt",
     "Slice": "wvwt",
     "Concat": "wwtt",
     "Rep": "wt",
@@ -39,7 +40,7 @@ SIGNATURES: dict[str, str] = {
 }
 HELPERS = frozenset({"Rep", "Dec"})
 CTOR_OF = {op: name for table in (BINARY, UNARY, SHIFTS, COMPARES, REDUCES) for name, op in table.items()}
-CTOR_OF |= {"mux": "Mux", "zext": "Zext", "slice": "Slice", "concat": "Concat"}
+CTOR_OF |= {"mux": "Mux", "zext": "Zext", "sext": "Sext", "slice": "Slice", "concat": "Concat"}
 I64_CONST_LIMIT = 1 << 62  # larger constants are opaque (Big): i64 arithmetic in the rules must not overflow
 
 
@@ -88,8 +89,8 @@ def encode(roots: dict[str, Term]) -> Encoded:
             expr = f"({CTOR_OF[t.op]} {t.width} {' '.join(kids)})"
         elif t.op in ("shl", "shr"):
             expr = f"({CTOR_OF[t.op]} {t.width} {t.args[1].width} {' '.join(kids)})"
-        elif t.op in ("zext", "eq", "ne", "lt", "le", "gt", "ge", "redand", "redor", "redxor"):
-            head = f"{t.width} {t.args[0].width}" if t.op == "zext" else f"{t.args[0].width}"
+        elif t.op in ("zext", "sext", "eq", "ne", "lt", "le", "gt", "ge", "redand", "redor", "redxor"):
+            head = f"{t.width} {t.args[0].width}" if t.op in ("zext", "sext") else f"{t.args[0].width}"
             expr = f"({CTOR_OF[t.op]} {head} {' '.join(kids)})"
         elif t.op == "slice":
             expr = f"(Slice {t.width} {t.value} {t.args[0].width} {kids[0]})"
@@ -128,7 +129,7 @@ def operand_widths(ctor: str, ints: Sequence[int]) -> tuple[int, ...]:
         return (w, ints[1])
     if ctor == "Mux":
         return (1, w, w)
-    if ctor == "Zext":
+    if ctor in ("Zext", "Sext"):
         return (ints[1],)
     if ctor == "Slice":
         return (ints[2],)
@@ -159,5 +160,5 @@ def decode(ctor: str, ints: Sequence[int], kids: Sequence[Term], names: Sequence
     if ctor == "Concat":  # flatten the nesting made on the way in
         parts = [p for k in kids for p in (k.args if k.op == "concat" else (k,))]
         return node("concat", w, *parts)
-    table = {**BINARY, **UNARY, **SHIFTS, **COMPARES, **REDUCES, "Mux": "mux", "Zext": "zext"}
+    table = {**BINARY, **UNARY, **SHIFTS, **COMPARES, **REDUCES, "Mux": "mux", "Zext": "zext", "Sext": "sext"}
     return node(table[ctor], result_width(ctor, ints), *kids)

@@ -99,6 +99,8 @@ def _bits(n: ENode, high: list[int], low: list[int], value: dict[int, int]) -> t
     if n.ctor in ("Const", "Big"):
         v = value[n.eclass]
         return v.bit_length(), ((v & -v).bit_length() - 1 if v else w)
+    if n.ctor == "Sext":  # a zero top bit extends as zeros
+        return (h[0] if h[0] < n.ints[1] else w), lo[0]
     if n.ctor in ("Zext", "Slice", "Shl", "Shr") or n.ctor == "Concat":
         shift = {"Zext": 0, "Slice": -n.ints[1], "Concat": 0}.get(n.ctor, value.get(k[-1], -1))
         if n.ctor in ("Shl", "Shr") and shift < 0:

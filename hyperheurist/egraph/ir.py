@@ -1,4 +1,4 @@
-"""Exact-width, unsigned word-level terms: the language the rewrite engine reasons in.
+"""Exact-width word-level terms: the language the rewrite engine reasons in.
 
 Verilog sizes an expression by its context, so ``a + b`` means different things in different
 assignments. A ``Term`` carries its own result width and every operator's operands have the widths
@@ -6,14 +6,17 @@ its rule below demands, so a term means one thing wherever it appears and rewrit
 evaluation alone. The Verilog bridge makes every extension and truncation explicit (``zext``,
 ``slice``) on the way in, and emits one sized wire per node on the way out.
 
-Operators (``w`` is the term's width; all arithmetic is modulo 2**w, all values unsigned):
+Operators (``w`` is the term's width; all arithmetic is modulo 2**w, all values unsigned: Verilog's signed
+arithmetic is the same bits except for extension, which ``sext`` states, and compares and ``>>>``, which
+the lifting writes with these operators):
 - ``var`` (``name``), ``const`` (``value`` < 2**w);
 - ``add sub mul and or xor``: two operands of width w; ``not neg``: one operand of width w;
 - ``shl shr``: operand 0 of width w, operand 1 the shift amount of any width (logical shifts);
 - ``mux``: a 1-bit select, then the value when it is 1, then the value when it is 0, both width w;
 - ``eq ne lt le gt ge``: two operands of one width, w = 1;
 - ``redand redor redxor``: one operand of any width, w = 1;
-- ``zext``: one operand no wider than w; ``slice``: w bits of operand 0 from bit ``value`` up;
+- ``zext`` ``sext``: one operand no wider than w (``sext`` repeats its top bit);
+- ``slice``: w bits of operand 0 from bit ``value`` up;
 - ``concat``: two or more operands, most significant first, w = the sum of their widths.
 """
 
@@ -27,7 +30,7 @@ UNARY = frozenset({"not", "neg"})
 SHIFTS = frozenset({"shl", "shr"})
 COMPARES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 REDUCES = frozenset({"redand", "redor", "redxor"})
-OPS = BINARY | UNARY | SHIFTS | COMPARES | REDUCES | {"var", "const", "mux", "zext", "slice", "concat"}
+OPS = BINARY | UNARY | SHIFTS | COMPARES | REDUCES | {"var", "const", "mux", "zext", "sext", "slice", "concat"}
 REPR_NODES = 60
 MAX_WIDTH = 4096  # wider words are not datapath expressions worth rewriting
 
@@ -106,7 +109,7 @@ def check_node(t: Term) -> None:
         raise TermError(f"unknown operator {op!r}")
     if not 1 <= w <= MAX_WIDTH:
         raise TermError(f"{op}: width {w} outside 1..{MAX_WIDTH}")
-    arity = {"var": 0, "const": 0, "mux": 3, "zext": 1, "slice": 1}
+    arity = {"var": 0, "const": 0, "mux": 3, "zext": 1, "sext": 1, "slice": 1}
     if op in BINARY or op in COMPARES or op in SHIFTS:
         arity[op] = 2
     if op in UNARY or op in REDUCES:
@@ -131,8 +134,8 @@ def check_node(t: Term) -> None:
         raise TermError(f"{op}: result 1 bit")
     if op == "mux" and (a[0].width != 1 or a[1].width != w or a[2].width != w):
         raise TermError("mux: 1-bit select, both values of the result's width")
-    if op == "zext" and a[0].width > w:
-        raise TermError("zext: operand wider than the result")
+    if op in ("zext", "sext") and a[0].width > w:
+        raise TermError(f"{op}: operand wider than the result")
     if op == "slice" and (t.value < 0 or t.value + w > a[0].width):
         raise TermError("slice: bits outside the operand")
 
@@ -161,6 +164,9 @@ def _value(t: Term, v: list[int], env: Mapping[str, int]) -> int:
         return (v[0] >> t.value) & mask
     if op == "zext":
         return v[0]
+    if op == "sext":
+        n = t.args[0].width
+        return v[0] | (mask ^ ((1 << n) - 1)) if v[0] >> (n - 1) else v[0]
     if op == "mux":
         return v[1] if v[0] else v[2]
     if op in REDUCES:

@@ -62,7 +62,7 @@ def shape(t: Term) -> tuple[str, list[int], list[Term]] | None:
         return ctor, [t.width, a[0].width], [a[0], rest]
     if t.op in ("shl", "shr"):
         return ctor, [t.width, a[1].width], list(a)
-    if t.op == "zext":
+    if t.op in ("zext", "sext"):
         return ctor, [t.width, a[0].width], list(a)
     if t.op == "slice":
         return ctor, [t.width, t.value, a[0].width], list(a)

@@ -162,6 +162,30 @@ def _width() -> list[Rule]:
     return out
 
 
+def _signed() -> list[Rule]:
+    """Sign extension: Verilog's signed operands, extended to their context, as the lifting states them."""
+    n1 = "(+ n 1)"
+    out = [
+        Rule("sext-full", "signed", "(Sext w w a)", "a"),
+        Rule("sext-sext", "signed", "(Sext w m (Sext m n a))", "(Sext w n a)"),
+        Rule("sext-zext", "signed", "(Sext w m (Zext m n a))", "(Zext w n a)", ("(< n m)",)),
+        Rule("slice-sext", "signed", "(Slice k 0 w (Sext w n a))", "(Slice k 0 n a)", ("(<= k n)",)),
+        Rule("fold-sext-pos", "fold", "(Sext w n (Const n x))", "(Const w x)", ("(< x (<< 1 (- n 1)))",)),
+        Rule("fold-sext-neg", "fold", "(Sext w n (Const n x))", "(Const w (| x (- (<< 1 w) (<< 1 n))))",
+             ("(<= w 62)", "(>= x (<< 1 (- n 1)))")),
+        # a signed sum or difference of two n-bit values needs n+1 bits, a product n+m (sign-extended above)
+        *(Rule(f"narrow-s{op.lower()}", "signed", f"({op} w (Sext w n a) (Sext w n b))",
+               f"(Sext w {n1} ({op} {n1} (Sext {n1} n a) (Sext {n1} n b)))", (f"(< {n1} w)",))
+          for op in ("Add", "Sub")),
+        Rule("narrow-smul", "signed", "(Mul w (Sext w n a) (Sext w m b))",
+             "(Sext w (+ n m) (Mul (+ n m) (Sext (+ n m) n a) (Sext (+ n m) m b)))", ("(< (+ n m) w)",)),
+    ]
+    # sign extension keeps the unsigned order of two values (the same prefix, or ones above a top 1 bit)
+    for op in COMPARES:
+        out.append(Rule(f"narrow-{op.lower()}-sext", "signed", f"({op} n (Sext n m a) (Sext n m b))", f"({op} m a b)"))
+    return out
+
+
 def _compare_sharing() -> list[Rule]:
     """A comparison and a subtraction of the same operands share one subtractor: a < b is the borrow of
     a - b computed one bit wider. Each rule fires only where its partner exists (``when``), so a lone
@@ -250,6 +274,7 @@ def _identities() -> list[Rule]:
         Rule("sub-add-neg", "identity", "(Sub w a b)", "(Add w a (Neg w b))"),
         Rule("add-neg-sub", "identity", "(Add w a (Neg w b))", "(Sub w a b)"),
         Rule("zero-sub-neg", "identity", "(Sub w (Const w 0) a)", "(Neg w a)"),
+        Rule("not-inc-neg", "identity", "(Add w (Not w a) (Const w 1))", "(Neg w a)"),  # two's complement
     ]
 
 
@@ -268,6 +293,11 @@ def _mux() -> list[Rule]:
         # c ? -b : b == (b ^ {w{c}}) + c: an add/subtract unit is one adder with a carry in
         Rule("mux-negate", "mux", "(Mux w c (Neg w b) b)", "(Add w (Xor w b (Rep w c)) (Zext w 1 c))",
              ("(> w 1)",), companions=rep),
+        # c ? x + 1 : x == x + c: an incrementer and a mux are one adder's carry in (and x - 1 a borrow)
+        Rule("mux-inc", "mux", "(Mux w c (Add w x (Const w 1)) x)", "(Add w x (Zext w 1 c))"),
+        Rule("mux-inc-else", "mux", "(Mux w c x (Add w x (Const w 1)))", "(Add w x (Zext w 1 (Not 1 c)))"),
+        Rule("mux-dec", "mux", "(Mux w c (Sub w x (Const w 1)) x)", "(Sub w x (Zext w 1 c))"),
+        Rule("mux-dec-else", "mux", "(Mux w c x (Sub w x (Const w 1)))", "(Sub w x (Zext w 1 (Not 1 c)))"),
         Rule("rep-one", "mux", "(Rep 1 c)", "c", probe=zero_probe, companions=("mux-else-zero",)),
         Rule("rep-split", "mux", "(Rep w c)", "(Concat w (- w (/ w 2)) (Rep (- w (/ w 2)) c) (Rep (/ w 2) c))",
              ("(> w 1)",), probe=zero_probe, companions=("mux-else-zero", "rep-one")),
@@ -308,12 +338,13 @@ SIMPLIFICATIONS = frozenset({
     *(f"{r}{side}" for r in ("add-zero", "mul-one", "mul-zero", "and-zero", "and-ones", "or-zero", "or-ones",
                              "xor-zero") for side in ("", "-left")),
     "sub-zero", "xor-self", "sub-self", "and-self", "or-self", "mux-same", "not-not", "shl-zero", "shr-zero",
-    "shl-over", "shr-over", "zext-full", "slice-full", "zext-zext", "slice-slice", "mux-select", "add-self",
+    "shl-over", "shr-over", "zext-full", "sext-full", "sext-sext", "slice-full", "zext-zext", "slice-slice",
+    "mux-select", "add-self",
     *(f"{c}-self" for c in ("eq", "ne", "lt", "le", "gt", "ge")),
 })
 RULES: tuple[Rule, ...] = tuple(
     replace(r, subsume=r.name in SIMPLIFICATIONS or r.family == "fold")
-    for r in _ac() + _mux_sharing() + _factoring() + _strength() + _width() + _compare_sharing() + _fold()
+    for r in _ac() + _mux_sharing() + _factoring() + _strength() + _width() + _signed() + _compare_sharing() + _fold()
     + _identities() + _mux() + _decoder()
 )
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}

@@ -1,6 +1,7 @@
 """egraph_rewrite: a module's datapath assignments optimised together by the e-graph engine.
 
-Every assignment of a module that ``egraph.lift`` can state exactly is lifted to a term; the engine
+Every assignment of a module that ``egraph.lift`` can state exactly (a register's next value too) is
+lifted to a term, seen through the wires only lifted assignments read (``egraph.share``); the engine
 saturates them with its rules and extracts the cheapest DAG under the synthesis-calibrated area
 model. When that is cheaper by ``MARGIN``, the site replaces every changed assignment by the lowered
 terms (shared subterms become one wire); when several changed, each one alone is offered as well
@@ -17,6 +18,7 @@ import hashlib
 import random
 from collections.abc import Mapping
 
+from ...egraph import share
 from ...egraph.cost import area_cost
 from ...egraph.engine import dag_cost, optimise
 from ...egraph.ir import Term
@@ -40,9 +42,9 @@ _cache: dict[str, list[list[Edit]]] = {}
 def module_sites(text: str, module: LiftedModule) -> list[list[Edit]]:
     """The rewrites of one module's lifted assignments the engine finds cheaper (all changed ones
     together first, then each changed one alone)."""
-    if not module.assigns or len(module.assigns) > MAX_ASSIGNS:
+    roots = dict(share.roots(text, module))
+    if not roots or len(roots) > MAX_ASSIGNS:
         return []
-    roots = {a.target: a.term for a in module.assigns}
     res = optimise(roots, area_cost, iterations=ITERATIONS, node_limit=NODE_LIMIT, trials=TRIALS)
     bound = res.cost_before * (1 - MARGIN)
     if not res.cost_after < bound:
@@ -78,7 +80,7 @@ class EgraphRewrite(RtlMove):
     """Datapath assignments rewritten by the e-graph engine (lift, saturate, extract, lower)."""
 
     name = "egraph_rewrite"
-    requires = "fixed-widths"
+    requires = "any"  # lifting states signed arithmetic exactly and leaves a parameterised module alone
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         return rewrites(text, tree)
