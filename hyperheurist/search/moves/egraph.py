@@ -80,7 +80,7 @@ class EgraphRewrite(RtlMove):
     """Datapath assignments rewritten by the e-graph engine (lift, saturate, extract, lower)."""
 
     name = "egraph_rewrite"
-    requires = "any"  # lifting states signed arithmetic exactly and leaves a parameterised module alone
+    requires = "fixed-parameters"  # signed arithmetic is lifted exactly; parameters are frozen at their values
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         return rewrites(text, tree)
