@@ -138,3 +138,12 @@ def test_benchmark_seeds_are_rewritten_and_proven(bench: str, seed: str, tmp_pat
                              Reset(name="rst_n", active="low", sync=False) if clocked else None)
     v = prove_rewrite(ProofTask(text, child, bench, iface), tmp_path)
     assert accepted(v), f"{v.kind} {v.reason}\n{child}"
+
+
+def test_a_constant_select_keeps_only_its_arm() -> None:
+    """A mux on a constant (a frozen parameter's test) is priced as the arm synthesis keeps: the dead
+    arm's product is no gain for a rewrite to claim."""
+    text = "module k(input [7:0] a, b, output [7:0] y); localparam K = 0;\n" \
+           "  assign y = (K == 0) ? a + b : a * b; endmodule"
+    y = share.roots(text, only(text))["y"]
+    assert y.op == "add" and [x.op for x in y.args] == ["var", "var"]

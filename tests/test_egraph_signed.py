@@ -19,7 +19,8 @@ SIGNED = """module s(input signed [3:0] a, input signed [7:0] b, input [2:0] u, 
   output [9:0] y0, output signed [9:0] y1, output y2, output y3, output [7:0] y4, output [7:0] y5,
   output signed [11:0] y6, output [5:0] y7, output [8:0] y8, output y9, output [7:0] y10,
   output signed [12:0] y11, output [6:0] y12, output [7:0] y13, output y14, output y15, output y16,
-  output [8:0] y17, output [11:0] y18, output [3:0] y19, output [9:0] y20, output y21, output [7:0] y22);
+  output [8:0] y17, output [11:0] y18, output [3:0] y19, output [9:0] y20, output y21, output [7:0] y22,
+  output [15:0] y23, output [5:0] y24);
   localparam signed [4:0] K = -5'sd3;
   assign y0 = a + b;              // signed context: both sign-extended to 10 bits
   assign y1 = a + c;              // c unsigned: the context is unsigned, a zero-extended
@@ -44,6 +45,8 @@ SIGNED = """module s(input signed [3:0] a, input signed [7:0] b, input [2:0] u, 
   assign y20 = 2 - 3 + a;         // signed ints: -1 + a at 32 bits, truncated
   assign y21 = $signed(u) < $signed(c[2:0]);
   assign y22 = e ? 8'sd0 : b + a;
+  assign y23 = {{8{b[7]}}, b} * {{12{a[3]}}, a};  // sign extensions written out
+  assign y24 = {3{u[1]}} ^ {c[5], c[5:1]};
 endmodule
 """
 
@@ -52,7 +55,7 @@ endmodule
 def test_signed_terms_compute_what_icarus_computes(tmp_path: Path) -> None:
     m = only(SIGNED)
     roots = {a.target: a.term for a in m.assigns}
-    assert sorted(roots) == sorted(f"y{i}" for i in range(23)), "every signed assign lifts"
+    assert sorted(roots) == sorted(f"y{i}" for i in range(25)), "every signed assign lifts"
     stimuli = vectors([p for p in ports(SIGNED, "s") if p.dir == "input"], 160)
     sim = simulate(SIGNED, "s", stimuli, tmp_path / "orig")
     assert mismatches(roots, stimuli, sim) == []
@@ -140,6 +143,25 @@ def test_random_signed_assignments_lift_and_lower_alike(seed: int, tmp_path: Pat
     best = optimise(roots, area_cost).terms
     new = lowered(text, m, best)
     assert simulate(new, "f", stimuli, tmp_path / "new") == sim, new
+
+
+WRITTEN_OUT = """module w(input signed [7:0] a, input signed [7:0] b, output [15:0] p);
+  assign p = {{8{a[7]}}, a} * {{8{b[7]}}, b};
+endmodule
+"""
+
+
+@pytest.mark.tools
+def test_a_sign_extension_written_out_becomes_a_signed_product_and_is_proven(tmp_path: Path) -> None:
+    """``{{8{a[7]}}, a} * {{8{b[7]}}, b}`` is a 16x16 multiplier to synthesis; as ``$signed(a) * $signed(b)``
+    an 8x8 signed one (mac16's ok_3_sext32 seed: 92150 -> 72713 um2 measured, proven in 39 s)."""
+    from hyperheurist.rewrite.interface import module_interface
+    from hyperheurist.rewrite.prove import ProofTask, accepted, prove_rewrite
+
+    child = propose(WRITTEN_OUT, "w")
+    assert child is not None and "$signed(a) * $signed(b)" in child, child
+    v = prove_rewrite(ProofTask(WRITTEN_OUT, child, "w", module_interface(WRITTEN_OUT, "w")), tmp_path)
+    assert accepted(v), f"{v.kind} {v.reason}\n{child}"
 
 
 MAG = """module mag(input signed [7:0] a, input signed [7:0] b, output [15:0] p);

@@ -152,6 +152,8 @@ class Binder:
         if k == E.Replication:
             inner = self.term(e.concat)
             n = index(e.count.constant)
+            if n > 1 and inner.width == 1:  # a repeated bit is that bit extended: {k{x[n-1]}} above x is a sext
+                return node("sext", w, inner)
             return inner if n == 1 else node("concat", w, *([inner] * n))
         if k in (E.RangeSelect, E.ElementSelect):
             return self.select(e, w)

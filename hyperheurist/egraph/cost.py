@@ -156,8 +156,9 @@ def parts(t: Term) -> list[tuple[str, float]]:
             return [("shl_k", w)]  # a constant shifted by a variable amount: a decoder
         return [(op, w * max(1, min(a[1].width, (w - 1).bit_length())))]
     if op == "mul":
-        if not any(consts):
-            return [("mul", partial_products(a[0], a[1], w))]
+        if not any(consts):  # of two sign extensions: a signed multiplier of the narrow operands
+            x, y = (a[0].args[0], a[1].args[0]) if a[0].op == a[1].op == "sext" else a
+            return [("mul", partial_products(x, y, w))]
         k = a[0].value if consts[0] else a[1].value
         ones = [p for p in range(w) if k >> p & 1]  # Yosys 0.23 adds one row per 1 of the constant
         return [("mul_k", sum(w - p for p in ones[1:]))] if len(ones) > 1 else []

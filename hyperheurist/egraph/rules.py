@@ -169,6 +169,9 @@ def _signed() -> list[Rule]:
         Rule("sext-full", "signed", "(Sext w w a)", "a"),
         Rule("sext-sext", "signed", "(Sext w m (Sext m n a))", "(Sext w n a)"),
         Rule("sext-zext", "signed", "(Sext w m (Zext m n a))", "(Zext w n a)", ("(< n m)",)),
+        # {{k{x[n-1]}}, x}: a sign extension written out (Verilog-2001 style), one step whatever k is
+        Rule("sext-top", "signed", "(Concat w k (Sext k 1 (Slice 1 lo n a)) a)", "(Sext w n a)", ("(= lo (- n 1))",)),
+        Rule("sext-top-one", "signed", "(Concat w 1 (Slice 1 lo n a) a)", "(Sext w n a)", ("(= lo (- n 1))",)),
         Rule("slice-sext", "signed", "(Slice k 0 w (Sext w n a))", "(Slice k 0 n a)", ("(<= k n)",)),
         Rule("fold-sext-pos", "fold", "(Sext w n (Const n x))", "(Const w x)", ("(< x (<< 1 (- n 1)))",)),
         Rule("fold-sext-neg", "fold", "(Sext w n (Const n x))", "(Const w (| x (- (<< 1 w) (<< 1 n))))",

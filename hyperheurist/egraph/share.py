@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .ir import Term, subterms
+from .ir import Term, const, evaluate, subterms
 from .lift import LiftedModule
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -62,10 +62,28 @@ def inlined(module: LiftedModule, hidden: set[str]) -> dict[str, Term]:
     return {a.key: expand(a.term, frozenset()) for a in module.assigns if a.target not in hidden}
 
 
+def folded(t: Term) -> Term:
+    """``t`` with every operator of constant operands folded and every mux of a constant select replaced
+    by its arm, so the cost of a written ``(P == 0) ? x : y`` is that of the arm synthesis keeps (the
+    dead arm's operators are no gain for a rewrite to claim)."""
+    new: dict[Term, Term] = {}
+    for x in subterms(t):
+        args = tuple(new[a] for a in x.args)
+        if x.op == "mux" and args[0].op == "const":
+            new[x] = args[1] if args[0].value else args[2]
+        elif args and all(a.op == "const" for a in args):
+            new[x] = const(evaluate(Term(x.op, x.width, args, x.name, x.value), {}), x.width)
+        elif any(n is not a for n, a in zip(args, x.args, strict=True)):
+            new[x] = Term(x.op, x.width, args, x.name, x.value)
+        else:
+            new[x] = x
+    return new[t]
+
+
 def roots(text: str, module: LiftedModule) -> Mapping[str, Term]:
-    """The terms to optimise: the module's lifted assignments through its internal wires, without the
-    registers loaded with a name or a constant (nothing to rewrite there)."""
+    """The terms to optimise: the module's lifted assignments through its internal wires, constants
+    folded, without the registers loaded with a name or a constant (nothing to rewrite there)."""
     out = inlined(module, internal(text, module))
     keep = {a.key for a in module.assigns if a.kind != "reg"}
-    return {k: t for k, t in out.items() if k in keep or t.args}
+    return {k: f for k, t in out.items() for f in [folded(t)] if k in keep or f.args}
 
