@@ -126,17 +126,24 @@ def test_what_a_register_cannot_say_is_not_lifted(text: str) -> None:
 
 
 @pytest.mark.tools
-@pytest.mark.parametrize("bench, seed", [("adder32", "ok_1_naive"), ("mac16", "ok_1_naive")])
-def test_benchmark_seeds_are_rewritten_and_proven(bench: str, seed: str, tmp_path: Path) -> None:
-    """adder32: ``cin ? a + b + 1 : a + b`` through two wires becomes one sum with a carry in;
-    mac16: the sign-magnitude negations, one of them in a register's next value, add/subtract units."""
-    text = (ROOT / "benchmarks" / bench / "seeds" / f"{seed}.v").read_text()
-    child = propose(text, bench)
-    assert child is not None and "hh_eg" in child
-    clocked = "clk" in text
-    iface = module_interface(text, bench, "clk" if clocked else None,
-                             Reset(name="rst_n", active="low", sync=False) if clocked else None)
-    v = prove_rewrite(ProofTask(text, child, bench, iface), tmp_path)
+def test_adder32_naive_seed_is_rewritten_and_proven(tmp_path: Path) -> None:
+    """``cin ? a + b + 1 : a + b`` through two wires becomes one sum with a carry in (hh ppa: 9016 ->
+    5924 um2, 4.62 -> 4.38 ns; the reference is 6084 um2)."""
+    text = (ROOT / "benchmarks" / "adder32" / "seeds" / "ok_1_naive.v").read_text()
+    child = propose(text, "adder32")
+    assert child is not None and "hh_eg" in child and "cin ?" not in child, child
+    v = prove_rewrite(ProofTask(text, child, "adder32", module_interface(text, "adder32")), tmp_path)
+    assert accepted(v), f"{v.kind} {v.reason}\n{child}"
+
+
+@pytest.mark.tools
+def test_a_register_rewrite_is_proven(tmp_path: Path) -> None:
+    """The move's rewrite of registers' next values (and the wires they read) is proven against the
+    parent by the sequential engines, from the reset sequence."""
+    child = propose(SEQ, "q")
+    assert child is not None and "acc <= 12'h1 + hh_eg" in child, child  # (acc >>> 1) + 1, in place
+    iface = module_interface(SEQ, "q", "clk", Reset(name="rst_n", active="low", sync=False))
+    v = prove_rewrite(ProofTask(SEQ, child, "q", iface), tmp_path)
     assert accepted(v), f"{v.kind} {v.reason}\n{child}"
 
 

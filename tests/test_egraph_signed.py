@@ -162,25 +162,3 @@ def test_a_sign_extension_written_out_becomes_a_signed_product_and_is_proven(tmp
     assert child is not None and "$signed(a) * $signed(b)" in child, child
     v = prove_rewrite(ProofTask(WRITTEN_OUT, child, "w", module_interface(WRITTEN_OUT, "w")), tmp_path)
     assert accepted(v), f"{v.kind} {v.reason}\n{child}"
-
-
-MAG = """module mag(input signed [7:0] a, input signed [7:0] b, output [15:0] p);
-  wire [7:0] mag_a = a[7] ? (~a + 8'd1) : a;
-  wire [7:0] mag_b = b[7] ? (~b + 8'd1) : b;
-  wire [15:0] mag_p = mag_a * mag_b;
-  assign p = (a[7] ^ b[7]) ? (~mag_p + 16'd1) : mag_p;
-endmodule
-"""
-
-
-@pytest.mark.tools
-def test_a_signed_design_is_rewritten_and_proven(tmp_path: Path) -> None:
-    """Sign-magnitude negations become add/subtract units (x ^ {w{s}}) + s: the move rewrites a file
-    with signed ports, and the result is proven against it."""
-    from hyperheurist.rewrite.interface import module_interface
-    from hyperheurist.rewrite.prove import ProofTask, accepted, prove_rewrite
-
-    child = propose(MAG, "mag")
-    assert child is not None and "hh_eg" in child
-    v = prove_rewrite(ProofTask(MAG, child, "mag", module_interface(MAG, "mag")), tmp_path)
-    assert accepted(v), f"{v.kind} {v.reason}\n{child}"

@@ -277,7 +277,6 @@ def _identities() -> list[Rule]:
         Rule("sub-add-neg", "identity", "(Sub w a b)", "(Add w a (Neg w b))"),
         Rule("add-neg-sub", "identity", "(Add w a (Neg w b))", "(Sub w a b)"),
         Rule("zero-sub-neg", "identity", "(Sub w (Const w 0) a)", "(Neg w a)"),
-        Rule("not-inc-neg", "identity", "(Add w (Not w a) (Const w 1))", "(Neg w a)"),  # two's complement
     ]
 
 
