@@ -13,20 +13,42 @@ folder's name must not reach it.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ..sim.cocotb_run import COMMAND_FILE, icarus_flags
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
 from .tooling import strip_paths
+from .vetting import Vetted
 
 FILE_LINE = re.compile(r":\d+:")
+TIME_UNITS = re.compile(r"\b(?:timeunit|timeprecision)\b|\$(?:timeunit|timeprecision)\b")
+IMAGE = "a.vvp"
+
+
+@dataclass(frozen=True)
+class CocotbImage:
+    """The compile stage's Icarus image, compiled with ``flags`` (cocotb's): the simulation stage may hand it
+    to its cocotb run instead of building the same image again."""
+
+    path: str  # run-folder-relative
+    flags: tuple[str, ...]
+
 VERILATOR_ERR = re.compile(r"^%Error[^:]*: (.*)$", re.M)
 VERILATOR_WARN = re.compile(r"^%Warning-([A-Z0-9_]+): (.*)$", re.M)
 MAX_WARNINGS = 20
 
 
 def iverilog(ctx: StageContext) -> Invocation:
-    argv = ["iverilog", "-g2012", "-o", "a.vvp", "-s", ctx.top, f"-I{ctx.src_dir()}"]
+    """Icarus' compile. With cocotb's flags (``icarus_flags``: its default timescale too) unless the text
+    declares a time unit of its own: only then can a default timescale change Icarus' verdict (a lone
+    ``timeunit 1ps`` fails under Icarus' own 1 s default, a lone ``timeprecision 1ms`` under 1 ns). The image
+    then is what the simulation stage's cocotb run would build (``CocotbImage``)."""
+    if not TIME_UNITS.search(ctx.value(StageId.SAFETY, Vetted).canonical.text):
+        return Invocation("iverilog", ("iverilog", "-o", IMAGE, *icarus_flags(ctx.top, ctx.params),
+                                       f"-I{ctx.src_dir()}", *ctx.sources()), files=dict([COMMAND_FILE]))
+    argv = ["iverilog", "-g2012", "-o", IMAGE, "-s", ctx.top, f"-I{ctx.src_dir()}"]
     argv += [f"-P{ctx.top}.{k}={v}" for k, v in ctx.params.items()]
     return Invocation("iverilog", (*argv, *ctx.sources()))
 
@@ -73,14 +95,15 @@ def verilator_verdict(run: ToolRun, timeout_s: float) -> tuple[str | None, list[
 class CompileStage:
     id = StageId.COMPILE
     inputs = ("canonical/canonical.v",)
-    outputs = ("a.vvp",)
+    outputs = (IMAGE,)
     config = ("top", "limits.tool_timeout_s")
 
     def skip_reason(self, ctx: StageContext) -> str | None:
         return None
 
     def plan(self, ctx: StageContext) -> Plan:
-        err = iverilog_problem((yield from call(iverilog(ctx))), ctx.tool_timeout)
+        inv = iverilog(ctx)
+        err = iverilog_problem((yield from call(inv)), ctx.tool_timeout)
         if err:
             return failed(self.id, err, tool="iverilog")
         err, warnings = verilator_verdict((yield from call(verilator(ctx))), ctx.tool_timeout)
@@ -88,4 +111,5 @@ class CompileStage:
         if err:
             return failed(self.id, err, tool="verilator", **details)
         note = f" ({len(warnings)} lint warning(s) waived)" if warnings else ""
-        return passed(self.id, f"iverilog and verilator lint clean{note}", **details)
+        image = CocotbImage(ctx.own(IMAGE), icarus_flags(ctx.top, ctx.params)) if inv.files else None
+        return replace(passed(self.id, f"iverilog and verilator lint clean{note}", **details), value=image)

@@ -13,9 +13,11 @@ import re
 from collections.abc import Generator
 from typing import Any
 
+from ..sim.cocotb_run import icarus_flags
 from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
 from ..stages.context import CANONICAL, StageContext, checked_params
 from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
+from .compile import CocotbImage
 from .golden import golden_files
 from .tooling import strip_paths
 from .vetting import Vetted
@@ -109,12 +111,23 @@ def testbench(ctx: StageContext) -> Check:
     return None, {}
 
 
+def _compiled_image(ctx: StageContext) -> str | None:
+    """The compile stage's Icarus image when it is the one cocotb's Icarus build would make (same canonical text,
+    same flags), relative to this stage's folder; else None (cocotb builds its own)."""
+    done = ctx.results.get(StageId.COMPILE)
+    image = done.value if done is not None and done.passed else None
+    if ctx.design.verification.simulator != "icarus" or not isinstance(image, CocotbImage):
+        return None
+    return ctx.rel(image.path) if image.flags == icarus_flags(ctx.top, ctx.params) else None
+
+
 def cocotb_check(ctx: StageContext) -> Check:
     v = ctx.design.verification
     assert v.cocotb is not None and v.test_dir is not None
     out = yield from cocotb(CocotbRun(sources=tuple(ctx.sources()), toplevel=ctx.top, test_module=v.cocotb,
                                       test_dir=v.test_dir, build_dir="cocotb", timeout_s=ctx.sim_timeout,
-                                      simulator=v.simulator, params=ctx.params, seed=v.differential.seed))
+                                      simulator=v.simulator, params=ctx.params, seed=v.differential.seed,
+                                      image=_compiled_image(ctx)))
     info = {"tests": out.tests, "failures": out.failures, "simulator": v.simulator, "timed_out": out.timed_out}
     if not out.passed:
         return f"cocotb {v.cocotb}: {strip_paths(out.message)}", info

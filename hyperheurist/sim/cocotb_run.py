@@ -27,12 +27,13 @@ timescale 1ns/1ps, one fresh build folder per call.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -46,6 +47,7 @@ MESSAGE_LIMIT = 400
 TIMESCALE = ("1ns", "1ps")
 DUMP_MODULE = "hh_vcd_dump"
 SIM_IMAGE = "sim.vvp"
+COMMAND_FILE = ("cmds.f", "+timescale+{}/{}\n".format(*TIMESCALE))  # Icarus' command file: the default timescale
 
 
 @dataclass
@@ -138,6 +140,13 @@ def _dump_module(path: Path, toplevel: str) -> Path:
     return path
 
 
+def icarus_flags(toplevel: str, params: Mapping[str, str]) -> tuple[str, ...]:
+    """What an Icarus image for cocotb is compiled with besides its sources (Makefile.icarus' flags; the
+    command file is ``COMMAND_FILE``). An image compiled from the same text with these flags (the compile
+    stage's) is the image ``run_cocotb`` would build, and may be given to it instead."""
+    return ("-s", toplevel, "-g2012", "-f", COMMAND_FILE[0], *(f"-P{toplevel}.{k}={v}" for k, v in params.items()))
+
+
 def plan(*, simulator: str, sources: Sequence[Path], toplevel: str, test_module: str, python_path: Sequence[Path],
          build_dir: Path, params: dict[str, str], seed: int, vcd: bool) -> Plan:
     """The commands of Makefile.icarus / Makefile.verilator for these sources (files: ``build_dir``)."""
@@ -145,11 +154,10 @@ def plan(*, simulator: str, sources: Sequence[Path], toplevel: str, test_module:
     sim_env = _sim_env(simulator)
     srcs = [os.path.relpath(p, build_dir) for p in sources]  # the run folder's name stays out of argv
     if simulator == "icarus":
-        (build_dir / "cmds.f").write_text("+timescale+{}/{}\n".format(*TIMESCALE), encoding="utf-8")
+        (build_dir / COMMAND_FILE[0]).write_text(COMMAND_FILE[1], encoding="utf-8")
         dump = ["-s", DUMP_MODULE, _dump_module(build_dir / f"{DUMP_MODULE}.v", toplevel).name] if vcd else []
-        build: tuple[tuple[str, ...], ...] = (
-            ("iverilog", "-o", SIM_IMAGE, "-s", toplevel, "-g2012", "-f", "cmds.f",
-             *(f"-P{toplevel}.{k}={v}" for k, v in params.items()), *srcs, *dump),)
+        build: tuple[tuple[str, ...], ...] = (("iverilog", "-o", SIM_IMAGE, *icarus_flags(toplevel, params), *srcs,
+                                               *dump),)
         # vvp's "-none": no waveform of its own (the dump module writes ours)
         test: tuple[str, ...] = ("vvp", "-m", config.lib_entry("vpi", "icarus"), SIM_IMAGE, *([] if vcd else ["-none"]))
     else:
@@ -205,14 +213,27 @@ class _Session:
                         env=env, mem_mb=self.mem_mb, sandbox=self.sandbox, readable=self.readable)
 
 
+def _reuse(image: Path, build_dir: Path, build: Sequence[str]) -> None:
+    """``image`` as the build's output: a copy (a link would let the simulation write the compile stage's
+    folder), its origin where the build's command line and log would be."""
+    shutil.copyfile(image, build_dir / SIM_IMAGE)
+    note = (f"# cocotb-build: not run: {SIM_IMAGE} is a copy of {image}, compiled from the same text with the "
+            f"same flags (its folder's COMMANDS); this build would have been: {shlex.join(build)}\n")
+    with open(build_dir / "COMMANDS", "a", encoding="utf-8") as fh:
+        fh.write(note)
+    (build_dir / "build.log").write_text(note[2:], encoding="utf-8")
+
+
 def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
                timeout_s: float, simulator: str = "icarus", params: dict[str, str] | None = None,
                seed: int = 1, vcd_path: Path | None = None, extra_sources: list[Path] | None = None,
-               mem_mb: int | None = None, sandbox: str = "required") -> CocotbOutcome:
+               mem_mb: int | None = None, sandbox: str = "required", image: Path | None = None) -> CocotbOutcome:
     """Build and run ``test_module`` (a module in ``test_dir``) against ``toplevel``.
 
-    Returns a CocotbOutcome; a failing test, a build error or a timeout is data. Raises ToolError
-    only when cocotb itself cannot run (not installed, missing simulator, unreadable results).
+    ``image``: an Icarus image compiled from ``sources`` with ``icarus_flags`` (the compile stage's): copied in
+    as the build (one sandboxed launch fewer) when the build would be exactly that (Icarus, no VCD dump, no
+    extra sources). Returns a CocotbOutcome; a failing test, a build error or a timeout is data. Raises
+    ToolError only when cocotb itself cannot run (not installed, missing simulator, unreadable results).
     """
     if simulator not in SIMULATORS:
         raise ToolError(f"unknown simulator {simulator!r} (use one of {', '.join(SIMULATORS)})")
@@ -235,6 +256,9 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
                              "(the design or its test hangs)", True, None, time.monotonic() - t0, "timeout")
 
     build_log = []
+    if image is not None and simulator == "icarus" and vcd_path is None and not extra_sources and image.is_file():
+        _reuse(image, build_dir, p.build[0])
+        p = replace(p, build=())
     for i, cmd in enumerate(p.build):
         res = session.run(cmd, "cocotb-build" + (f"-{i + 1}" if i else ""), p.build_env)
         if res is None or res.timed_out:

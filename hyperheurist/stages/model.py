@@ -89,6 +89,7 @@ class CocotbRun:
     simulator: str
     params: Mapping[str, str]
     seed: int
+    image: str | None = None  # an Icarus image compiled from ``sources`` with the build's flags, used as the build
 
 
 @dataclass(frozen=True)

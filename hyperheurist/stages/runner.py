@@ -90,5 +90,6 @@ class StageRunner:
                          test_module=req.test_module, test_dir=req.test_dir,
                          build_dir=self.site.inside(sdir / req.build_dir),
                          timeout_s=req.timeout_s, simulator=req.simulator, params=dict(req.params), seed=req.seed,
-                         mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox)
+                         mem_mb=lim.tool_mem_mb, sandbox=lim.sandbox,
+                         image=self.site.inside(sdir / req.image) if req.image else None)
         return CocotbReply(out)
