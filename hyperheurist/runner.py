@@ -19,12 +19,13 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ToolError
+from .rlimits import GateError, Limit, StartGate, preexec, rlimits
 from .sandbox import BASE_PATH, Sandbox, check_mode, probe
 from .sandbox import tool_env as sandbox_env
 from .tools import tool_env, tool_path
@@ -134,31 +135,6 @@ class ToolResult:
         }
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this child when the process that started it dies (no orphaned tools after a kill -9)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _limits(mem_mb: int | None, cpu_s: int | None, file_bytes: int) -> Callable[[], None]:
-    def apply() -> None:
-        _die_with_parent()
-        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
-        if mem_mb:
-            b = mem_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (b, b))
-        if cpu_s:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
-
-
 def _is_signal(n: int) -> bool:
     try:
         signal.Signals(n)
@@ -181,6 +157,25 @@ def _read_back(path: Path) -> str:
             fh.seek(size - READ_BACK_LIMIT)
         data = fh.read()
     return data.decode("utf-8", errors="replace")
+
+
+def _start_error(exe: str, exc: OSError | subprocess.SubprocessError) -> ToolError:
+    if isinstance(exc, FileNotFoundError):
+        return ToolError(f"cannot start {exe}: {exc.strerror}")
+    if isinstance(exc, PermissionError):
+        return ToolError(f"cannot start {exe}: permission denied")
+    if isinstance(exc, OSError):  # ENOEXEC (a script without #!), E2BIG, ...: the tool's fault, not the run's
+        return ToolError(f"cannot start {exe}: {exc.strerror or exc}")
+    return ToolError(f"cannot start {exe}: {exc}")  # the resource limits could not be applied in the child
+
+
+def _gate_note(limits: Sequence[Limit]) -> str:
+    """The .sandbox file's first line: what the start gate's three descriptors did (a re-run by hand drops them)."""
+    names = {resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_AS: "as", resource.RLIMIT_CPU: "cpu",
+             resource.RLIMIT_CORE: "core"}
+    given = " ".join(f"--{names.get(which, str(which))}={soft}:{hard}" for which, (soft, hard) in limits)
+    return (f"# --info-fd/--block-fd/--sync-fd: hh's start gate, which set these limits on the sandbox before the "
+            f"tool started: prlimit {given}\n")
 
 
 def _log_command(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: ToolResult | None) -> None:
@@ -275,6 +270,8 @@ def run_tool(
     log_dir.mkdir(parents=True, exist_ok=True)
     cwd = Path(cwd) if cwd else log_dir
     popen_argv = args
+    limits = rlimits(mem_mb or None, cpu_s or None, max_file_bytes)
+    gate: StartGate | None = None
     if sandbox == "off":
         home = log_dir / ".home"  # a private HOME even unsandboxed (Yosys writes ~/.yosys_history)
         home.mkdir(exist_ok=True)
@@ -285,30 +282,31 @@ def run_tool(
         exe = Path(args[0])
         box = Sandbox(writable=(log_dir.resolve(), cwd.resolve()),
                       readable=(*(Path(r).resolve() for r in readable), *([exe.parent] if exe.is_absolute() else [])))
-        popen_argv = box.wrap(args, inner_env, cwd.resolve())
+        gate = StartGate()
+        popen_argv = box.wrap(args, inner_env, cwd.resolve(), gate.args())
         full_env = {"PATH": BASE_PATH}
-        (log_dir / f"{name}.sandbox").write_text(shlex.join(popen_argv) + "\n", encoding="utf-8")
+        (log_dir / f"{name}.sandbox").write_text(_gate_note(limits) + shlex.join(popen_argv) + "\n", encoding="utf-8")
     out_path = log_dir / f"{name}.stdout"
     err_path = log_dir / f"{name}.stderr"
     t0 = time.monotonic()
     timed_out = limited = False
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:
+            # sandboxed: no preexec_fn (it costs a full fork of hh); the start gate applies the limits
             proc = subprocess.Popen(
                 popen_argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True, preexec_fn=_limits(mem_mb or None, cpu_s or None, max_file_bytes),
+                start_new_session=True, preexec_fn=None if gate else preexec(limits),
+                pass_fds=gate.fds() if gate else (),
             )
-        except FileNotFoundError as exc:
-            raise ToolError(f"cannot start {args[0]}: {exc.strerror}") from exc
-        except PermissionError as exc:
-            raise ToolError(f"cannot start {args[0]}: permission denied") from exc
-        except OSError as exc:  # ENOEXEC (a script without #!), E2BIG, ...: the tool's fault, not the run's
-            raise ToolError(f"cannot start {args[0]}: {exc.strerror or exc}") from exc
-        except subprocess.SubprocessError as exc:  # the resource limits could not be applied in the child
-            raise ToolError(f"cannot start {args[0]}: {exc}") from exc
+        except (OSError, subprocess.SubprocessError) as exc:
+            if gate is not None:
+                gate.close()
+            raise _start_error(args[0], exc) from exc
         deadline = t0 + timeout_s
         exited = _ExitWaiter(proc)
         try:
+            if gate is not None:
+                gate.open(limits, deadline)
             while not exited(min(0.25, max(0.001, deadline - time.monotonic()))):
                 if time.monotonic() >= deadline:
                     timed_out = True
@@ -320,11 +318,15 @@ def run_tool(
                     _kill_group(proc.pid)
                     break
             proc.wait()
-        except BaseException:
+        except BaseException as exc:
             _kill_group(proc.pid)
             proc.wait()
+            if isinstance(exc, GateError):
+                raise ToolError(f"cannot start {args[0]} in the sandbox: {exc.strerror}") from None
             raise
         finally:
+            if gate is not None:
+                gate.close()
             exited.close()
             _kill_group(proc.pid)  # reap anything the tool left running in its group
     if proc.returncode == -signal.SIGXFSZ or max(out_path.stat().st_size, err_path.stat().st_size) >= max_file_bytes:

@@ -1,12 +1,24 @@
-"""What makes a sandboxed evaluation cheaper must not make it weaker (issue #14's cost target).
+"""What makes a sandboxed launch cheaper must not make it weaker (issue #14's cost target).
 
-The simulation stage's cocotb run uses the compile stage's Icarus image when it was compiled from the same text
-with cocotb's flags (one launch fewer), with the same verdicts; a design that declares its own time unit keeps
-the compile it had (a default timescale could change Icarus' verdict there).
+- bwrap is started with vfork (no preexec_fn); its start gate (``rlimits.StartGate``) sets the resource limits
+  on the sandbox before the tool starts, the tool inherits none of the gate's descriptors, and a gate never
+  opened (hh died first) starts no tool at all;
+- bwrap runs in a session of its own (no ``--new-session`` of bwrap's): nothing in the sandbox has hh's session
+  or a controlling terminal;
+- the simulation stage's cocotb run uses the compile stage's Icarus image when it was compiled from the same text
+  with cocotb's flags (one launch fewer), with the same verdicts; a design that declares its own time unit keeps
+  the compile it had (a default timescale could change Icarus' verdict there).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -14,8 +26,111 @@ import pytest
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.gates import GateReport, run_gates
+from hyperheurist.rlimits import GateError, StartGate, rlimits
+from hyperheurist.runner import run_tool
+from hyperheurist.sandbox import BASE_PATH, Sandbox, tool_env
 
 DATA = Path(__file__).parent / "data" / "gates"
+SHOW_LIMITS = ("import json, os, resource as r\n"
+               "print(json.dumps({'limits': [r.getrlimit(x) for x in (r.RLIMIT_FSIZE, r.RLIMIT_AS, r.RLIMIT_CPU, "
+               "r.RLIMIT_CORE)], 'fds': sorted(int(f) for f in os.listdir('/proc/self/fd'))}))")
+
+
+def test_the_limits_reach_the_sandboxed_tool_and_the_gate_descriptors_do_not(tmp_path: Path) -> None:
+    res = run_tool([sys.executable, "-c", SHOW_LIMITS], name="limits", log_dir=tmp_path, timeout_s=30, mem_mb=900,
+                   cpu_s=40, max_file_bytes=5_000_000)
+    assert res.ok, res.stderr
+    got = json.loads(res.stdout)
+    assert got["limits"] == [[5_000_000, 5_000_000], [900 << 20, 900 << 20], [40, 45], [0, 0]]
+    assert got["fds"] == [0, 1, 2, 3]  # stdin, stdout, stderr and the listing itself: no gate pipe
+    assert "prlimit --fsize=5000000:5000000 --as=943718400:943718400 --cpu=40:45" in \
+        (tmp_path / "limits.sandbox").read_text()
+
+
+def _stat(pid: int) -> list[str]:
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rindex(")") + 2:].split()  # fields from the state on (the name may hold spaces)
+
+
+def test_the_sandbox_has_a_session_of_its_own_and_no_terminal(tmp_path: Path) -> None:
+    marker = f"hh-session-probe-{os.getpid()}"
+    script = f"import time, sys\nopen('started', 'w').close()\ntime.sleep(8)  # {marker}"
+    done = threading.Thread(target=run_tool, args=([sys.executable, "-c", script],),
+                            kwargs={"name": "session", "log_dir": tmp_path, "timeout_s": 30})
+    done.start()
+    try:
+        pids: list[int] = []
+        while done.is_alive() and not pids:
+            pids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _holds(p, marker)]
+            time.sleep(0.05)
+        assert pids, "the probe never ran: the test proves nothing"
+        fields = _stat(pids[0])
+        session, tty = int(fields[3]), int(fields[4])
+        assert session != os.getsid(0) and tty == 0
+    finally:
+        done.join()
+
+
+def _holds(proc: Path, marker: str) -> bool:
+    try:
+        return marker in (proc / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+
+
+def _gated(tmp_path: Path, gate: StartGate, command: list[str]) -> subprocess.Popen[bytes]:
+    argv = Sandbox(writable=(tmp_path,)).wrap(command, tool_env(), tmp_path, gate.args())
+    return subprocess.Popen(argv, env={"PATH": BASE_PATH}, stdin=subprocess.DEVNULL, start_new_session=True,
+                            pass_fds=gate.fds())
+
+
+HH_DIES_AT_THE_GATE = """
+import os, resource, subprocess, sys, time
+from pathlib import Path
+from hyperheurist.rlimits import StartGate
+from hyperheurist.sandbox import BASE_PATH, Sandbox, tool_env
+stage = Path(sys.argv[1])
+gate = StartGate()
+argv = Sandbox(writable=(stage,)).wrap(["/usr/bin/touch", str(stage / "ran")], tool_env(), stage, gate.args())
+subprocess.Popen(argv, env={"PATH": BASE_PATH}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                 stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=gate.fds())
+def die(pid, *limit):  # killed after bwrap cloned the sandbox, before any limit was set
+    print(pid, flush=True)
+    os._exit(0)
+resource.prlimit = die
+gate.open([(resource.RLIMIT_CORE, (0, 0))], time.monotonic() + 30)
+"""
+
+
+def test_a_gate_never_opened_starts_no_tool(tmp_path: Path) -> None:
+    """hh killed before it set the limits: bwrap dies with it, and the sandbox must not go on without limits."""
+    hh = subprocess.run([sys.executable, "-c", HH_DIES_AT_THE_GATE, str(tmp_path)], capture_output=True, text=True,
+                        timeout=60, cwd=Path(__file__).parent.parent)
+    pid1 = int(hh.stdout)  # the sandbox's first process (host pid)
+    try:
+        time.sleep(3)  # the tool needs milliseconds
+        assert not (tmp_path / "ran").exists()
+        assert _stat(pid1)[0] == "S"  # waiting at the gate
+    finally:
+        os.kill(pid1, 9)  # the PID namespace goes with it
+    gate = StartGate()  # the same sandbox with the gate opened runs the tool: the test can fail
+    proc = _gated(tmp_path, gate, ["/usr/bin/touch", str(tmp_path / "ran")])
+    gate.open(rlimits(None, None, 1 << 20), time.monotonic() + 30)
+    assert proc.wait(timeout=30) == 0 and (tmp_path / "ran").exists()
+
+
+def test_limits_the_kernel_refuses_start_no_tool(tmp_path: Path) -> None:
+    canary = tmp_path / "ran"
+    gate = StartGate()
+    proc = _gated(tmp_path, gate, ["/usr/bin/touch", str(canary)])
+    try:
+        with pytest.raises(GateError, match="resource limits"):
+            gate.open([(resource.RLIMIT_NOFILE, (1 << 30, 1 << 30))], time.monotonic() + 30)  # above fs.nr_open
+    finally:
+        gate.close()
+        os.killpg(proc.pid, 9)
+        proc.wait()
+    assert not canary.exists()
 
 
 def _gates(tmp_path: Path, text: str, only: list[str] | None = None) -> GateReport:

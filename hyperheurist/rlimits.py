@@ -1,0 +1,121 @@
+"""A tool's resource limits, and how they reach it before it starts.
+
+Unsandboxed, a ``preexec_fn`` sets them in the forked child (and PDEATHSIG, so a killed hh leaves no tool
+behind). Sandboxed, no ``preexec_fn``: it makes Python fork hh in full instead of vfork-ing it, and importing
+ctypes in that child cost a further ~5 ms per tool (measured with ``tools/bench.py``'s launch study). Instead
+bwrap's start gate (``StartGate``) holds the sandbox's first process before it starts the tool until hh has
+set the limits on it (``prlimit``); the tool inherits them from that process as it would from a preexec hook.
+bwrap's own ``--die-with-parent`` binds the sandbox to hh.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import json
+import os
+import resource
+import select
+import signal
+import time
+from collections.abc import Callable, Sequence
+
+Limit = tuple[int, tuple[int, int]]  # (resource.RLIMIT_*, (soft, hard))
+
+
+def rlimits(mem_mb: int | None, cpu_s: int | None, file_bytes: int) -> tuple[Limit, ...]:
+    """What a tool may use: file size always, address space and CPU time when given, no core dumps."""
+    out: list[Limit] = [(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))]
+    if mem_mb:
+        b = mem_mb * 1024 * 1024
+        out.append((resource.RLIMIT_AS, (b, b)))
+    if cpu_s:
+        out.append((resource.RLIMIT_CPU, (cpu_s, cpu_s + 5)))
+    out.append((resource.RLIMIT_CORE, (0, 0)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _prctl() -> Callable[..., int] | None:
+    """libc's prctl, loaded in hh (loading ctypes in each forked child cost ~5 ms per tool)."""
+    try:
+        fn: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+        return fn
+    except (OSError, AttributeError):
+        return None
+
+
+def preexec(limits: Sequence[Limit]) -> Callable[[], None]:
+    """The unsandboxed child's hook: SIGKILL when hh dies (Linux PDEATHSIG), then the limits."""
+    prctl = _prctl()
+
+    def apply() -> None:
+        if prctl is not None:
+            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        for which, value in limits:
+            resource.setrlimit(which, value)
+
+    return apply
+
+
+class GateError(OSError):
+    """The limits could not be set on the sandbox (the tool was not started)."""
+
+
+class StartGate:
+    """bwrap's start gate for one sandbox. ``--info-fd``: bwrap's outer process writes the host pid of the
+    sandbox's first process once it has cloned it (and has set its own PDEATHSIG); ``--block-fd``: that process
+    waits for one byte before it starts the tool; ``--sync-fd``: it holds the gate's write end itself, so the
+    gate never reads end-of-file: an hh that dies before opening it leaves a sandbox waiting, never a tool
+    running without limits. The tool inherits none of the three descriptors (bwrap closes them first)."""
+
+    def __init__(self) -> None:
+        self._info_r, self._info_w = os.pipe()
+        self._block_r, self._block_w = os.pipe()
+        self._open = [self._info_r, self._info_w, self._block_r, self._block_w]
+
+    def args(self) -> list[str]:
+        return ["--info-fd", str(self._info_w), "--block-fd", str(self._block_r), "--sync-fd", str(self._block_w)]
+
+    def fds(self) -> tuple[int, ...]:
+        """What the bwrap process must inherit (``pass_fds``)."""
+        return self._info_w, self._block_r, self._block_w
+
+    def open(self, limits: Sequence[Limit], deadline: float) -> None:
+        """Once bwrap runs: set ``limits`` on the sandbox's first process, then let it start the tool. Returns
+        without doing either when bwrap ends before it cloned (its own error then is in its stderr) or
+        ``deadline`` passes (the caller kills it). GateError when the kernel refuses the limits."""
+        self._close(self._info_w)  # bwrap's ends: hh holds the info's read end and the gate's write end
+        self._close(self._block_r)
+        info = b""
+        while True:
+            ready, _, _ = select.select([self._info_r], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return
+            chunk = os.read(self._info_r, 4096)
+            if not chunk:
+                break
+            info += chunk
+        try:
+            pid = int(json.loads(info)["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            return  # no sandbox was made
+        try:
+            for which, value in limits:
+                resource.prlimit(pid, which, value)
+        except ProcessLookupError:
+            return  # its setup failed: bwrap reports why
+        except OSError as exc:
+            raise GateError(exc.errno, f"cannot set the tool's resource limits in the sandbox (prlimit: "
+                                       f"{exc.strerror})") from None
+        os.write(self._block_w, b"1")
+        self.close()
+
+    def close(self) -> None:
+        for fd in list(self._open):
+            self._close(fd)
+
+    def _close(self, fd: int) -> None:
+        if fd in self._open:
+            self._open.remove(fd)
+            os.close(fd)
