@@ -104,6 +104,10 @@ def test_what_cannot_be_frozen_exactly_leaves_the_file_alone(text: str) -> None:
     assert one(text) is None
 
 
+def test_an_override_the_gates_would_refuse_is_not_written_in() -> None:
+    assert one(ADDER, {"W": "1_6"}) is None  # iverilog -P ignores such a value; freezing at it would not
+
+
 def test_an_instance_in_another_file_pins_the_module() -> None:
     sub = TWO[TWO.index("module add1"):]
     cand = Candidate(files=(("top.v", TWO[:TWO.index("module add1")].replace("add1 u", "add1 #(4) u")),

@@ -40,7 +40,8 @@ class TunableParamMove:
         options: list[tuple[str, str]] = []
         for t in tunables:
             if t.name not in declared:
-                continue  # only when this candidate declares the parameter
+                continue  # only when this candidate declares the parameter (one a fixed-widths move froze
+                # into a localparam, ``specialise``, is not: no -chparam of it may follow)
             current = overrides.get(t.name, declared[t.name])
             options += [(t.name, str(v)) for v in t.values if str(v) != current.replace(" ", "")]
         if not options:

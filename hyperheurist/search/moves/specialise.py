@@ -67,35 +67,34 @@ def _specialise_all(files: tuple[tuple[str, str], ...], top: str, params: Params
     trees = [parse(text) if len(text) <= MAX_TEXT else None for _, text in files]
     pinned = _assigned_modules([t for t in trees if t is not None])
     try:
-        overrides = dict(param_override(k, v) for k, v in params)
+        overrides: dict[str, str] | None = dict(param_override(k, v) for k, v in params)
     except LiteralError:
         overrides = None  # the gates refuse such a value anyway; nothing is frozen at it
-    out: list[Specialised | None] = []
-    for (_, text), tree in zip(files, trees, strict=True):
-        edits: list[Edit] = []
-        frozen: set[str] = set()
-        for mod in modules(tree) if tree is not None else ():
-            decls = overridable_declarations(mod)
-            if not decls:
-                continue
-            name = module_name(mod)
-            if pinned is None or name in pinned or (name == top and overrides is None):
-                edits = []
-                break
-            values = overrides if name == top and overrides is not None else {}
-            mod_edits = _freeze(decls, text, values)
-            if mod_edits is None:
-                edits = []
-                break
-            edits += mod_edits
-            frozen |= {n for n in values if n in _declared(decls)}
-        else:
-            new = apply_edits(text, edits) if tree is not None else None
-            if new is not None:
-                out.append(Specialised(new, tuple((k, v) for k, v in params if k not in frozen)))
-                continue
-        out.append(None)
-    return tuple(out)
+    return tuple(_specialise_file(text, tree, top, params, overrides, pinned) if tree is not None else None
+                 for (_, text), tree in zip(files, trees, strict=True))
+
+
+def _specialise_file(text: str, tree: Syntax, top: str, params: Params, overrides: dict[str, str] | None,
+                     pinned: set[str] | None) -> Specialised | None:
+    edits: list[Edit] = []
+    frozen: set[str] = set()
+    for mod in modules(tree):
+        decls = overridable_declarations(mod)
+        if not decls:
+            continue
+        name = module_name(mod)
+        if pinned is None or name in pinned:
+            return None
+        values = {} if name != top else overrides
+        if values is None:
+            return None
+        mod_edits = _freeze(decls, text, values)
+        if mod_edits is None:
+            return None
+        edits += mod_edits
+        frozen |= {n for n in values if n in _declared(decls)}
+    new = apply_edits(text, edits)
+    return None if new is None else Specialised(new, tuple((k, v) for k, v in params if k not in frozen))
 
 
 def _assigned_modules(trees: list[Syntax]) -> set[str] | None:
