@@ -66,3 +66,13 @@ def test_sandbox_cost_in_alternating_pairs_with_the_tools_launched(tmp_path: Pat
     assert any(n.startswith("ivlpp") for n in sb["launches"])  # each evaluation preprocesses afresh
     md = "\n".join(bench.render_sandbox([sb, {**sb, "design": "other"}]))
     assert f"- adder4, other ({sb['tool_calls']}): " in md and "over 2 adjacent pairs" in md
+
+
+def test_one_launch_part_by_part(tmp_path: Path) -> None:
+    rows = bench.measure_launch(tmp_path, repeats=2)
+    names = [r["variant"].strip() for r in rows]
+    assert {"no sandbox", "hh's command line", "without --unshare-net", "run_tool, sandbox required",
+            "run_tool, sandbox off"} <= set(names)
+    assert all(r["p10_ms"] > 0 and r["median_ms"] >= r["p10_ms"] for r in rows)
+    md = "\n".join(bench.render_launch(rows, 2))
+    assert "| hh's command line |" in md and "+0.00 |" in md and "(2 rounds" in md

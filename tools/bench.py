@@ -9,6 +9,10 @@ parsing, file writing, scripts, subprocess handling). cocotb's build and test co
 vvp with cocotb's embedded Python) are recorded like any tool and count as tool time (so would a
 Python child process running them; its environment is saved beside the logs and used for the re-run).
 
+The sandbox's cost: each evaluation with every tool in bubblewrap and with ``limits.sandbox: off``, in
+alternating pairs; and one launch of ``/usr/bin/true`` part by part (hh's bwrap command line with each option
+taken away, and run_tool's own start, gate, wait and logging), p10 and median of many rounds.
+
 Also measured: a second evaluation of the same candidate (gates re-run, PPA from the cache) and a
 PPA-only cache hit; the speed-up of the local process pool at 1 and 2 jobs over distinct
 candidates (cold cache); and how each stage grows with design size (generated adders and
@@ -21,6 +25,7 @@ Timings are medians of ``--repeats`` runs; on a shared machine they are noisy.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -31,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -132,9 +137,16 @@ class Host(TypedDict):
     platform: str
 
 
-class Settings(TypedDict):
+class Settings(TypedDict, total=False):
     repeats: int
     benchmarks: list[str]
+    launch_repeats: int
+
+
+class LaunchCost(TypedDict):
+    variant: str
+    p10_ms: float
+    median_ms: float
 
 
 class Results(TypedDict, total=False):
@@ -143,6 +155,7 @@ class Results(TypedDict, total=False):
     settings: Settings
     overhead: list[OverheadResult]
     sandbox: list[SandboxResult]
+    launch: list[LaunchCost]
     pool: PoolResult
     sizes: list[SizeResult]
     wall_s: float
@@ -384,6 +397,84 @@ def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: 
             "walls": {k: [round(w, 4) for w in v] for k, v in walls.items()}}
 
 
+# ---- one launch, part by part ----------------------------------------------------------------------
+TRUE = "/usr/bin/true"
+
+
+def _without(argv: list[str], flag: str, nargs: int, source: Callable[[str], bool] = lambda _: True) -> list[str]:
+    """``argv`` less every ``flag`` (with its ``nargs`` arguments) whose first argument ``source`` accepts."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == flag and (nargs == 0 or source(argv[i + 1])):
+            i += 1 + nargs
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
+def launch_variants(folder: Path) -> dict[str, list[str]]:
+    """``/usr/bin/true`` unsandboxed, in the least bwrap does, in hh's sandbox, and in hh's sandbox with one part
+    of its command line taken away (or one that hh does not use added)."""
+    from hyperheurist.sandbox import SYSTEM_DIRS, Sandbox, tool_env
+
+    full = Sandbox(writable=(folder,)).wrap([TRUE], tool_env(), folder)
+    bwrap, system = full[0], set(SYSTEM_DIRS)
+    return {
+        "no sandbox": [TRUE],
+        "bwrap --ro-bind / / (the least bwrap does)": [bwrap, "--ro-bind", "/", "/", TRUE],
+        "hh's command line": full,
+        **{f"  without {flag}": _without(full, flag, 0) for flag in (
+            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--clearenv")},
+        "  without --cap-drop ALL": _without(full, "--cap-drop", 1),
+        "  without --proc /proc": _without(full, "--proc", 1),
+        "  without --tmpfs /tmp": _without(full, "--tmpfs", 1),
+        "  without the three devices": _without(full, "--dev-bind", 2),
+        "  without the /dev links": _without(full, "--symlink", 2, lambda src: src.startswith("/proc")),
+        "  without the interpreter and venv binds": _without(
+            full, "--ro-bind", 2, lambda src: src not in system and not src.startswith(str(folder))
+            and "/etc-" not in src),
+        "  without --setenv": _without(full, "--setenv", 2),
+        "  with --new-session (a second session)": [bwrap, "--new-session", *full[1:]],
+        "  with --as-pid-1": [bwrap, "--as-pid-1", *full[1:]],
+    }
+
+
+def measure_launch(root: Path, repeats: int = 200) -> list[LaunchCost]:
+    """Wall time of one launch per variant, started as run_tool starts a sandboxed tool (a new session, vfork),
+    and of run_tool itself on ``/usr/bin/true`` (spawn, start gate, wait, logs, COMMANDS), in both modes. The
+    variants run in a new random order each round, so load changes hit them alike; p10 and median."""
+    import random
+
+    from hyperheurist.runner import run_tool
+    from hyperheurist.sandbox import BASE_PATH
+
+    folder = Path(tempfile.mkdtemp(prefix="launch-", dir=root))
+    calls: dict[str, Callable[[], object]] = {
+        name: functools.partial(subprocess.run, argv, env={"PATH": BASE_PATH}, stdin=subprocess.DEVNULL,
+                                start_new_session=True, check=True)
+        for name, argv in launch_variants(folder).items()}
+    for mode in ("off", "required"):
+        calls[f"run_tool, sandbox {mode}"] = functools.partial(
+            run_tool, [TRUE], name="true", log_dir=folder / mode, timeout_s=30, sandbox=mode)
+    walls: dict[str, list[float]] = {name: [] for name in calls}
+    order = list(calls)
+    for _ in range(repeats):
+        random.shuffle(order)
+        for name in order:
+            t0 = time.perf_counter()
+            calls[name]()
+            walls[name].append(time.perf_counter() - t0)
+    return [{"variant": name, "p10_ms": round(1000 * _quantile(w, 0.1), 2),
+             "median_ms": round(1000 * statistics.median(w), 2)} for name, w in walls.items()]
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[int(q * (len(ordered) - 1))]
+
+
 # ---- pool speed-up --------------------------------------------------------------------------------
 def _pool_task(task: EvalTask) -> tuple[bool, float]:
     t0 = time.monotonic()
@@ -514,6 +605,17 @@ def render_sandbox(rows: list[SandboxResult]) -> list[str]:
     return [*lines, ""]
 
 
+def render_launch(rows: list[LaunchCost], repeats: int) -> list[str]:
+    base = next(r["p10_ms"] for r in rows if r["variant"] == "hh's command line")
+    lines = [f"## One launch of /usr/bin/true, part by part ({repeats} rounds, variants in random order each round)",
+             "", "| variant | p10 ms | median ms | p10 - hh's line |", "|---|---:|---:|---:|"]
+    lines += [f"| {r['variant'].strip()} | {r['p10_ms']:.2f} | {r['median_ms']:.2f} | {r['p10_ms'] - base:+.2f} |"
+              for r in rows]
+    return [*lines, "", "Started as run_tool starts bwrap (a new session, vfork, no preexec_fn); the run_tool rows "
+            "add the start gate, the wait, the logs and COMMANDS (and, off, the preexec hook that sets the limits).",
+            ""]
+
+
 def render(res: Results) -> str:
     lines = [f"# Evaluation benchmark ({res['when']}, {res['host']['cpus']} CPUs, {res['host']['python']})", "",
              f"Medians of {res['settings']['repeats']} repeats; the machine is shared, so figures are noisy.", ""]
@@ -536,6 +638,8 @@ def render(res: Results) -> str:
                   f"{100 * statistics.median(situ):.1f}%, max {100 * max(situ):.1f}%.", ""]
     if res.get("sandbox"):
         lines += render_sandbox(res["sandbox"])
+    if res.get("launch"):
+        lines += render_launch(res["launch"], res["settings"].get("launch_repeats", 0))
     if res.get("pool"):
         p = res["pool"]
         lines += [f"## Local process pool (distinct candidates, cold cache, pool start-up included; median of "
@@ -570,7 +674,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="adder:8,16,32,64;mult:8,16,32",
                     help="size study: kind:bits,...;kind:bits,... (kinds: adder, mult; '' to skip). A 64-bit "
                          "multiplier exceeds the default 120 s synthesis timeout")
-    ap.add_argument("--skip", default="", help="parts to skip: overhead,sandbox,pool,sizes")
+    ap.add_argument("--launch-repeats", type=int, default=200, help="rounds of the one-launch study")
+    ap.add_argument("--skip", default="", help="parts to skip: overhead,sandbox,launch,pool,sizes")
     ap.add_argument("--out", type=Path, default=REPO / "results")
     args = ap.parse_args(argv)
 
@@ -580,7 +685,7 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.monotonic()
     res: Results = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                  "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-                 "settings": {"repeats": args.repeats, "benchmarks": names}}
+                 "settings": {"repeats": args.repeats, "benchmarks": names, "launch_repeats": args.launch_repeats}}
     old_cache = os.environ.get("HH_CACHE_DIR")
     with tempfile.TemporaryDirectory(prefix="hh-bench-") as tmp:
         root = Path(tmp)
@@ -602,6 +707,9 @@ def main(argv: list[str] | None = None) -> int:
                     res["sandbox"].append(b)
                     print(f"bench: {n}: sandboxed {b['on_s']:.2f} s, off {b['off_s']:.2f} s, "
                           f"share {100 * b['overhead_ratio']:.1f}% ({b['tool_calls']} launches)", flush=True)
+            if "launch" not in skip:
+                res["launch"] = measure_launch(root, args.launch_repeats)
+                print(f"bench: one launch: {len(res['launch'])} variants x {args.launch_repeats}", flush=True)
             if "pool" not in skip:
                 cands = pool_candidates([b for b in args.pool_benchmarks.split(",") if b], args.pool_candidates)
                 jobs = [int(x) for x in args.jobs.split(",") if x]
