@@ -77,6 +77,10 @@ class StartGate:
     def args(self) -> list[str]:
         return ["--info-fd", str(self._info_w), "--block-fd", str(self._block_r), "--sync-fd", str(self._block_w)]
 
+    def command(self, bwrap_argv: Sequence[str]) -> list[str]:
+        """A bwrap command line (``sandbox.Sandbox.wrap``) with this gate's options."""
+        return [bwrap_argv[0], *self.args(), *bwrap_argv[1:]]
+
     def fds(self) -> tuple[int, ...]:
         """What the bwrap process must inherit (``pass_fds``)."""
         return self._info_w, self._block_r, self._block_w

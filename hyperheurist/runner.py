@@ -170,12 +170,13 @@ def _start_error(exe: str, exc: OSError | subprocess.SubprocessError) -> ToolErr
 
 
 def _gate_note(limits: Sequence[Limit]) -> str:
-    """The .sandbox file's first line: what the start gate's three descriptors did (a re-run by hand drops them)."""
+    """The .sandbox file's first line: the limits, which hh's start gate (``--info-fd``, ``--block-fd`` and
+    ``--sync-fd``, added to the line below) set on the sandbox before the tool started."""
     names = {resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_AS: "as", resource.RLIMIT_CPU: "cpu",
              resource.RLIMIT_CORE: "core"}
     given = " ".join(f"--{names.get(which, str(which))}={soft}:{hard}" for which, (soft, hard) in limits)
-    return (f"# --info-fd/--block-fd/--sync-fd: hh's start gate, which set these limits on the sandbox before the "
-            f"tool started: prlimit {given}\n")
+    return (f"# run with these limits (hh's start gate set them on the sandbox before the tool started): "
+            f"prlimit {given} <the line below>\n")
 
 
 def _log_command(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: ToolResult | None) -> None:
@@ -282,10 +283,11 @@ def run_tool(
         exe = Path(args[0])
         box = Sandbox(writable=(log_dir.resolve(), cwd.resolve()),
                       readable=(*(Path(r).resolve() for r in readable), *([exe.parent] if exe.is_absolute() else [])))
-        gate = StartGate()
-        popen_argv = box.wrap(args, inner_env, cwd.resolve(), gate.args())
+        wrapped = box.wrap(args, inner_env, cwd.resolve())
+        (log_dir / f"{name}.sandbox").write_text(_gate_note(limits) + shlex.join(wrapped) + "\n", encoding="utf-8")
         full_env = {"PATH": BASE_PATH}
-        (log_dir / f"{name}.sandbox").write_text(_gate_note(limits) + shlex.join(popen_argv) + "\n", encoding="utf-8")
+        gate = StartGate()  # the last step before the launch: its descriptors are closed on every path from here
+        popen_argv = gate.command(wrapped)
     out_path = log_dir / f"{name}.stdout"
     err_path = log_dir / f"{name}.stderr"
     t0 = time.monotonic()

@@ -61,12 +61,12 @@ class Sandbox:
     writable: tuple[Path, ...]
     readable: tuple[Path, ...] = ()
 
-    def wrap(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, gate: Sequence[str] = ()) -> list[str]:
-        """The bwrap command line that runs ``argv`` in ``cwd`` with exactly ``env`` (``gate``: the options of
-        its start gate, ``rlimits.StartGate.args``). Start it in a new session (``start_new_session=True``):
-        that keeps the sandbox away from hh's controlling terminal (no TIOCSTI) and lets ``killpg`` reach it."""
+    def wrap(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> list[str]:
+        """The bwrap command line that runs ``argv`` in ``cwd`` with exactly ``env``. Start it in a new session
+        (``start_new_session=True``): that keeps the sandbox away from hh's controlling terminal (no TIOCSTI)
+        and lets ``killpg`` reach it; and through a start gate (``rlimits.StartGate``), which sets the limits."""
         fixed, system = _fixed_args()
-        out = [str(bwrap_path()), *gate, *fixed, "--ro-bind", str(ETC.folder()), "/etc"]
+        out = [str(bwrap_path()), *fixed, "--ro-bind", str(ETC.folder()), "/etc"]
         for p in self.readable:
             if _hides_private(p):
                 raise ConfigError(f"{p} cannot be given to a sandboxed tool as an input: it would replace the "
@@ -92,8 +92,7 @@ class Sandbox:
 
 @functools.lru_cache(maxsize=1)
 def _fixed_args() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The part of every command line that depends only on this machine (built once per process), and the
-    system folders it binds."""
+    """The part of every command line that depends only on this machine (built once), and the folders it binds."""
     # no capabilities, own PID/network/IPC/UTS namespaces; a user namespace only where bwrap needs one
     # to run at all (unprivileged): as root it costs ~2.5 ms per call and adds nothing once caps are dropped.
     # no --new-session: bwrap starts in a session of its own (``wrap``), so no controlling terminal is left to
@@ -343,13 +342,14 @@ def _find_bwrap(override: str | None, search: str | None) -> Path:
 def probe() -> str:
     """How the sandbox runs here (one line), or SandboxUnavailable with the reason and the fix."""
     exe = bwrap_path()
-    gate = StartGate()  # as run_tool starts every tool: the limits set through the start gate
     argv = Sandbox(writable=()).wrap(["/bin/sh", "-c", "test ! -e /proc/1/environ || test $$ -lt 10"], tool_env(),
-                                     Path("/"), gate.args())
+                                     Path("/"))
+    gate = StartGate()  # as run_tool starts every tool: the limits set through the start gate
     proc = None
     try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                stdin=subprocess.DEVNULL, env={"PATH": BASE_PATH}, pass_fds=gate.fds())
+        proc = subprocess.Popen(gate.command(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL, env={"PATH": BASE_PATH}, pass_fds=gate.fds(),
+                                start_new_session=True)
         gate.open(rlimits(None, None, 1 << 30), time.monotonic() + 20)
         out, err = proc.communicate(timeout=20)
     except (OSError, subprocess.TimeoutExpired) as exc:

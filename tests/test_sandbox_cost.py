@@ -79,7 +79,7 @@ def _holds(proc: Path, marker: str) -> bool:
 
 
 def _gated(tmp_path: Path, gate: StartGate, command: list[str]) -> subprocess.Popen[bytes]:
-    argv = Sandbox(writable=(tmp_path,)).wrap(command, tool_env(), tmp_path, gate.args())
+    argv = gate.command(Sandbox(writable=(tmp_path,)).wrap(command, tool_env(), tmp_path))
     return subprocess.Popen(argv, env={"PATH": BASE_PATH}, stdin=subprocess.DEVNULL, start_new_session=True,
                             pass_fds=gate.fds())
 
@@ -91,7 +91,7 @@ from hyperheurist.rlimits import StartGate
 from hyperheurist.sandbox import BASE_PATH, Sandbox, tool_env
 stage = Path(sys.argv[1])
 gate = StartGate()
-argv = Sandbox(writable=(stage,)).wrap(["/usr/bin/touch", str(stage / "ran")], tool_env(), stage, gate.args())
+argv = gate.command(Sandbox(writable=(stage,)).wrap(["/usr/bin/touch", str(stage / "ran")], tool_env(), stage))
 subprocess.Popen(argv, env={"PATH": BASE_PATH}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                  stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=gate.fds())
 def die(pid, *limit):  # killed after bwrap cloned the sandbox, before any limit was set
