@@ -13,6 +13,7 @@ from pyslang import syntax
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig
 from hyperheurist.config.loader import load_design
+from hyperheurist.config.search import Tunable
 from hyperheurist.evaluate import EvalTask, evaluate
 from hyperheurist.hdl.parse import parse
 from hyperheurist.hdl.ports import read_module
@@ -215,6 +216,22 @@ def test_a_frozen_tunable_is_no_longer_offered(padd: tuple[DesignConfig, Candida
     assert TunableParamMove().propose(st, ctx, random.Random(0)) is None
 
 
+def test_a_tunable_is_frozen_at_each_of_its_listed_values(padd: tuple[DesignConfig, Candidate]) -> None:
+    """Where the chain stands is not where the tunable must stay: the move also offers the rewrite of the
+    design at the tunable's other listed values (that change and the rewrite in one step)."""
+    d, parent = padd
+    ctx = MoveContext(design=d, flow=None)  # type: ignore[arg-type]  # RTL moves read the tunables only
+    frozen = set()
+    for seed in range(12):
+        st = OperatorLibrary().propose(State(parent, Recipe()), ctx, random.Random(seed))
+        assert st is not None and st.candidate.params == () and st.candidate.parent == parent.digest
+        frozen |= {v for v in ("8", "4") if f"#(localparam W = {v})" in st.candidate.files[0][1]}
+    assert frozen == {"8", "4"}
+    # a move that takes the file as written does not: it keeps the override
+    st = AnyRenamer().propose(State(parent, Recipe()), ctx, random.Random(0))
+    assert st is not None and st.candidate.params == (("W", "8"),)
+
+
 @pytest.mark.tools
 def test_the_pipeline_builds_and_proves_the_child_at_the_parents_values(
         padd: tuple[DesignConfig, Candidate], tmp_path: Path) -> None:
@@ -244,3 +261,24 @@ def test_the_child_is_the_parent_at_its_values_and_not_at_others(tmp_path: Path)
     at_five = bake_parameters(parent).files[0][1]
     assert prove_rewrite(ProofTask(at_five, child, "t", iface), tmp_path / "k5").kind == "proven"
     assert prove_rewrite(ProofTask(SCALE, child, "t", iface), tmp_path / "k3").kind == "refuted"
+
+
+SWAP = """module t #(parameter ARCH = 0) (input [7:0] a, b, output [8:0] y);
+  wire [7:0] p = ARCH ? b : a;
+  wire [7:0] q = ARCH ? a : b;
+  assign y = p + q;
+endmodule
+"""
+
+
+@pytest.mark.tools
+def test_a_child_frozen_at_another_listed_value_is_proven_against_the_parent(tmp_path: Path) -> None:
+    """ARCH only swaps the operands: the rewrite of the design at ARCH=1 equals the parent at ARCH=0."""
+    tun = DesignConfig.model_construct(tunables=[Tunable(name="ARCH", values=[0, 1])])
+    ctx = MoveContext(design=tun, flow=None)  # type: ignore[arg-type]  # RTL moves read the tunables only
+    parent = Candidate.from_text(SWAP, "t")
+    children = {st.candidate.files[0][1] for seed in range(12)
+                if (st := OperatorLibrary().propose(State(parent, Recipe()), ctx, random.Random(seed))) is not None}
+    other = [c for c in children if "#(localparam ARCH = 1)" in c]
+    assert other, children
+    assert prove_rewrite(ProofTask(SWAP, other[0], "t", module_interface(SWAP, "t")), tmp_path).kind == "proven"

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...candidate import Candidate
+from ...config.search import Tunable
 from ...hdl.literals import param_override
 from ...hdl.parse import MAX_TEXT, module_name, modules, parse
 from ..state import MoveContext, State
 from .verilog import Edit, apply_edits, overridable_parameters, parameter_declarators, span
+
+Params = tuple[tuple[str, str], ...]
 
 
 def declared_parameters(files: tuple[tuple[str, str], ...], top: str) -> dict[str, str]:
@@ -23,6 +27,30 @@ def declared_parameters(files: tuple[tuple[str, str], ...], top: str) -> dict[st
     return {}
 
 
+def alternatives(cand: Candidate, tunables: Sequence[Tunable]) -> list[Params]:
+    """The parameter overrides of every design one tunable change away: each tunable the top declares at
+    each other listed value. An override equal to the declared default is dropped, so a design keeps one
+    digest (and one evaluation). A tunable a fixed-widths move froze into a localparam (``specialise``) is
+    not declared any more: no -chparam of it may follow."""
+    if not tunables:
+        return []
+    declared = declared_parameters(cand.files, cand.top)
+    overrides = dict(cand.params)
+    out: list[Params] = []
+    for t in tunables:
+        if t.name not in declared:
+            continue
+        current = overrides.get(t.name, declared[t.name]).replace(" ", "")
+        for value in (str(v) for v in t.values):
+            if value == current:
+                continue
+            params = {**overrides, t.name: value}
+            if value == declared[t.name].replace(" ", ""):
+                del params[t.name]
+            out.append(tuple(sorted(params.items())))
+    return out
+
+
 @dataclass(frozen=True)
 class TunableParamMove:
     """Pick a tunable the candidate's top module declares and give it another listed value."""
@@ -31,26 +59,10 @@ class TunableParamMove:
     kind: str = "param"
 
     def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
-        tunables = ctx.design.tunables
-        if not tunables:
-            return None
-        cand = state.candidate
-        declared = declared_parameters(cand.files, cand.top)
-        overrides = dict(cand.params)
-        options: list[tuple[str, str]] = []
-        for t in tunables:
-            if t.name not in declared:
-                continue  # only when this candidate declares the parameter (one a fixed-widths move froze
-                # into a localparam, ``specialise``, is not: no -chparam of it may follow)
-            current = overrides.get(t.name, declared[t.name])
-            options += [(t.name, str(v)) for v in t.values if str(v) != current.replace(" ", "")]
+        options = alternatives(state.candidate, ctx.design.tunables)
         if not options:
             return None
-        name, value = rng.choice(options)
-        params = {**overrides, name: value}
-        if value == declared[name].replace(" ", ""):  # back to the declared default: the design without the
-            del params[name]  # override, so the same design keeps one digest (and one evaluation)
-        return State(cand.with_params(params, move=self.name), state.recipe)
+        return State(state.candidate.with_params(dict(rng.choice(options)), move=self.name), state.recipe)
 
 
 def bake_parameters(cand: Candidate) -> Candidate:

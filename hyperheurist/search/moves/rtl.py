@@ -20,6 +20,7 @@ from typing import Literal
 from ...candidate import Candidate
 from ..state import MoveContext, State
 from .expr import Syntax, fixed_parameters, fixed_widths, unsigned_only
+from .params import alternatives
 from .specialise import Specialised, specialise
 from .verilog import MAX_TEXT, Edit, apply_edits, clean_rewrite, parse, syntax_errors
 
@@ -59,19 +60,20 @@ class RtlMove(ABC):
     def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
         cand = state.candidate
         files = cand.files
-        views = [self.view(cand, i) for i in range(len(files))]
-        options: list[tuple[int, list[Edit]]] = []
-        for i, view in enumerate(views):
-            if view is None:
-                continue
-            tree = parse(view.text)
-            if syntax_errors(tree) or not self.accepts(view.text, tree):
-                continue  # never rewrite what we cannot parse exactly
-            options += [(i, site) for site in self.sites(view.text, tree, ctx, rng)]
+        options: list[tuple[Specialised, int, list[Edit]]] = []
+        seen: set[tuple[int, str]] = set()
+        for base in self.bases(cand, ctx):
+            for i in range(len(files)):
+                view = self.view(base, i)
+                if view is None or (i, view.text) in seen:
+                    continue  # another tunable value that this file does not freeze: the same sites
+                seen.add((i, view.text))
+                tree = parse(view.text)
+                if syntax_errors(tree) or not self.accepts(view.text, tree):
+                    continue  # never rewrite what we cannot parse exactly
+                options += [(view, i, site) for site in self.sites(view.text, tree, ctx, rng)]
         rng.shuffle(options)
-        for i, site in options[:MAX_TRIES]:
-            view = views[i]
-            assert view is not None
+        for view, i, site in options[:MAX_TRIES]:
             new = apply_edits(view.text, site)
             others = [t for j, (_, t) in enumerate(files) if j != i]
             # against the file as written: the specialisation must not add errors either; a site that
@@ -81,6 +83,16 @@ class RtlMove(ABC):
                 child = replace(cand.with_sources(out, move=self.name), params=view.params)
                 return State(child, state.recipe)
         return None
+
+    def bases(self, cand: Candidate, ctx: MoveContext) -> list[Candidate]:
+        """The designs whose sites this move offers: the candidate, and for a move that freezes parameters
+        the candidate at each other listed value of a tunable too (``params.alternatives``). Freezing a
+        tunable where the chain happens to stand trapped it there (measured on fir4: a rewrite at ARCH=0
+        that pays nothing shut out ARCH=1, the better value); a child frozen at another value is that tunable
+        change and the rewrite in one step, proven against the parent at its values like any RTL change."""
+        if self.requires not in ("fixed-parameters", "fixed-widths") or ctx.design is None:
+            return [cand]
+        return [cand, *(replace(cand, params=p) for p in alternatives(cand, ctx.design.tunables))]
 
 
 def line_span(text: str, start: int, end: int) -> tuple[int, int]:
