@@ -12,8 +12,9 @@ The child is proven against its parent, at the parent's values, by the evaluatio
 The rules, and why:
 - An override written into the top module leaves ``Candidate.params``: Yosys' ``-chparam`` of a localparam
   is an error and iverilog's ``-P`` silently ignores it. A tunable (design.yaml ``tunables:``) is then frozen
-  on this lineage: tunable_param offers only parameters the top still declares overridable (other chains,
-  and the states before the rewrite, still tune it).
+  on this lineage: tunable_param offers only parameters the top still declares overridable. So that the
+  value the chain stood on is not the only one a rewrite can freeze, RtlMove also offers the rewrite at the
+  tunable's other listed values (``RtlMove.bases``).
 - A parameter whose default is an expression of others (``B = 2 * A``, ``AW = $clog2(DEPTH)``) keeps its
   expression: once every parameter it reads is frozen it is a constant, evaluated as before.
 - A module below the top is frozen at its defaults only when no instance in any file assigns its
