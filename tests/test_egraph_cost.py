@@ -162,3 +162,19 @@ def test_mirrored_comparisons_cost_the_same() -> None:
     a, b = var("a", 16), var("b", 16)
     assert cm.area_cost(node("gt", 1, a, b)) == cm.area_cost(node("lt", 1, b, a))
     assert cm.area_cost(node("ge", 1, a, b)) == cm.area_cost(node("le", 1, b, a))
+
+
+def test_a_sum_of_sign_extensions_costs_its_narrow_adder() -> None:
+    """Synthesis maps a 13-bit difference of two sign-extended 9-bit values as the 10-bit one (fir4's
+    pre-adder seed: the same netlist either way), so narrowing it is no gain to claim; a product of two
+    sign extensions is the narrow signed multiplier (mac16's ok_3_sext32: 92150 -> 72713 um2 written so)."""
+    x, y = var("x", 9), var("y", 9)
+    wide = node("sub", 13, node("sext", 13, x), node("sext", 13, y))
+    narrow = node("sub", 10, node("sext", 10, x), node("sext", 10, y))
+    assert cm.area_cost(wide) == cm.area_cost(narrow)
+    written = [node("concat", 13, node("sext", 4, node("slice", 1, v, value=8)), v) for v in (x, y)]
+    assert cm.area_cost(node("sub", 13, *written)) == cm.area_cost(narrow)
+    a, b = var("a", 16), var("b", 16)
+    signed = node("mul", 32, node("sext", 32, a), node("sext", 32, b))
+    unsigned = node("mul", 32, node("zext", 32, a), node("zext", 32, b))
+    assert cm.area_cost(signed) == cm.area_cost(unsigned)

@@ -133,6 +133,18 @@ def tz(t: Term, depth: int = 4) -> int:
     return 0
 
 
+def sign_source(x: Term) -> Term | None:
+    """The value ``x`` sign-extends: a ``sext``'s operand, or ``v`` of ``{{k{v[n-1]}}, v}`` written out."""
+    if x.op == "sext":
+        return x.args[0]
+    if x.op == "concat" and len(x.args) == 2:
+        high, v = x.args
+        top = high.args[0] if high.op == "sext" and high.args[0].width == 1 else high
+        if top.op == "slice" and top.width == 1 and top.value == v.width - 1 and top.args[0] == v:
+            return v
+    return None
+
+
 def partial_products(a: Term, b: Term, w: int) -> int:
     """Partial-product bits of ``a * b`` kept in w bits (those of weight below 2**w that can be non-zero)."""
     lo, hi = tz(b), eff(b)
@@ -167,6 +179,12 @@ def parts(t: Term) -> list[tuple[str, float]]:
             return []
         e = [eff(x) for x in a]
         return [(op, min(e) if op == "and" else max(e))]
+    sources = [s for s in map(sign_source, a) if s is not None]
+    if op in ("add", "sub") and len(sources) == 2:
+        # of two sign extensions (written out or not): the bits above the widest operand's and one more
+        # repeat that bit, and synthesis builds the narrow adder (fir4's 13-bit difference of 9-bit values
+        # maps as the 10-bit one: the same netlist)
+        return [(op, min(w, max(s.width for s in sources) + 1))]
     if op == "add":
         e, z = sorted(eff(x) for x in a), max(tz(x) for x in a)
         top = min(w, e[1] + 1)
