@@ -166,7 +166,9 @@ def test_move_output_is_proven(tmp_path: Path, op: str, n: int) -> None:
 
 
 SIGNED = "module t(input signed [7:0] a, b, output signed [8:0] y);\n  assign y = a + b;\nendmodule\n"
-PARAM = "module t #(parameter W = 8) (input [W-1:0] a, b, output [W:0] y);\n  assign y = a + b;\nendmodule\n"
+# a module whose parameter an instance assigns: its instances may differ, so it is not specialised
+PARAM = ("module t(input [7:0] a, b, output [8:0] y);\n  add #(.W(8)) u (.a(a), .b(b), .y(y));\nendmodule\n"
+         "module add #(parameter W = 4) (input [W-1:0] a, b, output [W:0] y);\n  assign y = a + b;\nendmodule\n")
 INTEGER = "module t(input [7:0] a, b, output [8:0] y);\n  integer k;\n  assign y = a + b;\nendmodule\n"
 LEFT_ALONE = [
     SIGNED, PARAM, INTEGER,

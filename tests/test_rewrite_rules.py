@@ -149,8 +149,9 @@ def test_signed_modules_are_left_alone(text: str) -> None:
     assert all(_apply(m, text) is None for m in (ShareMuxOperator(), ShareAddSub(), FactorCommon(), FoldConstants()))
 
 
-def test_parameterised_widths_are_left_alone() -> None:
-    text = "module t #(parameter W = 6) (input [2:0] s, output [W-1:0] y); assign y = 1 << s; endmodule"
+def test_parameters_an_instance_assigns_are_left_alone() -> None:
+    text = ("module t(input [2:0] s, output [5:0] y); dec #(.W(6)) u (.s(s), .y(y)); endmodule\n"
+            "module dec #(parameter W = 8) (input [2:0] s, output [W-1:0] y); assign y = 1 << s; endmodule")
     assert _apply(DecoderCompare(), text) is None
 
 
