@@ -426,3 +426,20 @@ def test_a_knob_is_judged_by_the_facts_of_the_state_it_changes() -> None:
     encodings = [(s, p) for s, p in changed if s.recipe.fsm_encoding != p.recipe.fsm_encoding]
     assert encodings and all(value(p) % 2 == 0 for _, p in encodings)
     assert all(not (p.recipe.fsm_encoding == "auto" and s.recipe.fsm_encoding == "one-hot") for s, p in encodings)
+
+
+@given(seed=st.integers(0, 1000))
+@HYP
+def test_a_child_rejected_from_a_parent_is_not_judged_from_it_again(seed):
+    """A deterministic rewrite that offers the same worse child every time is judged once per parent:
+    proposing it again would only redraw a Metropolis lottery already drawn (tabu, ``Knowledge.rejected``)."""
+    res, records, _ = run(seed=seed, chains=1, iterations=40, moves=[Step("inc", 1), Step("dec", -1)])
+    rejected: set[tuple[str, str]] = set()
+    for r in records:
+        if r["proposal"] is None:
+            continue
+        pair = (r["parent"], r["proposal"])
+        assert pair not in rejected, f"iteration {r['iteration']}: judged again after a rejection"
+        if not r["accepted"]:
+            rejected.add(pair)
+    assert rejected and res.counters["known_skips"] > 0  # the landscape makes it offer them again

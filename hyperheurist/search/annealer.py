@@ -4,9 +4,8 @@ One iteration: every chain proposes one state (the selector picks a move; a move
 apply is skipped and another is tried), the batch of new proposals is evaluated together by the
 caller's ``evaluate`` (which may parallelise it), then every chain accepts or rejects by the
 Metropolis rule. All randomness comes from ``random.Random(config.seed)``; results never depend on
-wall time or on the order a worker pool finishes, so replaying with memoised evaluations (resume)
-follows exactly the same trajectory. The temperature schedule is ``schedule.py``; what recipe knobs
-did to the mapped netlist, ``netlists.py``.
+wall time or on the order a worker pool finishes, so replaying with memoised evaluations (resume) follows
+exactly the same trajectory. Temperatures: ``schedule.py``; what knobs did to the netlist: ``netlists.py``.
 """
 
 from __future__ import annotations
@@ -340,6 +339,8 @@ class Annealer:
                 self.counters.improvements += 1
                 if cost < cost_of(self.best[1]):
                     self.best = (state, ev)
+        if not rec["accepted"]:  # tabu from this parent (``Knowledge.rejected``)
+            self.know.rejected.add((parent.key, state.key))
         st.credit += r
         rec["credit"] = r  # what the selector was given (the report charts it from the journal)
         self.selector.update(move, r)
@@ -393,8 +394,6 @@ def anneal(starts: list[Scored], moves: list[Move], ctx_factory: ContextFactory,
            config: Anneal, record: Callable[[Record], None], progress: Callable[[Record], None] | None = None,
            should_stop: Callable[[], bool] | None = None) -> AnnealResult:
     """Run the annealer (see the module docstring); ``starts`` are valid, scored Phase-1 states.
-
     ``ctx_factory(state, evaluation)`` builds the MoveContext for a chain's current state;
-    ``evaluate([(proposal, parent), ...])`` returns one scored Evaluation per proposal, in order.
-    """
+    ``evaluate([(proposal, parent), ...])`` returns one scored Evaluation per proposal, in order."""
     return Annealer(starts, moves, ctx_factory, evaluate, config, record, progress, should_stop).run()

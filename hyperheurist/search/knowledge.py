@@ -89,6 +89,9 @@ class Knowledge:
     visited: dict[str, Scored] = field(default_factory=dict)  # netlist digest -> the first valid state giving it
     estimates: dict[str, Evaluation] = field(default_factory=dict)  # state key -> a usable evaluation of it
     exhausted: set[str] = field(default_factory=set)  # state keys a chain had nothing left to propose from
+    # (parent key, child key) judged and rejected: proposing that child from that parent again only redraws
+    # a lottery already drawn (a deterministic rewrite offered it up to 37 times in one run), so it is tabu
+    rejected: set[tuple[str, str]] = field(default_factory=set)
 
     def record(self, state: State, parent: State | None, ev: Evaluation) -> None:
         """An evaluation of ``state`` (a start when ``parent`` is None) came in."""
@@ -123,9 +126,11 @@ class Knowledge:
         return True
 
     def certain_rejection(self, current: Scored, recipe: bool, new: State) -> bool:
-        """``new``'s outcome against ``current`` is known and the annealer must reject it: invalid, or a
-        recipe change back to a netlist seen for this RTL at no gain."""
+        """``new``'s outcome against ``current`` is known and the annealer must reject it: invalid, a recipe
+        change back to a netlist seen for this RTL at no gain, or a child rejected from this parent before."""
         parent, parent_ev = current
+        if (parent.key, new.key) in self.rejected:
+            return True
         ev = self.known(new, parent)
         if ev is None:
             return False
