@@ -92,17 +92,22 @@ def simulate(text: str, top: str, stimuli: list[dict[str, int]], folder: Path) -
         tb.append("    " + " ".join(f"{p.name} = {p.width}'h{v[p.name]:x};" for p in ins))
         tb.append('    #1 $display("' + " ".join("%h" for _ in outs) + '", ' + ", ".join(p.name for p in outs) + ");")
     tb += ["  end", "endmodule"]
+    lines = [ln.split() for ln in run_icarus(text, tb, folder)]
+    assert len(lines) == len(stimuli)
+    return [{p.name: int(x, 16) for p, x in zip(outs, ln, strict=True)} for ln in lines]
+
+
+def run_icarus(dut: str, tb: Sequence[str], folder: Path) -> list[str]:
+    """``dut`` and the testbench lines compiled by Icarus and run: the non-empty lines it printed."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "dut.v").write_text(text)
+    (folder / "dut.v").write_text(dut)
     (folder / "tb.v").write_text("\n".join(tb) + "\n")
     comp = run_tool(["iverilog", "-g2005", "-o", "sim.vvp", "dut.v", "tb.v"], name="iverilog", log_dir=folder,
                     cwd=folder, timeout_s=60)
     assert comp.ok, comp.tail(10)
     res = run_tool(["vvp", "-n", "sim.vvp"], name="vvp", log_dir=folder, cwd=folder, timeout_s=60)
     assert res.ok, res.tail(10)
-    lines = [ln.split() for ln in (folder / "vvp.stdout").read_text().splitlines() if ln.strip()]
-    assert len(lines) == len(stimuli)
-    return [{p.name: int(x, 16) for p, x in zip(outs, ln, strict=True)} for ln in lines]
+    return [ln for ln in (folder / "vvp.stdout").read_text().splitlines() if ln.strip()]
 
 
 def evaluate_roots(roots: Mapping[str, Term], inputs: Mapping[str, int]) -> dict[str, int]:

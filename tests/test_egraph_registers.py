@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from test_egraph_bridge import lowered, only, ports, propose
+from test_egraph_bridge import lowered, only, ports, propose, run_icarus
 
 from hyperheurist.config import Reset
 from hyperheurist.egraph import share
@@ -17,7 +17,6 @@ from hyperheurist.egraph.cost import area_cost
 from hyperheurist.egraph.engine import optimise
 from hyperheurist.rewrite.interface import module_interface
 from hyperheurist.rewrite.prove import ProofTask, accepted, prove_rewrite
-from hyperheurist.runner import run_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,15 +67,7 @@ def simulate_clocked(text: str, top: str, cycles: int, folder: Path, seed: int =
         tb.append('    $display("' + " ".join("%h" for _ in outs) + '", ' + ", ".join(p.name for p in outs) + ");")
         tb.append("    clk = 0;")
     tb += ["  end", "endmodule"]
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "dut.v").write_text(text)
-    (folder / "tb.v").write_text("\n".join(tb) + "\n")
-    comp = run_tool(["iverilog", "-g2005", "-o", "sim.vvp", "dut.v", "tb.v"], name="iverilog", log_dir=folder,
-                    cwd=folder, timeout_s=60)
-    assert comp.ok, comp.tail(10)
-    res = run_tool(["vvp", "-n", "sim.vvp"], name="vvp", log_dir=folder, cwd=folder, timeout_s=60)
-    assert res.ok, res.tail(10)
-    lines = [ln for ln in (folder / "vvp.stdout").read_text().splitlines() if ln.strip()]
+    lines = run_icarus(text, tb, folder)
     assert len(lines) == cycles
     return lines
 
