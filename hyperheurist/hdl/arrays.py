@@ -148,31 +148,45 @@ def _refuse_below_top(mod: Syntax, sm: SourceManager) -> None:
                                  "(Yosys 0.23 refuses them; pack it: [N-1:0][W-1:0])")
 
 
-def _references(body: list[Syntax], names: set[str]) -> tuple[list[parsing.Token], list[parsing.Token]]:
-    """(tokens referring to one of ``names``, other identifier tokens spelling one of them that are
-    neither such a reference nor a member/port-connection name)."""
-    refs: list[parsing.Token] = []
-    benign: set[int] = set()
+@dataclass(frozen=True)
+class _Ref:
+    """An identifier token copied out of the tree: pyslang binds a node's token attributes as plain references
+    (no keep-alive), so a kept token wrapper outlives its tree and nanobind aborts ("inst_new_int(): unexpected
+    collision!") when a new object is later allocated at the freed address."""
 
-    def visit(node: Syntax) -> None:
+    start: int  # byte range in the text
+    end: int
+    name: str
+    at: str  # file:line
+
+
+def _ref(tok: parsing.Token, sm: SourceManager) -> _Ref:
+    start = int(tok.location.offset)
+    return _Ref(start, start + len(tok.rawText.encode()), tok.valueText, where(sm, tok.location))
+
+
+def _references(body: list[Syntax], names: set[str], sm: SourceManager) -> tuple[list[_Ref], list[_Ref]]:
+    """(references to one of ``names``, other identifier tokens spelling one of them that are neither such a
+    reference nor a member/port-connection name). An explicit stack, not a recursive closure: a closure that
+    calls itself is a reference cycle, which kept the token wrappers alive after the tree (see _Ref)."""
+    refs: list[_Ref] = []
+    benign: set[int] = set()
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
         if node.kind in (K.IdentifierName, K.IdentifierSelectName):
             if node.identifier.valueText in names:
-                refs.append(node.identifier)
+                refs.append(_ref(node.identifier, sm))
         elif node.kind == K.ScopedName:  # a.b or p::b: only the leftmost part names something of this module
-            benign.update(t.location.offset for t in _tokens(node.right))
-            visit(node.left)
-            return
+            benign.update(int(t.location.offset) for t in _tokens(node.right))
+            stack.append(node.left)
+            continue
         elif node.kind in (K.NamedPortConnection, K.NamedParamAssignment, K.MemberAccessExpression):
-            benign.add(node.name.location.offset)
-        for child in node:
-            if isinstance(child, syntax.SyntaxNode):
-                visit(child)
-
-    for member in body:
-        visit(member)
-    seen = {t.location.offset for t in refs} | benign
-    others = [t for m in body for t in _tokens(m) if t.kind == parsing.TokenKind.Identifier
-              and t.valueText in names and t.location.offset not in seen]
+            benign.add(int(node.name.location.offset))
+        stack.extend(reversed([c for c in node if isinstance(c, syntax.SyntaxNode)]))
+    seen = {r.start for r in refs} | benign
+    others = [_ref(t, sm) for m in body for t in _tokens(m) if t.kind == parsing.TokenKind.Identifier
+              and t.valueText in names and int(t.location.offset) not in seen]
     return refs, others
 
 
@@ -254,16 +268,15 @@ def _plan(tree: syntax.SyntaxTree, top: str) -> _Plan | None:
     if clash:
         raise ArrayPortError(f"{where(sm, tops[0].header.name.location)}: module {top}: the name `{clash[0]}` is "
                              "reserved for an unpacked array port's private copy")
-    refs, others = _references(list(tops[0].members), names)
+    refs, others = _references(list(tops[0].members), names, sm)
     if others:
-        raise ArrayPortError(f"{where(sm, others[0].location)}: `{others[0].valueText}` is an unpacked array port "
+        raise ArrayPortError(f"{others[0].at}: `{others[0].name}` is an unpacked array port "
                              f"of {top} and is declared or named again inside it: rename one of them")
     edits = [(a.span[0], a.span[1], f"{a.dir} wire [{_product([_size(a.left, a.right), a.width])}-1:0] {a.name}")
              for a in arrays]
     arrays_at = {a.span[0] for a in arrays}
     edits += [(at, at, hdr) for at, hdr in inherit if at not in arrays_at]
-    edits += [(int(t.location.offset), int(t.location.offset) + len(t.rawText.encode()), f"{PREFIX}{t.valueText}")
-              for t in refs]
+    edits += [(r.start, r.end, f"{PREFIX}{r.name}") for r in refs]
     semi = int(tops[0].header.semi.location.offset) + 1
     edits.append((semi, semi, "".join(_code(a) for a in arrays)))
     return _Plan(edits)
