@@ -1,7 +1,8 @@
 """Content-addressed PPA cache, safe for several processes sharing one folder.
 
 Key = sha256 over candidate digest, recipe, liberty digest, tool versions, power fidelity, clock
-period, input activity and the constraint/model version of this package. Entries are JSON files
+period, input activity and the constraint/model version of this package, and the content of our own
+techmap files the recipe uses (``ppa.techmap``; a key without them is the key it always was). Entries are JSON files
 written atomically (temp file + rename), so a concurrent reader sees a whole entry or none.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonio import write_json
+from . import techmap
 from .metrics import PPAMetrics
 
 MODEL_VERSION = "ppa-1"  # bump when constraints or power models change, to invalidate old entries
@@ -27,9 +29,13 @@ def default_cache_dir() -> Path:
 
 def cache_key(*, candidate: str, recipe: dict[str, Any], liberty_digest: str, tools: str, power: str,
               clock_period_ns: float, activity: float, extra: dict[str, Any] | None = None) -> str:
-    blob = json.dumps({"v": MODEL_VERSION, "candidate": candidate, "recipe": recipe, "liberty": liberty_digest,
-                       "tools": tools, "power": power, "period": repr(float(clock_period_ns)),
-                       "activity": repr(float(activity)), "extra": extra or {}}, sort_keys=True)
+    parts: dict[str, Any] = {"v": MODEL_VERSION, "candidate": candidate, "recipe": recipe, "liberty": liberty_digest,
+                             "tools": tools, "power": power, "period": repr(float(clock_period_ns)),
+                             "activity": repr(float(activity)), "extra": extra or {}}
+    maps = techmap.digest(recipe)
+    if maps is not None:
+        parts["techmap"] = maps
+    blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

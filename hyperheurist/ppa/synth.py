@@ -4,8 +4,10 @@ Its verdict is the design's "synthesizes": Yosys refusing the canonical text (or
 limits) fails the stage; a crash or a missing netlist without an error is an infrastructure fault.
 
 Every Recipe knob changes the script: ``flatten``, ``fsm``/``fsm_encoding`` (``fsm -encoding``),
-``share``, ``opt_full`` (``opt -full``), ``abc_script`` (distinct ABC command sequences) and
-``abc_delay_target_ps`` (``abc -D``). The netlist is written in the form OpenSTA 2019 accepts
+``share``, ``opt_full`` (``opt -full``), ``abc_script`` (distinct ABC command sequences),
+``abc_delay_target_ps`` (``abc -D``) and ``multiplier`` (``booth``/``wallace``: our own techmap of ``$mul``
+before ``alumacc``, ``ppa.techmap``, its files written beside the script; ``yosys`` adds no line, so the
+default script is what it always was). The netlist is written in the form OpenSTA 2019 accepts
 (``-simple-lhs``: no concatenated assign targets, which it rejects when output bits share a driver).
 The same netlist is written as JSON (``write_json``): the cell histogram and the connectivity are read
 from it (``ppa.netlist``), exactly, rather than parsed back out of the Verilog.
@@ -25,6 +27,7 @@ from ..errors import EXIT_INVALID, ToolError
 from ..recipe import Recipe
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
+from . import techmap
 from .nethash import netlist_digest
 from .netlist import Module, histogram, parse_netlist
 
@@ -128,6 +131,8 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
         lines.append("# fsm: off")
     lines += [opt, "wreduce", "peepopt", "opt_clean"]
     lines.append("share" if recipe.share else "# share: off")
+    for maps in techmap.passes(recipe.to_dict()):  # operators mapped by our own files, the rest by alumacc
+        lines += [" ".join(["techmap", *(f"-map {_quote(f'{techmap.FOLDER}/{m}')}" for m in maps)]), opt]
     lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt, "techmap", opt,
               f"dfflibmap -liberty {lib}", opt]
     abc = f"abc -liberty {lib}"
@@ -178,7 +183,8 @@ class SynthesisStage:
         script = build_script(ctx.sources(), ctx.top, ctx.recipe, Path(lib.path), ctx.params,
                               include_dirs=(ctx.src_dir(),))
         run = yield from call(Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
-                                         files={"synth.ys": script, **ctx.data_files()},
+                                         files={"synth.ys": script, **ctx.data_files(),
+                                                **techmap.files(ctx.recipe.to_dict())},
                                          outputs=self.outputs, readable=(Path(lib.path).parent,)))
         res = run.result
         netlist, netlist_json = run.outputs.get(NETLIST), run.outputs.get(NETLIST_JSON)

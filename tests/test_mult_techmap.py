@@ -1,0 +1,215 @@
+"""The recipe's ``multiplier`` knob: our own $mul techmaps (ppa/techmap: radix-4 Booth and plain AND partial
+products, carry-save reduction, one final add) are exact, proven by ABC ``&cec`` against Yosys' own ``a * b``
+for both signednesses and width shapes up to 8x8, and simulated (Icarus, fixed seed) as mapped OSU018
+netlists at 16x16 and 24x17; constant and narrow operands stay Yosys'; the knob reaches the script and the
+PPA cache key while every existing recipe keeps its script and digest. Real Yosys, yosys-abc and Icarus."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hyperheurist.config import BUNDLED_LIBERTIES
+from hyperheurist.ppa import techmap
+from hyperheurist.ppa.cache import MODEL_VERSION, cache_key
+from hyperheurist.ppa.synth import NETLIST, build_script
+from hyperheurist.recipe import KnobValue, Recipe, load_flow
+from hyperheurist.runner import run_tool
+
+pytestmark = pytest.mark.tools
+
+MAPS = ("booth", "wallace")
+LIBERTY = Path(BUNDLED_LIBERTIES["osu018"])
+CELLS = LIBERTY.with_suffix(".v")  # the library's Verilog cell models
+# (A_WIDTH, B_WIDTH, Y_WIDTH): equal and unequal operands (either one the wider), Y narrower and wider than A+B
+SHAPES = [(4, 4, 8), (5, 3, 8), (3, 6, 9), (6, 6, 5), (6, 5, 14), (2, 2, 4), (7, 4, 3)]
+
+
+def _mul_module(name: str, aw: int, bw: int, yw: int, signed: bool, expr: str = "a * b") -> str:
+    s = "signed " if signed else ""
+    return (f"module {name}(input {s}[{aw - 1}:0] a, input {s}[{bw - 1}:0] b, output [{yw - 1}:0] y);\n"
+            f"  assign y = {expr};\nendmodule\n")
+
+
+def _maps(folder: Path, value: str, texts: dict[str, str] | None = None) -> str:
+    """The techmap files of ``value`` written into ``folder`` (``texts`` replaces some), as -map options."""
+    names = techmap.TECHMAPS["multiplier"][value]
+    for n in names:
+        (folder / n).write_text((texts or {}).get(n, techmap.text(n)))
+    return " ".join(f"-map {n}" for n in names)
+
+
+def _yosys(folder: Path, script: str) -> str:
+    (folder / "run.ys").write_text(script)
+    res = run_tool(["yosys", "-q", "-l", "yosys.log", "-s", "run.ys"], name="yosys", log_dir=folder, cwd=folder,
+                   timeout_s=240)
+    log = (folder / "yosys.log").read_text() if (folder / "yosys.log").exists() else ""
+    assert res.ok, res.tail(20) + log[-2000:]
+    return log
+
+
+def equivalent(folder: Path, value: str, aw: int, bw: int, yw: int, signed: bool,
+               texts: dict[str, str] | None = None) -> bool:
+    """Is ``value``'s mapping of ``a * b`` (threshold lowered to 2 bits) equivalent to Yosys' own? (ABC &cec)"""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mul.v").write_text(_mul_module("gold", aw, bw, yw, signed) + _mul_module("gate", aw, bw, yw, signed))
+    maps = _maps(folder, value, texts)
+    # the select asserts our map took the $mul (else this would compare Yosys with itself)
+    _yosys(folder, f"read_verilog -sv mul.v\nproc\nopt_clean\ntechmap -D HH_MUL_MIN_WIDTH=2 {maps} gate\n"
+                   "select -assert-none gate/t:$mul\ntechmap\nopt\nmiter -equiv -flatten gold gate miter\n"
+                   "hierarchy -top miter\nflatten\ntechmap\nopt\naigmap\nwrite_aiger -zinit miter.aig\n")
+    res = run_tool(["yosys-abc", "-c", "read_aiger miter.aig; strash; &get; &cec -m"], name="abc", log_dir=folder,
+                   cwd=folder, timeout_s=240)
+    out = (folder / "abc.stdout").read_text()
+    assert res.ok, res.tail(20)
+    if "Networks are equivalent" in out:
+        return True
+    assert "NOT EQUIVALENT" in out, out[-2000:]
+    return False
+
+
+@pytest.mark.parametrize("value", MAPS)
+@pytest.mark.parametrize("signed", [False, True])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_proven_exact(tmp_path: Path, value: str, signed: bool, shape: tuple[int, int, int]) -> None:
+    assert equivalent(tmp_path, value, *shape, signed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("value", "signed"), [("booth", True), ("wallace", False)])
+def test_proven_exact_8x8(tmp_path: Path, value: str, signed: bool) -> None:
+    assert equivalent(tmp_path, value, 8, 8, 16, signed)
+
+
+def test_checker_rejects_a_dropped_partial_product(tmp_path: Path) -> None:
+    """The proof can fail: Booth with its second digit's row left out, Wallace with bit 1's row left out."""
+    booth, wallace = techmap.text("mul_booth.v"), techmap.text("mul_wallace.v")
+    cut_booth = booth.replace("assign rows[i*P +: P] = row[P+1:2] | carry_in[P+1:2];",
+                              "assign rows[i*P +: P] = i == 1 ? carry_in[P+1:2] : row[P+1:2] | carry_in[P+1:2];")
+    cut_wallace = wallace.replace("assign rows[i*P +: P] = row[P-1:0];",
+                                  "assign rows[i*P +: P] = i == 1 ? {P{1'b0}} : row[P-1:0];")
+    assert cut_booth != booth and cut_wallace != wallace
+    assert not equivalent(tmp_path / "b", "booth", 6, 6, 12, True, {"mul_booth.v": cut_booth})
+    assert not equivalent(tmp_path / "w", "wallace", 6, 6, 12, False, {"mul_wallace.v": cut_wallace})
+
+
+def _synthesize(folder: Path, rtl: str, top: str, recipe: Recipe) -> str:
+    """The synthesis stage's own script for ``recipe`` run on ``rtl``, with its techmap files beside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "rtl.v").write_text(rtl)
+    for name, text in techmap.files(recipe.to_dict()).items():
+        (folder / name).parent.mkdir(exist_ok=True)
+        (folder / name).write_text(text)
+    return _yosys(folder, build_script(["rtl.v"], top, recipe, LIBERTY, {}))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("value", MAPS)
+@pytest.mark.parametrize(("aw", "bw", "signed"), [(16, 16, False), (16, 16, True), (24, 17, False), (24, 17, True)])
+def test_mapped_netlist_simulates_exact(tmp_path: Path, value: str, aw: int, bw: int, signed: bool) -> None:
+    """4000 random vectors (fixed seed, plus the extremes) through the OSU018 netlist against ``a * b``."""
+    yw = aw + bw
+    log = _synthesize(tmp_path, _mul_module("dut", aw, bw, yw, signed), "dut", Recipe().with_(multiplier=value))
+    assert "_hh_mul_" in log  # our map was used, not Yosys' (the log names the techmap module)
+    s = "signed " if signed else ""
+    tb = f"""`timescale 1ns/1ps
+module tb;
+  reg {s}[{aw - 1}:0] a; reg {s}[{bw - 1}:0] b; wire [{yw - 1}:0] y; reg [{yw - 1}:0] want;
+  integer i, bad, seed;
+  dut d(.a(a), .b(b), .y(y));
+  initial begin
+    bad = 0; seed = 19;
+    for (i = 0; i < 4004; i = i + 1) begin
+      a = $random(seed); b = $random(seed);
+      if (i >= 4000) begin a = i[0] ? -1 : 1 << {aw - 1}; b = i[1] ? -1 : 1 << {bw - 1}; end  // the extremes
+      #1 want = a * b;
+      if (y !== want) begin bad = bad + 1; if (bad < 5) $display("MISMATCH %h * %h = %h, not %h", a, b, want, y); end
+    end
+    $display("checked %0d bad %0d", i, bad);
+  end
+endmodule
+"""
+    (tmp_path / "tb.v").write_text(tb)
+    comp = run_tool(["iverilog", "-g2005", "-o", "sim.vvp", "tb.v", NETLIST, str(CELLS)], name="iverilog",
+                    log_dir=tmp_path, cwd=tmp_path, timeout_s=240, readable=(CELLS.parent,))
+    assert comp.ok, comp.tail(20)
+    res = run_tool(["vvp", "-n", "sim.vvp"], name="vvp", log_dir=tmp_path, cwd=tmp_path, timeout_s=240)
+    out = (tmp_path / "vvp.stdout").read_text()
+    assert res.ok and "checked 4004 bad 0" in out, out[-2000:]
+
+
+@pytest.mark.parametrize("value", MAPS)
+def test_constant_and_narrow_operands_stay_yosys(tmp_path: Path, value: str) -> None:
+    """A constant operand (fir4's coefficients: shift-add is better) and a 4-bit one keep Yosys' $mul;
+    16x16 does not."""
+    rtl = (_mul_module("constant", 16, 16, 32, True, "a * 16'sd12345") + _mul_module("narrow", 16, 4, 20, False)
+           + _mul_module("wide", 16, 16, 32, True))
+    (tmp_path / "m.v").write_text(rtl)
+    maps = _maps(tmp_path, value)
+    _yosys(tmp_path, f"read_verilog -sv m.v\nproc\nopt\nwreduce\ntechmap {maps}\nopt\n"
+                     "select -assert-count 1 constant/t:$mul\nselect -assert-count 1 narrow/t:$mul\n"
+                     "select -assert-none wide/t:$mul\n")
+
+
+DEFAULT_SCRIPT = (
+    'read_verilog -defer -sv "canonical.v"\nhierarchy -check -top top\nproc\nflatten\nopt_expr\nopt_clean\nfsm\n'
+    "opt\nwreduce\npeepopt\nopt_clean\nshare\nalumacc\nopt\nmemory -nomap\nopt_clean\nmemory_map\nopt\ntechmap\n"
+    'opt\ndfflibmap -liberty "/lib/x.lib"\nopt\nabc -liberty "/lib/x.lib"\nopt_clean -purge\nsetundef -zero\n'
+    "splitnets\nopt_clean -purge\nhierarchy -top top\ncheck\n"
+    "write_verilog -noattr -noexpr -nohex -nodec -simple-lhs netlist.v\nwrite_json netlist.json\n")
+
+
+def test_knob_reaches_the_script_and_default_is_unchanged() -> None:
+    lib = Path("/lib/x.lib")
+    assert build_script(["canonical.v"], "top", Recipe(), lib, {}) == DEFAULT_SCRIPT  # the script of before
+    assert build_script(["canonical.v"], "top", Recipe(multiplier="yosys"), lib, {}) == DEFAULT_SCRIPT
+    for value in MAPS:
+        recipe = Recipe().with_(multiplier=value)
+        lines = build_script(["canonical.v"], "top", recipe, lib, {}).splitlines()
+        names = techmap.TECHMAPS["multiplier"][value]
+        want = "techmap " + " ".join(f'-map "{techmap.FOLDER}/{n}"' for n in names)
+        assert lines[lines.index("alumacc") - 2: lines.index("alumacc")] == [want, "opt"]
+        assert sorted(techmap.files(recipe.to_dict())) == sorted(f"{techmap.FOLDER}/{n}" for n in names)
+    assert techmap.files(Recipe().to_dict()) == {}
+
+
+def test_existing_digests_unchanged_and_old_data_loads() -> None:
+    """Digests name PPA folders, cache entries and journal records: those of recipes without the knob stay."""
+    old = {"flatten": True, "fsm": True, "fsm_encoding": "auto", "share": True, "opt_full": False,
+           "abc_script": "default", "abc_delay_target_ps": None}
+    old_digest = hashlib.sha256(json.dumps(old, sort_keys=True).encode()).hexdigest()[:12]
+    assert Recipe().digest == old_digest == "e7953ef14dca"  # as in runs made before the knob
+    assert Recipe.from_dict(old) == Recipe() and Recipe.from_dict({**old, "multiplier": "yosys"}).digest == old_digest
+    assert "multiplier" not in Recipe().to_dict()
+    for flow in ("default", "area", "timing"):  # the digest as computed before the knob existed
+        before = json.dumps(load_flow(flow).recipe.model_dump(exclude={"multiplier"}), sort_keys=True)
+        assert load_flow(flow).recipe.digest == hashlib.sha256(before.encode()).hexdigest()[:12]
+    booth = Recipe().with_(multiplier="booth")
+    assert booth.to_dict()["multiplier"] == "booth" and booth.digest != old_digest
+    assert Recipe.from_dict(booth.to_dict()) == booth
+    for flow in ("default", "area", "timing"):
+        assert load_flow(flow).space["multiplier"] == ["yosys", "booth", "wallace"]
+
+
+def test_cache_key_follows_the_techmap_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Editing a techmap file changes the key of recipes that use it; a recipe without one keeps its old key."""
+    def key(recipe: dict[str, KnobValue]) -> str:
+        return cache_key(candidate="c", recipe=recipe, liberty_digest="l", tools="t", power="vectorless",
+                         clock_period_ns=4.0, activity=0.1)
+
+    plain = Recipe().to_dict()
+    blob = json.dumps({"v": MODEL_VERSION, "candidate": "c", "recipe": plain, "liberty": "l", "tools": "t",
+                       "power": "vectorless", "period": repr(4.0), "activity": repr(0.1), "extra": {}}, sort_keys=True)
+    assert key(plain) == hashlib.sha256(blob.encode()).hexdigest()
+    booth, wallace = Recipe(multiplier="booth").to_dict(), Recipe(multiplier="wallace").to_dict()
+    assert key(booth) != key(wallace) != key(plain)
+    before = {r["multiplier"]: key(r) for r in (booth, wallace)}
+    real = techmap.text
+    monkeypatch.setattr(techmap, "text", lambda n: real(n) + ("// edited\n" if n == "mul_booth.v" else ""))
+    assert key(booth) != before["booth"]
+    assert key(wallace) == before["wallace"]
+    assert re.fullmatch(r"[0-9a-f]{64}", before["booth"])
