@@ -55,6 +55,8 @@ def no_collector() -> Iterator[None]:
 
 CALLS: dict[str, Callable[[], object]] = {
     "flatten_array_ports": lambda: arrays.flatten_array_ports(GOOD.read_text(), TOP),
+    "flatten_array_ports (instances)": lambda: arrays.flatten_array_ports(
+        "".join((DATA / "unpacked2" / f).read_text() for f in ("top.sv", "core.sv")), "rot4"),
     "array_shapes": lambda: arrays.array_shapes(parse.parse_files([GOOD]), TOP),
     "check_array_ports": lambda: arrays.check_array_ports(parse.parse_files([GOOD]), TOP),
     "scan": lambda: tokens.scan(GOOD.read_text(), comments=True),
