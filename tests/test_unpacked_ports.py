@@ -245,14 +245,15 @@ def test_a_submodule_port_is_flattened_and_each_instance_packs_its_arrays() -> N
 
 
 @pytest.mark.tools
-def test_gate_and_ppa_pass_a_submodule_with_array_ports_in_another_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("top", ["top.sv", "top_generate.sv"])
+def test_gate_and_ppa_pass_a_submodule_with_array_ports_in_another_file(tmp_path: Path, top: str) -> None:
     design = shutil.copytree(DATA2, tmp_path / "rot4")
-    res = hh("gate", "design.yaml", "top.sv", "core.sv", "--json", cwd=design)
+    res = hh("gate", "design.yaml", top, "core.sv", "--json", "--set", "verification.cocotb=test_rot4", cwd=design)
     assert res.returncode == 0, res.stdout + res.stderr
     gates = _gates(res)
-    assert gates["simulation"]["details"]["checks"] == ["differential"]
+    assert gates["simulation"]["details"]["checks"] == ["differential", "cocotb"]
     assert gates["equivalence"]["details"]["verdict"] == "proven", gates["equivalence"]["message"]
-    res = hh("ppa", "design.yaml", "top.sv", "core.sv", "--json", "--workdir", "ppa", cwd=design)
+    res = hh("ppa", "design.yaml", top, "core.sv", "--json", "--workdir", "ppa", cwd=design)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["area_um2"] > 0
     netlist = json.loads(next((design / "ppa").glob("*-synthesis/netlist.json")).read_text())
@@ -268,6 +269,9 @@ def test_a_submodule_array_declared_the_other_way_fails_the_simulation_gate(tmp_
     assert res.returncode == 1, res.stdout + res.stderr
     sim = _gates(res)["simulation"]
     assert not sim["passed"] and "output `q` expected 32'h" in str(sim["message"]), sim
+    res = hh("gate", "design.yaml", "top.sv", "core_reversed.sv", "--only", "simulation", "--set",
+             "verification.cocotb=test_rot4", "--set", "verification.differential.enabled=false", cwd=design)
+    assert res.returncode == 1 and "cocotb test_rot4: 1/1 cocotb tests failed" in res.stderr, res.stderr
 
 
 AGREE_TB = """module tb;
