@@ -37,7 +37,7 @@ def _mul_module(name: str, aw: int, bw: int, yw: int, signed: bool, expr: str = 
 
 def _maps(folder: Path, value: str, texts: dict[str, str] | None = None) -> str:
     """The techmap files of ``value`` written into ``folder`` (``texts`` replaces some), as -map options."""
-    names = techmap.TECHMAPS["multiplier"][value]
+    names = techmap.TECHMAPS["multiplier"][value].files
     for n in names:
         (folder / n).write_text((texts or {}).get(n, techmap.text(n)))
     return " ".join(f"-map {n}" for n in names)
@@ -54,14 +54,14 @@ def _yosys(folder: Path, script: str) -> str:
 
 def equivalent(folder: Path, value: str, aw: int, bw: int, yw: int, signed: bool,
                texts: dict[str, str] | None = None) -> bool:
-    """Is ``value``'s mapping of ``a * b`` equivalent to Yosys' own (ABC &cec)? Width threshold lowered to 2
-    bits, unsigned Booth on (off by default: it never paid)."""
+    """Is ``value``'s map file, offered ``a * b`` whatever its widths and signedness (the recipe offers fewer
+    cells), equivalent to Yosys' own mapping? (ABC &cec)"""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "mul.v").write_text(_mul_module("gold", aw, bw, yw, signed) + _mul_module("gate", aw, bw, yw, signed))
     maps = _maps(folder, value, texts)
     # the select asserts our map took the $mul (else this would compare Yosys with itself)
     _yosys(folder, "read_verilog -sv mul.v\nproc\nopt_clean\n"
-                   f"techmap -D HH_MUL_MIN_WIDTH=2 -D HH_BOOTH_UNSIGNED {maps} gate\n"
+                   f"techmap {maps} gate\n"
                    "select -assert-none gate/t:$mul\ntechmap\nopt\nmiter -equiv -flatten gold gate miter\n"
                    "hierarchy -top miter\nflatten\ntechmap\nopt\naigmap\nwrite_aiger -zinit miter.aig\n")
     res = run_tool(["yosys-abc", "-c", "read_aiger miter.aig; strash; &get; &cec -m"], name="abc", log_dir=folder,
@@ -99,17 +99,18 @@ def test_checker_rejects_a_dropped_partial_product(tmp_path: Path) -> None:
     assert not equivalent(tmp_path / "w", "wallace", 6, 6, 12, False, {"mul_wallace.v": cut_wallace})
 
 
-def _synthesize(folder: Path, rtl: str, top: str, recipe: Recipe, define: str = "") -> str:
+def _synthesize(folder: Path, rtl: str, top: str, recipe: Recipe, offer_unsigned: bool = False) -> str:
     """The synthesis stage's own script for ``recipe`` run on ``rtl``, with its techmap files beside it
-    (``define``: a ``techmap -D`` option added)."""
+    (``offer_unsigned``: unsigned cells offered to the map too)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "rtl.v").write_text(rtl)
     for name, text in techmap.files(recipe.to_dict()).items():
         (folder / name).parent.mkdir(exist_ok=True)
         (folder / name).write_text(text)
     script = build_script(["rtl.v"], top, recipe, LIBERTY, {})
-    if define:
-        script = script.replace("techmap -map", f"techmap -D {define} -map", 1)
+    if offer_unsigned:
+        assert " r:A_SIGNED=1 %i" in script
+        script = script.replace(" r:A_SIGNED=1 %i", "")
     return _yosys(folder, script)
 
 
@@ -119,9 +120,9 @@ def _synthesize(folder: Path, rtl: str, top: str, recipe: Recipe, define: str = 
 def test_mapped_netlist_simulates_exact(tmp_path: Path, value: str, aw: int, bw: int, signed: bool) -> None:
     """4000 random vectors (fixed seed, plus the extremes) through the OSU018 netlist against ``a * b``."""
     yw = aw + bw
-    define = "HH_BOOTH_UNSIGNED" if value == "booth" and not signed else ""  # off by default: simulate it too
+    unsigned_booth = value == "booth" and not signed  # not offered by the recipe (it never paid): exact all the same
     log = _synthesize(tmp_path, _mul_module("dut", aw, bw, yw, signed), "dut", Recipe().with_(multiplier=value),
-                      define)
+                      unsigned_booth)
     assert "_hh_mul_" in log  # our map was used, not Yosys' (the log names the techmap module)
     s = "signed " if signed else ""
     tb = f"""`timescale 1ns/1ps
@@ -151,17 +152,42 @@ endmodule
 
 
 @pytest.mark.parametrize("value", MAPS)
-def test_constant_and_narrow_operands_stay_yosys(tmp_path: Path, value: str) -> None:
-    """A constant operand (fir4's coefficients: shift-add is better) and a 3-bit one keep Yosys' $mul, so does
-    unsigned 16x16 under Booth (measured never to pay); 16x16 signed does not, nor unsigned under Wallace."""
-    rtl = (_mul_module("constant", 16, 16, 32, True, "a * 16'sd12345") + _mul_module("narrow", 16, 3, 19, True)
-           + _mul_module("wide", 16, 16, 32, True) + _mul_module("unsigned_wide", 16, 16, 32, False))
-    (tmp_path / "m.v").write_text(rtl)
-    maps = _maps(tmp_path, value)
-    unsigned_kept = 1 if value == "booth" else 0
-    _yosys(tmp_path, f"read_verilog -sv m.v\nproc\nopt\nwreduce\ntechmap {maps}\nopt\n"
-                     "select -assert-count 1 constant/t:$mul\nselect -assert-count 1 narrow/t:$mul\n"
-                     f"select -assert-none wide/t:$mul\nselect -assert-count {unsigned_kept} unsigned_wide/t:$mul\n")
+def test_map_files_refuse_a_constant_operand(tmp_path: Path, value: str) -> None:
+    """Offered everything, the files still leave a constant operand (fir4's coefficients: shift-add is better)."""
+    (tmp_path / "m.v").write_text(_mul_module("constant", 16, 16, 32, True, "a * 16'sd12345")
+                                  + _mul_module("constant_a", 16, 16, 32, False, "16'd999 * b")
+                                  + _mul_module("wide", 16, 16, 32, True))
+    _yosys(tmp_path, f"read_verilog -sv m.v\nproc\nopt\nwreduce\ntechmap {_maps(tmp_path, value)}\nopt\n"
+                     "select -assert-count 1 constant/t:$mul\nselect -assert-count 1 constant_a/t:$mul\n"
+                     "select -assert-none wide/t:$mul\n")
+
+
+@pytest.mark.parametrize("value", MAPS)
+def test_recipe_offers_only_cells_that_pay(tmp_path: Path, value: str) -> None:
+    """The recipe's pass leaves a 3-bit operand, a constant one and (Booth) unsigned 16x16 to Yosys; takes
+    16x16 signed, and unsigned under Wallace."""
+    (tmp_path / "m.v").write_text(_mul_module("narrow", 16, 3, 19, True) + _mul_module("wide", 16, 16, 32, True)
+                                  + _mul_module("unsigned_wide", 16, 16, 32, False)
+                                  + _mul_module("constant", 16, 16, 32, True, "a * 16'sd12345"))
+    line = next(ln for ln in build_script([], "m", Recipe().with_(multiplier=value), LIBERTY, {}).splitlines()
+                if ln.startswith("techmap -map"))
+    (tmp_path / techmap.FOLDER).mkdir()
+    for n in techmap.TECHMAPS["multiplier"][value].files:
+        (tmp_path / techmap.FOLDER / n).write_text(techmap.text(n))
+    _yosys(tmp_path, f"read_verilog -sv m.v\nproc\nopt\nwreduce\n{line}\nopt\n"
+                     "select -assert-count 1 narrow/t:$mul\nselect -assert-count 1 constant/t:$mul\n"
+                     f"select -assert-count {int(value == 'booth')} unsigned_wide/t:$mul\n"
+                     "select -assert-none wide/t:$mul\n")
+
+
+def test_nothing_offered_gives_the_default_netlist(tmp_path: Path) -> None:
+    """Booth on an unsigned multiplier and on a constant one: the very netlist of the default recipe."""
+    rtl = "module top(input [7:0] a, b, output [15:0] y, k);\n  assign y = a * b;\n  assign k = a * 8'd93;\nendmodule\n"
+    nets = []
+    for value in ("yosys", "booth"):
+        _synthesize(tmp_path / value, rtl, "top", Recipe().with_(multiplier=value))
+        nets.append((tmp_path / value / NETLIST).read_text())
+    assert nets[0] == nets[1]
 
 
 DEFAULT_SCRIPT = (
@@ -179,8 +205,9 @@ def test_knob_reaches_the_script_and_default_is_unchanged() -> None:
     for value in MAPS:
         recipe = Recipe().with_(multiplier=value)
         lines = build_script(["canonical.v"], "top", recipe, lib, {}).splitlines()
-        names = techmap.TECHMAPS["multiplier"][value]
-        want = "techmap " + " ".join(f'-map "{techmap.FOLDER}/{n}"' for n in names)
+        tm = techmap.TECHMAPS["multiplier"][value]
+        names = tm.files
+        want = "techmap " + " ".join(f'-map "{techmap.FOLDER}/{n}"' for n in names) + f" {tm.cells}"
         assert lines[lines.index("alumacc") - 2: lines.index("alumacc")] == [want, "opt"]
         assert sorted(techmap.files(recipe.to_dict())) == sorted(f"{techmap.FOLDER}/{n}" for n in names)
     assert techmap.files(Recipe().to_dict()) == {}

@@ -131,8 +131,8 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
         lines.append("# fsm: off")
     lines += [opt, "wreduce", "peepopt", "opt_clean"]
     lines.append("share" if recipe.share else "# share: off")
-    for maps in techmap.passes(recipe.to_dict()):  # operators mapped by our own files, the rest by alumacc
-        lines += [" ".join(["techmap", *(f"-map {_quote(f'{techmap.FOLDER}/{m}')}" for m in maps)]), opt]
+    for tm in techmap.passes(recipe.to_dict()):  # operators mapped by our own files, the rest by alumacc
+        lines += [" ".join(["techmap", *(f"-map {_quote(f'{techmap.FOLDER}/{f}')}" for f in tm.files), tm.cells]), opt]
     lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt, "techmap", opt,
               f"dfflibmap -liberty {lib}", opt]
     abc = f"abc -liberty {lib}"

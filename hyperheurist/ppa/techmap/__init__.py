@@ -1,29 +1,57 @@
 """Our own Yosys techmap files, chosen by recipe knobs: a knob value maps operator cells before ``alumacc``.
 
-``TECHMAPS[knob][value]`` lists the files of one ``techmap`` pass (helpers first); a value not listed (the
-knob's default) leaves Yosys' own mapping. The synthesis stage writes the files into its folder under
-``FOLDER`` (so the sandboxed Yosys reads them like its script) and the PPA cache keys on their content
-(``digest``): editing a file never serves an estimate made with the old one.
+``TECHMAPS[knob][value]`` is one ``techmap`` pass: its files (helpers first) and the cells it may take (a
+Yosys selection); a value not listed (the knob's default) leaves Yosys' own mapping. Only selected cells
+are offered to the map: a pass that reads its files at all moves Yosys' automatic names on, and with them
+ABC's netlist, so a cell left alone must be left unselected (an empty selection gives the default netlist
+back). The synthesis stage writes the files into its folder under ``FOLDER`` (the sandboxed Yosys reads
+them like its script); the PPA cache keys on their content (``digest``), so editing one never serves an
+estimate made with the old one.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...recipe import KnobValue
 
 HERE = Path(__file__).parent
 FOLDER = "techmap"  # inside the synthesis stage folder
-TECHMAPS: dict[str, dict[str, tuple[str, ...]]] = {
-    "multiplier": {"booth": ("csa.v", "mul_booth.v"), "wallace": ("csa.v", "mul_wallace.v")},
+
+
+@dataclass(frozen=True)
+class Techmap:
+    files: tuple[str, ...]  # in this package, helpers first
+    cells: str  # the Yosys selection of the cells the pass may map
+
+
+def _mul_cells(signed_only: bool, min_width: int) -> str:
+    """$mul cells with both operands at least ``min_width`` bits and neither all constant (the map files
+    refuse those too: shift-add serves a constant better)."""
+    sel = ["w:* %co1:+$mul[A] t:$mul %i", "w:* %co1:+$mul[B] %i"]
+    if signed_only:
+        sel.append("r:A_SIGNED=1 %i")
+    sel.append(f"r:A_WIDTH>={min_width} %i r:B_WIDTH>={min_width} %i")
+    return " ".join(sel)
+
+
+# Thresholds from OSU018 figures (cost: the mean of the area, delay and vectorless power ratios to Yosys'
+# own mapping, measured with `hh ppa` when the knob was added). Booth: signed 4x4 1.12, 6x6 0.98, 8x8 0.97, mac16
+# 0.88-0.97; unsigned never under 1.2 from 8x8 to 24x24 (a digit row more, +20-50% power), so signed only.
+# Wallace: 4x4 0.96 unsigned, 0.98 signed; wider its delay is 5-15% lower for more area and power (0.97-1.04
+# signed, 1.07-1.4 unsigned; 0.93 at 16x16 under the timing flow's 2:0.5:0.5 weights).
+TECHMAPS: dict[str, dict[str, Techmap]] = {
+    "multiplier": {"booth": Techmap(("csa.v", "mul_booth.v"), _mul_cells(signed_only=True, min_width=6)),
+                   "wallace": Techmap(("csa.v", "mul_wallace.v"), _mul_cells(signed_only=False, min_width=4))},
 }
 
 
-def passes(recipe: Mapping[str, KnobValue]) -> list[tuple[str, ...]]:
-    """The file lists of the techmap passes a recipe (its ``to_dict``) asks for, in ``TECHMAPS`` order."""
-    out: list[tuple[str, ...]] = []
+def passes(recipe: Mapping[str, KnobValue]) -> list[Techmap]:
+    """The techmap passes a recipe (its ``to_dict``) asks for, in ``TECHMAPS`` order."""
+    out: list[Techmap] = []
     for knob, values in TECHMAPS.items():
         value = recipe.get(knob)
         if isinstance(value, str) and value in values:
@@ -38,7 +66,7 @@ def text(name: str) -> str:
 
 def files(recipe: Mapping[str, KnobValue]) -> dict[str, str]:
     """The techmap files a recipe needs, by their path in the stage folder."""
-    return {f"{FOLDER}/{n}": text(n) for p in passes(recipe) for n in p}
+    return {f"{FOLDER}/{n}": text(n) for p in passes(recipe) for n in p.files}
 
 
 def digest(recipe: Mapping[str, KnobValue]) -> str | None:

@@ -7,15 +7,8 @@
 // +1 of the negation added at bit 2i of the next row. Sign extension is replaced by inverting each
 // row's top bit and adding one constant row (-2^(K-1+2i) summed over the rows). Everything is computed
 // modulo 2^P, P = min(Y_WIDTH, A_WIDTH + B_WIDTH), which holds the whole product; wider Y is extended.
-//
-// Yosys keeps its own mapping (_TECHMAP_FAIL_) for a constant operand (shift-add is better there),
-// mixed signedness, a multiplier narrower than HH_MUL_MIN_WIDTH bits, and unsigned operands unless
-// HH_BOOTH_UNSIGNED is defined (`techmap -D ...`). Measured on OSU018 (area, delay, vectorless power;
-// cost = mean of the three ratios to Yosys' own): signed 4x4 1.12, 6x6 0.98, 8x8 0.97, mac16 0.88-0.97;
-// unsigned never below 1.2 from 4x4 to 24x24 (one more digit row, wider rows, +20-50% power).
-`ifndef HH_MUL_MIN_WIDTH
-`define HH_MUL_MIN_WIDTH 6
-`endif
+// Yosys keeps its own mapping (_TECHMAP_FAIL_) for a constant operand (shift-add is better there) and
+// mixed signedness; which other cells this file may take is the recipe's choice (ppa/techmap/__init__.py).
 
 (* techmap_celltype = "$mul" *)
 module _hh_mul_booth (A, B, Y);
@@ -35,11 +28,6 @@ module _hh_mul_booth (A, B, Y);
 	output [Y_WIDTH-1:0] Y;
 
 	localparam S = A_SIGNED;
-`ifdef HH_BOOTH_UNSIGNED
-	localparam UNSIGNED_OK = 1;
-`else
-	localparam UNSIGNED_OK = 0;
-`endif
 	localparam SWAP = B_WIDTH > A_WIDTH;
 	localparam XW = SWAP ? B_WIDTH : A_WIDTH;  // multiplicand
 	localparam MW = SWAP ? A_WIDTH : B_WIDTH;  // multiplier
@@ -49,7 +37,7 @@ module _hh_mul_booth (A, B, Y);
 	localparam D = ME / 2;  // Booth digits, one row each
 
 	wire _TECHMAP_FAIL_ = A_SIGNED != B_SIGNED || &_TECHMAP_CONSTMSK_A_ || &_TECHMAP_CONSTMSK_B_ ||
-		MW < `HH_MUL_MIN_WIDTH || MW < 2 || P < 2 || !(S || UNSIGNED_OK);
+		MW < 2 || P < 2;
 
 	// the constant row: -sum of 2^(K-1+2i) over the rows that reach into the P bits
 	function [P-1:0] sign_fix;

@@ -7,13 +7,8 @@
 // top row: all bits but the top one, its +1 of negation at bit MW-1) and one constant row. Everything is
 // computed modulo 2^P, P = min(Y_WIDTH, A_WIDTH + B_WIDTH), which holds the whole product; wider Y is
 // extended. Yosys keeps its own mapping (_TECHMAP_FAIL_) for a constant operand (shift-add is better
-// there), mixed signedness, and a multiplier narrower than HH_MUL_MIN_WIDTH (`techmap -D HH_MUL_MIN_WIDTH=n`).
-// Measured on OSU018 (cost = mean of the area, delay, vectorless power ratios to Yosys' own): 4x4 0.96
-// unsigned, 0.98 signed; wider, delay -5..-15% but more area and power: 0.97-1.04 signed, 1.07-1.4 unsigned
-// (the timing flow, delay weighted 2:0.5:0.5, gains at 16x16: 0.93).
-`ifndef HH_MUL_MIN_WIDTH
-`define HH_MUL_MIN_WIDTH 4
-`endif
+// there) and mixed signedness; which other cells this file may take is the recipe's choice
+// (ppa/techmap/__init__.py).
 
 (* techmap_celltype = "$mul" *)
 module _hh_mul_wallace (A, B, Y);
@@ -39,7 +34,7 @@ module _hh_mul_wallace (A, B, Y);
 	localparam P = Y_WIDTH < A_WIDTH + B_WIDTH ? Y_WIDTH : A_WIDTH + B_WIDTH;
 
 	wire _TECHMAP_FAIL_ = A_SIGNED != B_SIGNED || &_TECHMAP_CONSTMSK_A_ || &_TECHMAP_CONSTMSK_B_ ||
-		MW < `HH_MUL_MIN_WIDTH || MW < 2 || P < 2;
+		MW < 2 || P < 2;
 
 	// the constant row (signed only): -2^(XW-1+i) for every row, +2^(MW-1) for the top row's negation
 	function [P-1:0] sign_fix;
