@@ -16,7 +16,7 @@ import pytest
 from hyperheurist.config import BUNDLED_LIBERTIES
 from hyperheurist.ppa import techmap
 from hyperheurist.ppa.cache import MODEL_VERSION, cache_key
-from hyperheurist.ppa.synth import NETLIST, build_script
+from hyperheurist.ppa.synth import NETLIST, build_script, synth_facts
 from hyperheurist.recipe import KnobValue, Recipe, load_flow
 from hyperheurist.runner import run_tool
 
@@ -180,14 +180,17 @@ def test_recipe_offers_only_cells_that_pay(tmp_path: Path, value: str) -> None:
                      "select -assert-none wide/t:$mul\n")
 
 
-def test_nothing_offered_gives_the_default_netlist(tmp_path: Path) -> None:
-    """Booth on an unsigned multiplier and on a constant one: the very netlist of the default recipe."""
-    rtl = "module top(input [7:0] a, b, output [15:0] y, k);\n  assign y = a * b;\n  assign k = a * 8'd93;\nendmodule\n"
-    nets = []
-    for value in ("yosys", "booth"):
-        _synthesize(tmp_path / value, rtl, "top", Recipe().with_(multiplier=value))
-        nets.append((tmp_path / value / NETLIST).read_text())
-    assert nets[0] == nets[1]
+def test_offered_cells_are_a_synthesis_fact(tmp_path: Path) -> None:
+    """The log tells the search how many cells the knob's pass was offered: 0 for Booth on unsigned and
+    constant products (its netlist then differs from the default's by Yosys' names only), 1 on a signed one."""
+    head = "module top(input [7:0] a, b, input signed [7:0] c, d, output [15:0] y, k, output signed [15:0] s);\n"
+    plain = head + "  assign y = a * b;\n  assign k = a * 8'd93;\n  assign s = c + d;\nendmodule\n"
+    signed = plain.replace("c + d", "c * d")
+    for value, rtl, offered in (("yosys", signed, None), ("booth", plain, 0), ("booth", signed, 1),
+                                ("wallace", signed, 2)):
+        recipe = Recipe().with_(multiplier=value)
+        log = _synthesize(tmp_path / f"{value}{offered}", rtl, "top", recipe)
+        assert synth_facts(log, recipe).techmap_cells == offered, value
 
 
 DEFAULT_SCRIPT = (
@@ -208,7 +211,7 @@ def test_knob_reaches_the_script_and_default_is_unchanged() -> None:
         tm = techmap.TECHMAPS["multiplier"][value]
         names = tm.files
         want = "techmap " + " ".join(f'-map "{techmap.FOLDER}/{n}"' for n in names) + f" {tm.cells}"
-        assert lines[lines.index("alumacc") - 2: lines.index("alumacc")] == [want, "opt"]
+        assert lines[lines.index("alumacc") - 3: lines.index("alumacc")] == [f"select -count {tm.cells}", want, "opt"]
         assert sorted(techmap.files(recipe.to_dict())) == sorted(f"{techmap.FOLDER}/{n}" for n in names)
     assert techmap.files(Recipe().to_dict()) == {}
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from ..errors import EXIT_INVALID, ToolError
 from ..recipe import Recipe
@@ -49,6 +49,7 @@ NETLIST_JSON = "netlist.json"  # the same netlist, exact, for the cell histogram
 _FSM_FOUND = re.compile(r"^Found FSM state register ", re.M)
 _FSM_AUTO = re.compile(r"^\s*mapping auto encoding to `([\w-]+)` for this FSM\.$", re.M)
 _SHARE_FOUND = re.compile(r"^Found (\d+) cells in module \S+ that may be considered for resource sharing\.$", re.M)
+_OFFERED = re.compile(r"^(\d+) objects\.$", re.M)  # ``select -count`` before each of our techmap passes
 
 
 class SynthesisRejected(ToolError):
@@ -61,6 +62,7 @@ class SynthFactsDict(TypedDict):
     fsm_state_registers: int | None
     fsm_auto_encodings: list[str]
     share_candidates: int | None
+    techmap_cells: NotRequired[int | None]  # absent from evaluations made before the multiplier knob
 
 
 @dataclass(frozen=True)
@@ -69,19 +71,25 @@ class SynthFacts:
 
     ``fsm_auto_encodings``: per extracted FSM whose encoding follows the knob (no ``fsm_encoding`` attribute
     of the user's), the encoding ``fsm_recode`` used (the knob's value, or ``auto``'s choice under ``auto``).
-    ``share_candidates``: cells ``share`` considered (0 when it printed nothing: it acts on two or more)."""
+    ``share_candidates``: cells ``share`` considered (0 when it printed nothing: it acts on two or more).
+    ``techmap_cells``: cells offered to our own techmap passes (``ppa.techmap``; None when the recipe has
+    none). 0 means the knob took nothing; its netlist may still differ from the default's (a pass moves
+    Yosys' automatic names on, and ABC follows them), but only as tool noise."""
 
     fsm_state_registers: int | None
     fsm_auto_encodings: tuple[str, ...]
     share_candidates: int | None
+    techmap_cells: int | None = None
 
     def to_dict(self) -> SynthFactsDict:
         return {"fsm_state_registers": self.fsm_state_registers,
-                "fsm_auto_encodings": list(self.fsm_auto_encodings), "share_candidates": self.share_candidates}
+                "fsm_auto_encodings": list(self.fsm_auto_encodings), "share_candidates": self.share_candidates,
+                "techmap_cells": self.techmap_cells}
 
     @classmethod
     def from_dict(cls, d: SynthFactsDict) -> SynthFacts:
-        return cls(d["fsm_state_registers"], tuple(d["fsm_auto_encodings"]), d["share_candidates"])
+        return cls(d["fsm_state_registers"], tuple(d["fsm_auto_encodings"]), d["share_candidates"],
+                   d.get("techmap_cells"))
 
 
 NO_FACTS = SynthFacts(None, (), None)
@@ -91,7 +99,8 @@ def synth_facts(log: str, recipe: Recipe) -> SynthFacts:
     """The facts of one synthesis log (``build_script``'s script for ``recipe``)."""
     fsm = len(_FSM_FOUND.findall(log)) if recipe.fsm else None
     share = sum(int(n) for n in _SHARE_FOUND.findall(log)) if recipe.share else None
-    return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share)
+    offered = sum(int(n) for n in _OFFERED.findall(log)) if techmap.passes(recipe.to_dict()) else None
+    return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share, offered)
 
 
 @dataclass(frozen=True)
@@ -132,7 +141,8 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
     lines += [opt, "wreduce", "peepopt", "opt_clean"]
     lines.append("share" if recipe.share else "# share: off")
     for tm in techmap.passes(recipe.to_dict()):  # operators mapped by our own files, the rest by alumacc
-        lines += [" ".join(["techmap", *(f"-map {_quote(f'{techmap.FOLDER}/{f}')}" for f in tm.files), tm.cells]), opt]
+        maps = [f"-map {_quote(f'{techmap.FOLDER}/{f}')}" for f in tm.files]
+        lines += [f"select -count {tm.cells}", " ".join(["techmap", *maps, tm.cells]), opt]
     lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt, "techmap", opt,
               f"dfflibmap -liberty {lib}", opt]
     abc = f"abc -liberty {lib}"
