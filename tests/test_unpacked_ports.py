@@ -45,7 +45,7 @@ def test_ports_become_vectors_and_the_body_reads_the_private_array() -> None:
     text = ("module m #(parameter W = 8) (input [W-1:0] d [0:3], e, input [1:0] s, output reg [3:0] q [2],\n"
             "  output y);\n  sub u (.d(d[0]), .q());\n  always @* begin q[0] = d[s][3:0]; q[1] = e[3:0]; end\n"
             "  assign y = ^d[1];\nendmodule\n")
-    out = flatten_array_ports(text, "m")
+    out = flatten_array_ports(text)
     assert out.count("\n") == text.count("\n")  # every line keeps its number (`line directives stay right)
     assert "input wire [(4*((W-1)>=(0)?(W-1)-(0)+1:(0)-(W-1)+1))-1:0] d" in out
     assert "output wire [8-1:0] q" in out and ", input [W-1:0] e," in out  # e keeps the header it inherited
@@ -59,8 +59,8 @@ def test_ports_become_vectors_and_the_body_reads_the_private_array() -> None:
 
 def test_text_without_array_ports_is_unchanged() -> None:
     text = "module m (input [7:0] a, output [7:0] b);\n  wire [7:0] mem [0:3];\n  assign b = a;\nendmodule\n"
-    assert flatten_array_ports(text, "m") == text
-    assert flatten_array_ports("module m (input a [0:1]", "m") == "module m (input a [0:1]"  # tools say why
+    assert flatten_array_ports(text) == text
+    assert flatten_array_ports("module m (input a [0:1]") == "module m (input a [0:1]"  # tools say why
 
 
 @pytest.mark.parametrize("text, message", [
@@ -87,7 +87,7 @@ def test_text_without_array_ports_is_unchanged() -> None:
 ])
 def test_what_the_rewrite_cannot_take_is_one_line_with_file_and_line(text: str, message: str) -> None:
     with pytest.raises(ArrayPortError, match=message) as err:
-        flatten_array_ports('`line 1 "/src/x.v" 0\n' + text, "m")
+        flatten_array_ports('`line 1 "/src/x.v" 0\n' + text)
     assert "\n" not in str(err.value)
 
 
@@ -118,9 +118,8 @@ endmodule
 @pytest.mark.tools
 def test_the_mapping_counts_from_the_declared_left_bound(tmp_path: Path) -> None:
     """Element i from the left bound is bits [8i+7:8i]: d[1] of [0:3] is byte 1, d[1] of [3:0] is byte 2."""
-    asc = flatten_array_ports("module m (input [7:0] d [0:3], output [7:0] y);\n  assign y = d[1];\nendmodule\n", "m")
-    desc = flatten_array_ports("module r (input [7:0] d [3:0], output [7:0] y);\n  assign y = d[1];\nendmodule\n",
-                               "r")
+    asc = flatten_array_ports("module m (input [7:0] d [0:3], output [7:0] y);\n  assign y = d[1];\nendmodule\n")
+    desc = flatten_array_ports("module r (input [7:0] d [3:0], output [7:0] y);\n  assign y = d[1];\nendmodule\n")
     (tmp_path / "x.v").write_text(asc + desc + MAPPING_TB)
     subprocess.run(["iverilog", "-g2012", "-o", str(tmp_path / "x.vvp"), str(tmp_path / "x.v")], check=True)
     out = subprocess.run(["vvp", "-n", str(tmp_path / "x.vvp")], capture_output=True, text=True, check=True).stdout
@@ -229,7 +228,7 @@ def _rot4(core: str = "core.sv", top: str | None = None) -> str:
 
 
 def test_a_submodule_port_is_flattened_and_each_instance_packs_its_arrays() -> None:
-    out = flatten_array_ports(_rot4(), "rot4")
+    out = flatten_array_ports(_rot4())
     assert out.count("\n") == _rot4().count("\n")
     assert "input wire [32-1:0] a," in out and "output wire [32-1:0] z\n" in out  # rot_core's ports
     line = next(x for x in out.splitlines() if "rot_core u" in x)
@@ -239,7 +238,7 @@ def test_a_submodule_port_is_flattened_and_each_instance_packs_its_arrays() -> N
     assert "assign hh_conn_u_a[hh_conn_u_a_i*8 +: 8] = hh_unpacked_d[hh_conn_u_a_i];" in line
     assert "assign r[hh_conn_u_z_i] = hh_conn_u_z[hh_conn_u_z_i*8 +: 8];" in line
     ordered = flatten_array_ports(_rot4(top=(DATA2 / "top.sv").read_text().replace(".s(sel), .a(d), .z(r)",
-                                                                                  "sel, d, r")), "rot4")
+                                                                                  "sel, d, r")))
     assert "rot_core u (sel, hh_conn_u_a, hh_conn_u_z);" in ordered
     assert read_module([parse(out)], "rot4").ports[1].width == 32
 
@@ -294,7 +293,7 @@ def test_iverilog_and_yosys_read_the_rewrite_alike(tmp_path: Path, connections: 
     """The flattened text under Icarus against Yosys' netlist of it (renamed gate_rot4) under Icarus, and both
     against the rotation the reference computes, element i of d being bits [8i+7:8i]."""
     text = flatten_array_ports(_rot4(top=(DATA2 / "top.sv").read_text().replace(".s(sel), .a(d), .z(r)",
-                                                                                connections)), "rot4")
+                                                                                connections)))
     (tmp_path / "rtl.sv").write_text(text)
     subprocess.run(["yosys", "-q", "-p", "read_verilog -sv rtl.sv; synth -flatten -top rot4; rename rot4 gate_rot4; "
                     "write_verilog -noattr net.v"], cwd=tmp_path, check=True, capture_output=True, timeout=300)

@@ -130,20 +130,19 @@ def _plan(tree: syntax.SyntaxTree, flat: Mapping[str, ModuleArrays]) -> list[Edi
     return edits
 
 
-def check_array_ports(trees: Sequence[syntax.SyntaxTree], top: str) -> None:
+def check_array_ports(trees: Sequence[syntax.SyntaxTree]) -> None:
     """ArrayPortError (file:line) for an unpacked array port, or a connection to one, the canonical rewrite
-    will refuse (``top``: every module of the design is rewritten, the top's ports are the design's)."""
+    will refuse (every module of the design is rewritten)."""
     flat = _ports(trees)
     for tree in trees:
         _plan(tree, flat)
 
 
-def flatten_array_ports(text: str, top: str) -> str:
+def flatten_array_ports(text: str) -> str:
     """``text`` with the unpacked array ports of every module made packed vectors, and the arrays connected
-    to them packed at each instance (see the module doc; ``top``, the design's top, is rewritten like every
-    other module); unchanged when it has none or does not parse (the tools then report why). ArrayPortError,
-    naming the original file:line (pyslang follows the text's `` `line`` directives), for what is not
-    supported."""
+    to them packed at each instance (see the module doc); unchanged when it has none or does not parse (the
+    tools then report why). ArrayPortError, naming the original file:line (pyslang follows the text's
+    `` `line`` directives), for what is not supported."""
     if "[" not in text or len(text) > MAX_TEXT:
         return text
     try:

@@ -9,8 +9,9 @@ define set (the candidate's ``defines``); every tool-specific macro is undefined
 directives so messages still name the original files and lines, is what Icarus, Verilator, Yosys
 (structure, equivalence, synthesis), pyslang and cocotb compile. Macros are expanded, includes
 inlined, conditionals resolved: the safety scan that follows sees what the tools will see.
-The top module's unpacked array ports are made packed vectors here (``hdl.arrays``: Yosys 0.23 refuses
-them), so every tool, bench and cocotb test sees the same flat port.
+Every module's unpacked array ports are made packed vectors here, and the arrays connected to them packed
+at each instance (``hdl.arrays``: Yosys 0.23 refuses them), so every tool, bench and cocotb test sees the
+same flat port.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def interpret(cand: Candidate, limits: Limits, run: ToolRun, src: str) -> Canoni
     if res.returncode != 0 or errors or text is None:
         raise PreprocessError(errors[0] if errors else f"preprocessing failed: {res.describe()}")
     try:
-        text = flatten_array_ports(text, cand.top)
+        text = flatten_array_ports(text)
     except ArrayPortError as exc:
         raise PreprocessError(str(exc)) from None
     return Canonical(text, tuple(tool_conditionals(cand)))

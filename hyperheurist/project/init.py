@@ -53,7 +53,7 @@ def read_interface(ss: SourceSet, top: str) -> tuple[list[PortSpec], list[str]]:
     except ElaborationError as exc:
         raise InputError(str(exc)) from None
     try:
-        check_array_ports(trees, top)  # what the canonical rewrite would refuse at `hh gate`
+        check_array_ports(trees)  # what the canonical rewrite would refuse at `hh gate`
         arrays = array_shapes(trees, top) if any(p.unpacked for p in view.ports) else {}
     except ArrayPortError as exc:
         raise InputError(str(exc)) from None
