@@ -252,3 +252,31 @@ def test_cache_key_follows_the_techmap_files(monkeypatch: pytest.MonkeyPatch) ->
     assert key(booth) != before["booth"]
     assert key(wallace) == before["wallace"]
     assert re.fullmatch(r"[0-9a-f]{64}", before["booth"])
+
+
+RIPPLE_LCU = """(* techmap_celltype = "$lcu" *)
+module _80_lcu_test (P, G, CI, CO);
+  parameter WIDTH = 2;
+  input [WIDTH-1:0] P, G;
+  input CI;
+  output [WIDTH-1:0] CO;
+  genvar i;
+  generate for (i = 0; i < WIDTH; i = i + 1) begin:bit
+    assign CO[i] = G[i] | P[i] & (i == 0 ? CI : CO[i-1]);
+  end endgenerate
+endmodule
+"""
+
+
+def test_a_generic_stage_map_joins_yosys_techmap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plumbing an adder knob will use: a map of cells made by Yosys' own techmap ($lcu) goes with it."""
+    real = techmap.text
+    monkeypatch.setattr(techmap, "text", lambda n: RIPPLE_LCU if n == "lcu_test.v" else real(n))
+    monkeypatch.setitem(techmap.TECHMAPS["multiplier"], "wallace", techmap.Techmap(("lcu_test.v",), stage="generic"))
+    recipe = Recipe().with_(multiplier="wallace")
+    lines = build_script([], "top", recipe, LIBERTY, {}).splitlines()
+    assert f'techmap -map +/techmap.v -map "{techmap.FOLDER}/lcu_test.v"' in lines and "techmap" not in lines
+    assert not any(ln.startswith("select -count") for ln in lines)  # no pass of its own
+    log = _synthesize(tmp_path, "module top(input [7:0] a, b, output [8:0] y);\n  assign y = a + b;\nendmodule\n",
+                      "top", recipe)
+    assert "_80_lcu_test" in log

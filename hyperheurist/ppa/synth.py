@@ -123,6 +123,10 @@ def _quote(path: str) -> str:
     return f'"{path}"'
 
 
+def _maps(tm: techmap.Techmap) -> list[str]:
+    return [f"-map {_quote(f'{techmap.FOLDER}/{f}')}" for f in tm.files]
+
+
 def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, params: dict[str, str], *,
                  include_dirs: tuple[str, ...] = ()) -> str:
     """The Yosys script for one recipe (pure: easy to test that every knob matters); ``params`` checked
@@ -140,10 +144,13 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
         lines.append("# fsm: off")
     lines += [opt, "wreduce", "peepopt", "opt_clean"]
     lines.append("share" if recipe.share else "# share: off")
-    for tm in techmap.passes(recipe.to_dict()):  # operators mapped by our own files, the rest by alumacc
-        maps = [f"-map {_quote(f'{techmap.FOLDER}/{f}')}" for f in tm.files]
-        lines += [f"select -count {tm.cells}", " ".join(["techmap", *maps, tm.cells]), opt]
-    lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt, "techmap", opt,
+    maps = techmap.passes(recipe.to_dict())
+    for tm in maps:  # operators mapped by our own files, the rest by alumacc
+        if tm.stage == "before_alumacc":
+            lines += [f"select -count {tm.cells}", " ".join(["techmap", *_maps(tm), tm.cells]), opt]
+    generic = [m for tm in maps if tm.stage == "generic" for m in _maps(tm)]
+    lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt,
+              " ".join(["techmap", "-map +/techmap.v", *generic]) if generic else "techmap", opt,
               f"dfflibmap -liberty {lib}", opt]
     abc = f"abc -liberty {lib}"
     target = f"-D {recipe.abc_delay_target_ps}" if recipe.abc_delay_target_ps else ""

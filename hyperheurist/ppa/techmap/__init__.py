@@ -1,11 +1,12 @@
-"""Our own Yosys techmap files, chosen by recipe knobs: a knob value maps operator cells before ``alumacc``.
+"""Our own Yosys techmap files, chosen by recipe knobs: a knob value maps some operator cells our way.
 
-``TECHMAPS[knob][value]`` is one ``techmap`` pass: its files (helpers first) and the cells it may take (a
-Yosys selection); a value not listed (the knob's default) leaves Yosys' own mapping. Only selected cells
-are offered to the map: a pass that reads its files at all moves Yosys' automatic names on, and with them
-ABC's netlist, so a cell left alone must be left unselected (an empty selection gives the default netlist
-back). The synthesis stage writes the files into its folder under ``FOLDER`` (the sandboxed Yosys reads
-them like its script); the PPA cache keys on their content (``digest``), so editing one never serves an
+``TECHMAPS[knob][value]`` is where and how our files map: a pass of its own before ``alumacc`` (operators
+as written: ``$mul``) offered only ``cells`` (a Yosys selection), or with Yosys' generic map (cells that
+exist only once ``$alu`` is mapped: ``$lcu``; a map module whose name sorts before ``_90_`` wins). A value
+not listed (the knob's default) leaves Yosys' own mapping. A pass of its own offers only the cells its map
+should take: reading the files at all moves Yosys' automatic names on, and ABC's netlist with them.
+The synthesis stage writes the files into its folder under ``FOLDER`` (the sandboxed Yosys reads them
+like its script); the PPA cache keys on their content (``digest``), so editing one never serves an
 estimate made with the old one.
 """
 
@@ -15,6 +16,7 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ...recipe import KnobValue
 
@@ -25,7 +27,8 @@ FOLDER = "techmap"  # inside the synthesis stage folder
 @dataclass(frozen=True)
 class Techmap:
     files: tuple[str, ...]  # in this package, helpers first
-    cells: str  # the Yosys selection of the cells the pass may map
+    cells: str = ""  # before_alumacc: the Yosys selection of the cells the pass may map
+    stage: Literal["before_alumacc", "generic"] = "before_alumacc"
 
 
 def _mul_cells(signed_only: bool, min_width: int) -> str:
@@ -52,7 +55,7 @@ TECHMAPS: dict[str, dict[str, Techmap]] = {
 
 
 def passes(recipe: Mapping[str, KnobValue]) -> list[Techmap]:
-    """The techmap passes a recipe (its ``to_dict``) asks for, in ``TECHMAPS`` order."""
+    """The techmaps a recipe (its ``to_dict``) asks for, in ``TECHMAPS`` order."""
     out: list[Techmap] = []
     for knob, values in TECHMAPS.items():
         value = recipe.get(knob)
