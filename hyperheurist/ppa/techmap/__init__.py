@@ -42,10 +42,12 @@ def _mul_cells(signed_only: bool, min_width: int) -> str:
 
 
 # Thresholds from OSU018 figures (cost: the mean of the area, delay and vectorless power ratios to Yosys'
-# own mapping, measured with `hh ppa` when the knob was added). Booth: signed 4x4 1.12, 6x6 0.98, 8x8 0.97,
-# mac16 0.97; unsigned 1.04-1.25 on plain data from 8x8 to 32x32 (a digit row more, +20-70% power) but 0.88
-# on mac16's ok_3_sext32, whose 32-bit unsigned operands are sign extensions (digits over copies of one bit
-# are zero): telling those apart needs the operands' bit identities, so signed only for now.
+# own mapping, measured with `hh ppa` when the knob was added). Booth, signed: 4x4 1.11, 6x6 1.03, 8x8 1.03,
+# 12x12 0.93, 16x16 0.94, 24x24 1.02, mac16 0.97 (area -14% to -27% from 6x6 on, delay +2-18%); from 6x6 it
+# pays under the area flow's 2:0.5:1 weights (0.95-0.98), so the annealer may choose it there. Unsigned:
+# 1.04-1.25 on plain data from 8x8 to 32x32 (a digit row more, +20-70% power) but 0.88 on mac16's
+# ok_3_sext32, whose 32-bit unsigned operands are sign extensions (digits over copies of one bit are zero):
+# telling those apart needs the operands' bit identities, so signed only for now.
 # Wallace: 4x4 0.96 unsigned, 0.98 signed; wider its delay is 5-15% lower for more area and power (0.97-1.04
 # signed, 1.07-1.4 unsigned; 0.93 at 16x16 under the timing flow's 2:0.5:0.5 weights).
 TECHMAPS: dict[str, dict[str, Techmap]] = {
