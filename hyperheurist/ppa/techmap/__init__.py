@@ -48,8 +48,8 @@ def _mul_cells(signed_only: bool, min_width: int) -> str:
 # 1.04-1.25 on plain data from 8x8 to 32x32 (a digit row more, +20-70% power) but 0.88 on mac16's
 # ok_3_sext32, whose 32-bit unsigned operands are sign extensions (digits over copies of one bit are zero):
 # telling those apart needs the operands' bit identities, so signed only for now.
-# Wallace: 4x4 0.96 unsigned, 0.98 signed; wider its delay is 5-15% lower for more area and power (0.97-1.04
-# signed, 1.07-1.4 unsigned; 0.93 at 16x16 under the timing flow's 2:0.5:0.5 weights).
+# Wallace: 4x4 0.96 unsigned, 0.98 signed; wider its delay is 3-15% lower for more area and power (0.97-1.07
+# signed, 1.01-1.17 unsigned; 0.93 at 16x16 under the timing flow's 2:0.5:0.5 weights).
 TECHMAPS: dict[str, dict[str, Techmap]] = {
     "multiplier": {"booth": Techmap(("csa.v", "mul_booth.v"), _mul_cells(signed_only=True, min_width=6)),
                    "wallace": Techmap(("csa.v", "mul_wallace.v"), _mul_cells(signed_only=False, min_width=4))},
