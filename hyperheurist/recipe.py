@@ -2,7 +2,7 @@
 
 A recipe's ``digest`` names its PPA folders, cache entries and journal records, so the dict it hashes
 (``to_dict``) must stay exactly what it was: field names, order and values as given (``strict``: a
-YAML ``1`` is not silently ``True``). Knobs added later (``multiplier``) are left out of it at their
+YAML ``1`` is not silently ``True``). Knobs added later (``multiplier``, ``adder``) are left out of it at their
 default, so every recipe that existed before them keeps its digest, and data without them loads.
 """
 
@@ -21,10 +21,11 @@ from .errors import ConfigError
 AbcScript = Literal["default", "area", "delay", "resyn2", "fast"]
 FsmEncoding = Literal["auto", "binary", "one-hot"]
 Multiplier = Literal["yosys", "booth", "wallace"]  # "yosys": its own $mul mapping; else ppa/techmap's
+Adder = Literal["yosys", "ripple", "kogge_stone", "sklansky", "han_carlson", "ladner_fischer"]  # $lcu carry trees
 ABC_SCRIPTS: tuple[str, ...] = get_args(AbcScript)
 FSM_ENCODINGS: tuple[str, ...] = get_args(FsmEncoding)
 KnobValue = bool | int | str | None  # what any recipe knob holds
-LATER_KNOBS = ("multiplier",)  # knobs newer than the first digests: in ``to_dict`` only when not the default
+LATER_KNOBS = ("multiplier", "adder")  # knobs newer than the first digests: in ``to_dict`` only when not the default
 
 
 class Recipe(BaseModel):
@@ -40,6 +41,7 @@ class Recipe(BaseModel):
     abc_script: AbcScript = "default"
     abc_delay_target_ps: int | None = Field(default=None, gt=0)
     multiplier: Multiplier = "yosys"
+    adder: Adder = "yosys"
 
     def to_dict(self) -> dict[str, KnobValue]:
         d: dict[str, KnobValue] = self.model_dump()

@@ -48,6 +48,7 @@ def prove(folder: Path, script: list[str], files: dict[str, str]) -> Proof:
     """Run one Yosys script in ``folder`` (the map and the designs written beside it) and read its verdicts."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
     (folder / "prove.ys").write_text("\n".join(script) + "\n", encoding="utf-8")
     res = run_tool(["yosys", "-q", "-l", "prove.log", "-s", "prove.ys"], name="yosys", log_dir=folder,
@@ -99,22 +100,24 @@ def design_text(op: str) -> str:
     return leaf + f"module dut ({ports});\n" + "".join(body) + "endmodule\n"
 
 
-def synth_front(extra: str | None) -> list[str]:
-    """synth.py's script (default recipe) up to the generic techmap and the opt after it; ``extra`` just
-    before that techmap, where the ``adder`` knob puts it."""
-    lines = build_script(["design.v"], "dut", Recipe(), Path("unused.lib"), {}).splitlines()
-    at = lines.index("techmap")
-    assert lines[at - 1].startswith("opt") and lines[at + 1].startswith("opt"), lines
-    return lines[:at] + ([extra] if extra else []) + lines[at:at + 2]
+def synth_front(recipe: Recipe) -> list[str]:
+    """synth.py's script for ``recipe`` up to the generic techmap and the opt after it (where the ``adder``
+    knob joins its map to Yosys' own)."""
+    lines = build_script(["design.v"], "dut", recipe, Path("unused.lib"), {}).splitlines()
+    at = next(i for i, line in enumerate(lines) if line == "techmap" or line.startswith("techmap -map +/techmap.v"))
+    assert lines[at - 1].startswith(("opt", "select -count")) and lines[at + 1].startswith("opt"), lines
+    return lines[:at + 2]
 
 
-def prove_design(folder: Path, op: str, techmap_text: str) -> Proof:
-    gold = synth_front(None)
-    gate = synth_front("techmap -map +/techmap.v -map lcu_map.v")
+def prove_design(folder: Path, op: str, arch: str, techmap_text: str) -> Proof:
+    """The default recipe's synthesis against the ``adder: arch`` recipe's, its map file being ``techmap_text``."""
+    gold = synth_front(Recipe())
+    gate = synth_front(Recipe().with_(adder=arch))
+    assert gate != gold and f'techmap/lcu_{arch}.v' in "\n".join(gate)  # the knob reaches the script
     script = [*gold, "rename dut gold", "design -stash gold", f"log {GATE_MARK}", *gate, "rename dut gate",
               "design -copy-from gold -as gold gold", "miter -equiv -flatten -make_assert gold gate miter",
               sat("miter")]
-    return prove(folder, script, {"design.v": design_text(op), "lcu_map.v": techmap_text})
+    return prove(folder, script, {"design.v": design_text(op), f"techmap/lcu_{arch}.v": techmap_text})
 
 
 def test_every_map_file_is_tested() -> None:
@@ -151,15 +154,15 @@ def test_a_dropped_carry_in_is_refuted_where_the_carry_in_is_used(arch: str, tmp
     """Without CI the bare $lcu differs at every width; an `a + b` (CI = 0) does not notice, `a - b` does."""
     wrong = map_text(arch).replace(CARRY_IN, "g[0] = g[0];")
     assert prove_lcu(tmp_path / "lcu", wrong).verdicts == [False] * len(WIDTHS)
-    assert prove_design(tmp_path / "add", "add", wrong).verdicts == [True]
-    assert prove_design(tmp_path / "sub", "sub", wrong).verdicts == [False]
+    assert prove_design(tmp_path / "add", "add", arch, wrong).verdicts == [True]
+    assert prove_design(tmp_path / "sub", "sub", arch, wrong).verdicts == [False]
 
 
 @pytest.mark.tools
 @pytest.mark.parametrize("op", sorted(OPS))
 @pytest.mark.parametrize("arch", ARCHS)
 def test_synthesised_design_equals_the_default(arch: str, op: str, tmp_path: Path) -> None:
-    proof = prove_design(tmp_path, op, map_text(arch))
+    proof = prove_design(tmp_path, op, arch, map_text(arch))
     gold, gate = (set(_TEMPLATE.findall(part)) for part in proof.log.split(GATE_MARK))
     assert gold == {"_90_lcu"} and gate == {f"_80_lcu_{arch}"}, (gold, gate)
     assert proof.verdicts == [True], f"{op} mapped with lcu_{arch}.v differs from Yosys' default"

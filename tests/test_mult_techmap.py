@@ -223,9 +223,10 @@ def test_existing_digests_unchanged_and_old_data_loads() -> None:
     old_digest = hashlib.sha256(json.dumps(old, sort_keys=True).encode()).hexdigest()[:12]
     assert Recipe().digest == old_digest == "e7953ef14dca"  # as in runs made before the knob
     assert Recipe.from_dict(old) == Recipe() and Recipe.from_dict({**old, "multiplier": "yosys"}).digest == old_digest
-    assert "multiplier" not in Recipe().to_dict()
-    for flow in ("default", "area", "timing"):  # the digest as computed before the knob existed
-        before = json.dumps(load_flow(flow).recipe.model_dump(exclude={"multiplier"}), sort_keys=True)
+    assert "multiplier" not in Recipe().to_dict() and "adder" not in Recipe().to_dict()
+    assert Recipe.from_dict({**old, "multiplier": "yosys", "adder": "yosys"}).digest == old_digest
+    for flow in ("default", "area", "timing"):  # the digest as computed before the knobs existed
+        before = json.dumps(load_flow(flow).recipe.model_dump(exclude={"multiplier", "adder"}), sort_keys=True)
         assert load_flow(flow).recipe.digest == hashlib.sha256(before.encode()).hexdigest()[:12]
     booth = Recipe().with_(multiplier="booth")
     assert booth.to_dict()["multiplier"] == "booth" and booth.digest != old_digest
@@ -254,29 +255,15 @@ def test_cache_key_follows_the_techmap_files(monkeypatch: pytest.MonkeyPatch) ->
     assert re.fullmatch(r"[0-9a-f]{64}", before["booth"])
 
 
-RIPPLE_LCU = """(* techmap_celltype = "$lcu" *)
-module _80_lcu_test (P, G, CI, CO);
-  parameter WIDTH = 2;
-  input [WIDTH-1:0] P, G;
-  input CI;
-  output [WIDTH-1:0] CO;
-  genvar i;
-  generate for (i = 0; i < WIDTH; i = i + 1) begin:bit
-    assign CO[i] = G[i] | P[i] & (i == 0 ? CI : CO[i-1]);
-  end endgenerate
-endmodule
-"""
-
-
-def test_a_generic_stage_map_joins_yosys_techmap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The plumbing an adder knob will use: a map of cells made by Yosys' own techmap ($lcu) goes with it."""
-    real = techmap.text
-    monkeypatch.setattr(techmap, "text", lambda n: RIPPLE_LCU if n == "lcu_test.v" else real(n))
-    monkeypatch.setitem(techmap.TECHMAPS["multiplier"], "wallace", techmap.Techmap(("lcu_test.v",), stage="generic"))
-    recipe = Recipe().with_(multiplier="wallace")
+@pytest.mark.tools
+def test_the_adder_knob_joins_yosys_techmap(tmp_path: Path) -> None:
+    """``adder``'s $lcu maps exist only once Yosys' own techmap maps $alu: they go with it, counted first."""
+    recipe = Recipe().with_(adder="ripple")
     lines = build_script([], "top", recipe, LIBERTY, {}).splitlines()
-    assert f'techmap -map +/techmap.v -map "{techmap.FOLDER}/lcu_test.v"' in lines and "techmap" not in lines
-    assert not any(ln.startswith("select -count") for ln in lines)  # no pass of its own
+    at = lines.index(f'techmap -map +/techmap.v -map "{techmap.FOLDER}/lcu_ripple.v"')
+    assert "techmap" not in lines and lines[at - 1] == "select -count t:$alu t:$macc"
+    assert lines.index("alumacc") < at
     log = _synthesize(tmp_path, "module top(input [7:0] a, b, output [8:0] y);\n  assign y = a + b;\nendmodule\n",
                       "top", recipe)
-    assert "_80_lcu_test" in log
+    used = set(re.findall(r"Using template \S*\\(_\d\d_\w+)\\WIDTH=\S+ for cells of type \$lcu\.", log))
+    assert used == {"_80_lcu_ripple"}, used

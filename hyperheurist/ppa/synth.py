@@ -148,9 +148,11 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
     for tm in maps:  # operators mapped by our own files, the rest by alumacc
         if tm.stage == "before_alumacc":
             lines += [f"select -count {tm.cells}", " ".join(["techmap", *_maps(tm), tm.cells]), opt]
-    generic = [m for tm in maps if tm.stage == "generic" for m in _maps(tm)]
-    lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt,
-              " ".join(["techmap", "-map +/techmap.v", *generic]) if generic else "techmap", opt,
+    generic = [tm for tm in maps if tm.stage == "generic"]
+    lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt]
+    lines += [f"select -count {tm.cells}" for tm in generic]  # what the generic map offers ours (a fact)
+    lines += [" ".join(["techmap", "-map +/techmap.v", *(m for tm in generic for m in _maps(tm))])
+              if generic else "techmap", opt,
               f"dfflibmap -liberty {lib}", opt]
     abc = f"abc -liberty {lib}"
     target = f"-D {recipe.abc_delay_target_ps}" if recipe.abc_delay_target_ps else ""

@@ -27,7 +27,7 @@ FOLDER = "techmap"  # inside the synthesis stage folder
 @dataclass(frozen=True)
 class Techmap:
     files: tuple[str, ...]  # in this package, helpers first
-    cells: str = ""  # before_alumacc: the Yosys selection of the cells the pass may map
+    cells: str = ""  # the Yosys selection of the cells the pass may map (generic: counted, a fact)
     stage: Literal["before_alumacc", "generic"] = "before_alumacc"
 
 
@@ -53,6 +53,13 @@ def _mul_cells(signed_only: bool, min_width: int) -> str:
 TECHMAPS: dict[str, dict[str, Techmap]] = {
     "multiplier": {"booth": Techmap(("csa.v", "mul_booth.v"), _mul_cells(signed_only=True, min_width=6)),
                    "wallace": Techmap(("csa.v", "mul_wallace.v"), _mul_cells(signed_only=False, min_width=4))},
+    # The carry tree of every $alu (adders, subtractors, compares), with Yosys' generic map: one-step cost
+    # against its Brent-Kung (`_90_lcu`) over the benchmarks' seeds and references differs by design, and
+    # every value wins somewhere (tests/test_lcu_techmap.py's figures, `hh ppa`): ripple adder32 0.92,
+    # mac16 ok_1_naive 0.93; Kogge-Stone fir4 ok_2_preadd 0.98, mac16 ok_3_sext32 0.98; Han-Carlson /
+    # Ladner-Fischer div16 ok_1_naive 0.975; designs without a wide $alu (crc32, fifo8) unchanged.
+    "adder": {arch: Techmap((f"lcu_{arch}.v",), "t:$alu t:$macc", stage="generic")
+              for arch in ("ripple", "kogge_stone", "sklansky", "han_carlson", "ladner_fischer")},
 }
 
 
