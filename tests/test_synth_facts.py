@@ -11,9 +11,11 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.evaluate import EvalTask, evaluate
 from hyperheurist.ppa.estimate import ppa_context
+from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.ppa.synth import Synthesized, SynthFacts, synth_facts
 from hyperheurist.recipe import Recipe
 from hyperheurist.search.knowledge import cannot_act, facts_of
+from hyperheurist.search.netlists import changed_knob
 from hyperheurist.search.state import State
 from hyperheurist.stages.model import StageId
 from hyperheurist.stages.pipelines import PPA_PIPELINE
@@ -89,3 +91,36 @@ def test_an_evaluation_and_a_cache_hit_carry_the_facts(tmp_path: Path) -> None:
     assert not cannot_act(first.metrics, state.recipe, "fsm_encoding", "binary")
     assert cannot_act(first.metrics, state.recipe, "share", False)
     assert not cannot_act(first.metrics, state.recipe, "opt_full", True)
+
+
+def _metrics(facts: SynthFacts) -> PPAMetrics:
+    return PPAMetrics(1.0, 1, {}, 1.0, 0.0, 1.0, True, {}, 1.0, 1.0, 0.0, "vectorless", "osu018", {},
+                      details={"synth_facts": facts.to_dict()})
+
+
+@pytest.mark.tools
+def test_the_cells_offered_to_our_techmaps_are_counted(tmp_path: Path) -> None:
+    """No $alu in the nibble-table CRC: the adder maps take nothing; adder32's naive `+` offers its $alu."""
+    assert _facts(tmp_path / "d", "crc32", "ok_2_nibble", Recipe()).techmap_cells is None  # no pass, no fact
+    assert _facts(tmp_path / "c", "crc32", "ok_2_nibble", Recipe(adder="ripple")).techmap_cells == 0
+    assert (_facts(tmp_path / "a", "adder32", "ok_1_naive", Recipe(adder="ripple")).techmap_cells or 0) >= 1
+    assert _facts(tmp_path / "m", "mac16", "ok_2_operand_mux", Recipe(multiplier="booth")).techmap_cells == 1
+
+
+def test_a_techmap_knob_that_took_nothing_cannot_act() -> None:
+    none = _metrics(SynthFacts(0, (), 0, 0))
+    some = _metrics(SynthFacts(0, (), 0, 2))
+    ripple, wallace, booth = Recipe(adder="ripple"), Recipe(multiplier="wallace"), Recipe(multiplier="booth")
+    assert cannot_act(none, ripple, "adder", "kogge_stone") and cannot_act(none, ripple, "adder", "yosys")
+    assert not cannot_act(some, ripple, "adder", "kogge_stone")
+    assert cannot_act(none, wallace, "multiplier", "booth")  # wallace's selection holds booth's
+    assert cannot_act(none, booth, "multiplier", "yosys")
+    assert not cannot_act(none, booth, "multiplier", "wallace")  # wallace also takes unsigned and narrower
+    # both knobs set: the count is their sum, which one took nothing is not known
+    assert not cannot_act(none, ripple.with_(multiplier="booth"), "adder", "yosys")
+
+
+def test_a_move_back_to_a_default_knob_is_one_changed_knob() -> None:
+    cand = Candidate.from_text("module m; endmodule\n", "m")
+    assert changed_knob(State(cand, Recipe(multiplier="booth")), State(cand, Recipe())) == ("multiplier", "booth",
+                                                                                              "yosys")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..ppa.metrics import PPAMetrics
 from ..ppa.synth import SynthFacts, SynthFactsDict
+from ..ppa.techmap import TECHMAPS
 from ..recipe import KnobValue, Recipe
 from .netlists import NetlistMemory, netlist_of
 from .state import Evaluation, State
@@ -51,7 +52,8 @@ def facts_of(metrics: PPAMetrics | None) -> SynthFacts | None:
         return None
     facts: SynthFactsDict = {"fsm_state_registers": raw.get("fsm_state_registers"),
                              "fsm_auto_encodings": list(raw.get("fsm_auto_encodings") or ()),
-                             "share_candidates": raw.get("share_candidates")}
+                             "share_candidates": raw.get("share_candidates"),
+                             "techmap_cells": raw.get("techmap_cells")}
     return SynthFacts.from_dict(facts)
 
 
@@ -59,7 +61,8 @@ def cannot_act(metrics: PPAMetrics | None, recipe: Recipe, knob: str, value: Kno
     """Setting ``knob`` to ``value`` on a state synthesised with ``recipe`` (``metrics``: its estimate) gives
     its netlist back, as its synthesis log shows: no FSM follows the encoding knob (none found, or each has
     the user's ``fsm_encoding`` attribute), or ``auto`` chose ``value`` for each (``fsm -encoding`` only sets
-    what ``auto`` maps to); ``share`` had fewer than two candidate cells (it then changes nothing). The passes
+    what ``auto`` maps to); ``share`` had fewer than two candidate cells (it then changes nothing); the one
+    techmap knob set (``multiplier``/``adder``) was offered no cell, so no value of it can map any. The passes
     before the knob's own see the same design, so these facts hold for this RTL under the state's other
     knobs; an RTL move's result is judged by its own evaluation's facts, never by its parent's."""
     facts = facts_of(metrics)
@@ -71,6 +74,11 @@ def cannot_act(metrics: PPAMetrics | None, recipe: Recipe, knob: str, value: Kno
         return recipe.fsm_encoding == "auto" and all(e == value for e in facts.fsm_auto_encodings)
     if knob == "share" and facts.share_candidates is not None:
         return facts.share_candidates < 2
+    if knob in TECHMAPS and facts.techmap_cells == 0:
+        # our one map took nothing: no $alu for the adder maps (any value), no $mul for the multiplier's
+        # (wallace's selection holds booth's); reading it only renumbered Yosys' names
+        mapped = [k for k in TECHMAPS if recipe.model_dump()[k] != "yosys"]
+        return mapped == [knob] and (knob == "adder" or value == "yosys" or recipe.multiplier == "wallace")
     return False
 
 

@@ -38,9 +38,10 @@ def changed_knob(old: State, new: State) -> tuple[str, KnobValue, KnobValue] | N
     """(knob, old value, new value) when ``new`` changes exactly one recipe knob of ``old``'s RTL."""
     if old.candidate.digest != new.candidate.digest:
         return None
-    a, b = old.recipe.to_dict(), new.recipe.to_dict()
-    diff = [k for k in sorted(b) if a.get(k) != b[k]]
-    return (diff[0], a.get(diff[0]), b[diff[0]]) if len(diff) == 1 else None
+    # every field, not to_dict: that leaves knobs at their default out, so a move back to it would not show
+    a, b = old.recipe.model_dump(), new.recipe.model_dump()
+    diff = [k for k in sorted(b) if a[k] != b[k]]
+    return (diff[0], a[diff[0]], b[diff[0]]) if len(diff) == 1 else None
 
 
 def context(state: State, knob: str) -> str:
