@@ -35,7 +35,7 @@ def test_recipe_moves_change_one_knob_within_the_space():
         for _ in range(10):
             new = move.propose(start, c, rng)
             assert new is not None and new.candidate is start.candidate
-            changed = {k for k, v in new.recipe.to_dict().items() if v != start.recipe.to_dict()[k]}
+            changed = {k for k, v in new.recipe.model_dump().items() if v != start.recipe.model_dump()[k]}
             assert changed == {move.knob}
             assert getattr(new.recipe, move.knob) in c.flow.space[move.knob]
 

@@ -42,4 +42,6 @@ def recipe_moves() -> list[RecipeKnobMove]:
         RecipeKnobMove("recipe_fsm_encoding", "fsm_encoding"),
         RecipeKnobMove("recipe_share", "share"),
         RecipeKnobMove("recipe_opt_full", "opt_full"),
+        RecipeKnobMove("recipe_multiplier", "multiplier"),
+        RecipeKnobMove("recipe_adder", "adder"),
     ]
