@@ -49,16 +49,16 @@ def _facts(tmp_path: Path, bench: str, seed: str, recipe: Recipe, text: str | No
 @pytest.mark.tools
 def test_an_fsm_is_found_and_auto_chooses_one_hot(tmp_path: Path) -> None:
     facts = _facts(tmp_path / "auto", "traffic_fsm", "ok_1_naive", Recipe())
-    assert facts == SynthFacts(1, ("one-hot",), 0)
+    assert facts == SynthFacts(1, ("one-hot",), 0, None, 0, 1)  # no $mul; one $alu (the timer)
     binary = _facts(tmp_path / "bin", "traffic_fsm", "ok_1_naive", Recipe(fsm_encoding="binary"))
-    assert binary == SynthFacts(1, ("binary",), 0)  # the knob's value is what fsm_recode used
+    assert binary == SynthFacts(1, ("binary",), 0, None, 0, 1)  # the knob's value is what fsm_recode used
 
 
 @pytest.mark.tools
 def test_no_fsm_and_no_share_candidates(tmp_path: Path) -> None:
-    assert _facts(tmp_path / "on", "mac16", "ok_1_naive", Recipe()) == SynthFacts(0, (), 0)
+    assert _facts(tmp_path / "on", "mac16", "ok_1_naive", Recipe()) == SynthFacts(0, (), 0, None, 1, 5)
     off = _facts(tmp_path / "off", "mac16", "ok_1_naive", Recipe(fsm=False, share=False))
-    assert off == SynthFacts(None, (), None)  # the passes did not run: nothing is known
+    assert off == SynthFacts(None, (), None, None, 1, 5)  # the passes did not run: nothing is known
 
 
 @pytest.mark.tools
@@ -68,7 +68,9 @@ def test_share_candidates_are_counted(tmp_path: Path) -> None:
 
 def test_absent_messages_mean_none_found() -> None:
     log = "13. Executing SHARE pass (SAT-based resource sharing).\n\n8.1. Executing FSM_DETECT pass\n"
-    assert synth_facts(log, Recipe()) == SynthFacts(0, (), 0)
+    assert synth_facts(log, Recipe()) == SynthFacts(0, (), 0)  # no ALUMACC pass in the log: nothing known
+    assert synth_facts(log + "14. Executing ALUMACC pass (create $alu and $macc cells).\n",
+                       Recipe()) == SynthFacts(0, (), 0, None, 0, 0)
     two = ("Found FSM state register top.a.\nFound FSM state register top.b.\n"
            "  mapping auto encoding to `one-hot` for this FSM.\n"
            "Found 3 cells in module top that may be considered for resource sharing.\n"
@@ -85,7 +87,7 @@ def test_an_evaluation_and_a_cache_hit_carry_the_facts(tmp_path: Path) -> None:
     again = evaluate(EvalTask(d, tmp_path / "b", state, parent, d.ppa.power)).evaluation
     assert first.valid and again.cached
     assert first.metrics is not None and again.metrics is not None
-    assert facts_of(first.metrics) == facts_of(again.metrics) == SynthFacts(1, ("one-hot",), 0)
+    assert facts_of(first.metrics) == facts_of(again.metrics) == SynthFacts(1, ("one-hot",), 0, None, 0, 1)
     # what the search concludes: auto's own choice and share=False give this netlist back; binary may not
     assert cannot_act(first.metrics, state.recipe, "fsm_encoding", "one-hot")
     assert not cannot_act(first.metrics, state.recipe, "fsm_encoding", "binary")
@@ -103,8 +105,11 @@ def test_the_cells_offered_to_our_techmaps_are_counted(tmp_path: Path) -> None:
     """No $alu in the nibble-table CRC: the adder maps take nothing; adder32's naive `+` offers its $alu."""
     assert _facts(tmp_path / "d", "crc32", "ok_2_nibble", Recipe()).techmap_cells is None  # no pass, no fact
     assert _facts(tmp_path / "c", "crc32", "ok_2_nibble", Recipe(adder="ripple")).techmap_cells == 0
+    nibble = _facts(tmp_path / "n", "crc32", "ok_2_nibble", Recipe())  # alumacc's own counts, under any recipe
+    assert (nibble.multipliers, nibble.alu_cells) == (0, 0)
     assert (_facts(tmp_path / "a", "adder32", "ok_1_naive", Recipe(adder="ripple")).techmap_cells or 0) >= 1
-    assert _facts(tmp_path / "m", "mac16", "ok_2_operand_mux", Recipe(multiplier="booth")).techmap_cells == 1
+    booth = _facts(tmp_path / "m", "mac16", "ok_2_operand_mux", Recipe(multiplier="booth"))
+    assert (booth.techmap_cells, booth.multipliers) == (1, 0)  # Booth took the one $mul: alumacc met none
 
 
 def test_a_techmap_knob_that_took_nothing_cannot_act() -> None:
@@ -116,6 +121,11 @@ def test_a_techmap_knob_that_took_nothing_cannot_act() -> None:
     assert cannot_act(none, wallace, "multiplier", "booth")  # wallace's selection holds booth's
     assert cannot_act(none, booth, "multiplier", "yosys")
     assert not cannot_act(none, booth, "multiplier", "wallace")  # wallace also takes unsigned and narrower
+    no_alu, no_mul = _metrics(SynthFacts(0, (), 0, None, 1, 0)), _metrics(SynthFacts(0, (), 0, None, 0, 3))
+    assert cannot_act(no_alu, Recipe(), "adder", "ripple") and not cannot_act(no_mul, Recipe(), "adder", "ripple")
+    assert cannot_act(no_mul, Recipe(), "multiplier", "booth")
+    assert not cannot_act(no_alu, Recipe(), "multiplier", "booth")
+    assert not cannot_act(no_mul, booth, "multiplier", "wallace")  # under booth: the $mul it left, none
     # both knobs set: the count is their sum, which one took nothing is not known
     assert not cannot_act(none, ripple.with_(multiplier="booth"), "adder", "yosys")
 

@@ -50,6 +50,9 @@ _FSM_FOUND = re.compile(r"^Found FSM state register ", re.M)
 _FSM_AUTO = re.compile(r"^\s*mapping auto encoding to `([\w-]+)` for this FSM\.$", re.M)
 _SHARE_FOUND = re.compile(r"^Found (\d+) cells in module \S+ that may be considered for resource sharing\.$", re.M)
 _OFFERED = re.compile(r"^(\d+) objects\.$", re.M)  # ``select -count`` before each of our techmap passes
+_ALUMACC = "Executing ALUMACC pass"
+_MUL_MODEL = re.compile(r"^\s*creating \$macc model for \S+ \(\$mul\)\.$", re.M)
+_ALU_CREATED = re.compile(r"^\s*created (\d+) \$alu and (\d+) \$macc cells\.$", re.M)
 
 
 class SynthesisRejected(ToolError):
@@ -63,6 +66,8 @@ class SynthFactsDict(TypedDict):
     fsm_auto_encodings: list[str]
     share_candidates: int | None
     techmap_cells: NotRequired[int | None]  # absent from evaluations made before the multiplier knob
+    multipliers: NotRequired[int | None]  # absent from evaluations made before these two facts
+    alu_cells: NotRequired[int | None]
 
 
 @dataclass(frozen=True)
@@ -74,22 +79,27 @@ class SynthFacts:
     ``share_candidates``: cells ``share`` considered (0 when it printed nothing: it acts on two or more).
     ``techmap_cells``: cells offered to our own techmap passes (``ppa.techmap``; None when the recipe has
     none). 0 means the knob took nothing; its netlist may still differ from the default's (a pass moves
-    Yosys' automatic names on, and ABC follows them), but only as tool noise."""
+    Yosys' automatic names on, and ABC follows them), but only as tool noise.
+    ``multipliers``: ``$mul`` cells ``alumacc`` met (those our multiplier maps left, or all of them under
+    ``multiplier: yosys``); ``alu_cells``: the ``$alu`` and ``$macc`` cells it made, whose carry trees the
+    adder knob maps. Both under every recipe, so the search knows before trying a knob that it cannot act."""
 
     fsm_state_registers: int | None
     fsm_auto_encodings: tuple[str, ...]
     share_candidates: int | None
     techmap_cells: int | None = None
+    multipliers: int | None = None
+    alu_cells: int | None = None
 
     def to_dict(self) -> SynthFactsDict:
         return {"fsm_state_registers": self.fsm_state_registers,
                 "fsm_auto_encodings": list(self.fsm_auto_encodings), "share_candidates": self.share_candidates,
-                "techmap_cells": self.techmap_cells}
+                "techmap_cells": self.techmap_cells, "multipliers": self.multipliers, "alu_cells": self.alu_cells}
 
     @classmethod
     def from_dict(cls, d: SynthFactsDict) -> SynthFacts:
         return cls(d["fsm_state_registers"], tuple(d["fsm_auto_encodings"]), d["share_candidates"],
-                   d.get("techmap_cells"))
+                   d.get("techmap_cells"), d.get("multipliers"), d.get("alu_cells"))
 
 
 NO_FACTS = SynthFacts(None, (), None)
@@ -100,7 +110,10 @@ def synth_facts(log: str, recipe: Recipe) -> SynthFacts:
     fsm = len(_FSM_FOUND.findall(log)) if recipe.fsm else None
     share = sum(int(n) for n in _SHARE_FOUND.findall(log)) if recipe.share else None
     offered = sum(int(n) for n in _OFFERED.findall(log)) if techmap.passes(recipe.to_dict()) else None
-    return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share, offered)
+    alumacc = _ALUMACC in log
+    muls = len(_MUL_MODEL.findall(log)) if alumacc else None
+    alus = sum(int(a) + int(m) for a, m in _ALU_CREATED.findall(log)) if alumacc else None
+    return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share, offered, muls, alus)
 
 
 @dataclass(frozen=True)

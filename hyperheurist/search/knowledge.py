@@ -53,7 +53,8 @@ def facts_of(metrics: PPAMetrics | None) -> SynthFacts | None:
     facts: SynthFactsDict = {"fsm_state_registers": raw.get("fsm_state_registers"),
                              "fsm_auto_encodings": list(raw.get("fsm_auto_encodings") or ()),
                              "share_candidates": raw.get("share_candidates"),
-                             "techmap_cells": raw.get("techmap_cells")}
+                             "techmap_cells": raw.get("techmap_cells"), "multipliers": raw.get("multipliers"),
+                             "alu_cells": raw.get("alu_cells")}
     return SynthFacts.from_dict(facts)
 
 
@@ -62,7 +63,8 @@ def cannot_act(metrics: PPAMetrics | None, recipe: Recipe, knob: str, value: Kno
     its netlist back, as its synthesis log shows: no FSM follows the encoding knob (none found, or each has
     the user's ``fsm_encoding`` attribute), or ``auto`` chose ``value`` for each (``fsm -encoding`` only sets
     what ``auto`` maps to); ``share`` had fewer than two candidate cells (it then changes nothing); the one
-    techmap knob set (``multiplier``/``adder``) was offered no cell, so no value of it can map any. The passes
+    techmap knob set (``multiplier``/``adder``) was offered no cell, or ``alumacc`` met no ``$mul`` (under
+    Yosys' own mapping) or made no ``$alu``/``$macc``, so no value of it can map any. The passes
     before the knob's own see the same design, so these facts hold for this RTL under the state's other
     knobs; an RTL move's result is judged by its own evaluation's facts, never by its parent's."""
     facts = facts_of(metrics)
@@ -74,6 +76,10 @@ def cannot_act(metrics: PPAMetrics | None, recipe: Recipe, knob: str, value: Kno
         return recipe.fsm_encoding == "auto" and all(e == value for e in facts.fsm_auto_encodings)
     if knob == "share" and facts.share_candidates is not None:
         return facts.share_candidates < 2
+    if knob == "adder" and facts.alu_cells == 0:
+        return True  # no carry tree to map
+    if knob == "multiplier" and recipe.multiplier == "yosys" and facts.multipliers == 0:
+        return True  # no $mul at all (under another value, the count is of those its map left)
     if knob in TECHMAPS and facts.techmap_cells == 0:
         # our one map took nothing: no $alu for the adder maps (any value), no $mul for the multiplier's
         # (wallace's selection holds booth's); reading it only renumbered Yosys' names
