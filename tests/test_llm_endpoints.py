@@ -10,6 +10,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,10 +74,33 @@ def test_reasoning_model_profile_is_learned_once_by_concurrent_requests(tmp_path
     assert profile["token_param"] == "max_completion_tokens" and profile["temperature"] == "omit"
     assert profile["output_tokens"] == 16384 and profile["probed"]
     assert "Use 'max_completion_tokens' instead" in profile["learned"][0]["server"]
-    adapted = sorted(([a.get("adapted") for a in r["attempts"]] for r in records(tmp_path)), key=len)
-    assert adapted[:-1] == [[None]] * 5, "one request (the probe, whichever thread sent it) learned for all"
-    assert adapted[-1] == ["max_tokens -> max_completion_tokens", "temperature omitted", "output cap 4096 -> 16384",
-                           None]
+    adapted = [[a.get("adapted") for a in r["attempts"]] for r in records(tmp_path)]
+    assert adapted[1:] == [[None]] * 5, "one request, the first job (the probe), learned for all"
+    assert adapted[0] == ["max_tokens -> max_completion_tokens", "temperature omitted", "output cap 4096 -> 16384",
+                          None]
+    assert sent[0]["temperature"] == 0.6, "the probe is job 0 whatever the scheduling"
+
+
+def test_the_probe_is_the_first_job_even_when_a_later_job_would_teach_less(tmp_path: Path) -> None:
+    """Job 2 of 3 samples at temperature 1.0, which a reasoning model accepts: were it the probe, the
+    profile would keep sending temperature and the later jobs would each be refused (a CI flake)."""
+    for late in (0.0, 0.3):
+        with Stub() as stub:
+            model = ReasoningModel(MacResponder())
+            stub.default = model
+            run = tmp_path / f"late{late}"
+            c = client(stub, run)
+            fetch = c._fetch
+
+            def job2_first(phase: str, build: Any, params: Any, fetch: Any = fetch, late: float = late) -> Any:
+                if params["temperature"] != 1.0:
+                    time.sleep(late)  # the thread scheduler's worst case (job 2 first), made certain
+                return fetch(phase, build, params)
+
+            c._fetch = job2_first  # type: ignore[method-assign]
+            cands = c.generate(design(), 3, None)
+        assert [r["params"]["temperature"] for r in records(run)] == [0.6, 0.8, 1.0]
+        assert len(cands) == 3 and model.rejected == {"max_tokens": 1, "temperature": 1}
     assert c.usage()["profile"]["token_param"] == "max_completion_tokens" and "failures" not in c.usage()
 
 

@@ -175,12 +175,20 @@ class LLMClient:
                        ) -> list[tuple[str | None, Extracted | None] | LLMUnavailable]:
         """Several requests at once (up to ``HH_LLM_CONCURRENCY``, default 4, in flight); results and
         records in job order, so a run's record numbering does not depend on which answer came first."""
-        workers = max(1, min(len(jobs), concurrency()))
+        fetched, i = [], 0
+        # Until the endpoint has answered once, jobs go one at a time in job order: the probe is always
+        # the first job, so what the profile learns (a refused temperature, say) does not depend on
+        # which thread won the race (a probe at temperature 1.0 teaches nothing about temperature).
+        while i < len(jobs) and self.exchange is not None and not self.profile.profile.probed:
+            fetched.append(self._fetch(phase, *jobs[i]))
+            i += 1
+        rest = jobs[i:]
+        workers = max(1, min(len(rest), concurrency()))
         if workers == 1:
-            fetched = [self._fetch(phase, m, p) for m, p in jobs]
+            fetched += [self._fetch(phase, m, p) for m, p in rest]
         else:
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hh-llm") as pool:
-                fetched = list(pool.map(lambda job: self._fetch(phase, *job), jobs))
+                fetched += list(pool.map(lambda job: self._fetch(phase, *job), rest))
         out: list[tuple[str | None, Extracted | None] | LLMUnavailable] = []
         for f in fetched:
             try:
