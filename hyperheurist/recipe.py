@@ -2,8 +2,8 @@
 
 A recipe's ``digest`` names its PPA folders, cache entries and journal records, so the dict it hashes
 (``to_dict``) must stay exactly what it was: field names, order and values as given (``strict``: a
-YAML ``1`` is not silently ``True``). Knobs added later (``multiplier``, ``adder``) are left out of it at their
-default, so every recipe that existed before them keeps its digest, and data without them loads.
+YAML ``1`` is not silently ``True``). Knobs added later (``multiplier``, ``adder``, ``adder_cells``) are left out of
+it at their default, so every recipe that existed before them keeps its digest, and data without them loads.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ Adder = Literal["yosys", "ripple", "kogge_stone", "sklansky", "han_carlson", "la
 ABC_SCRIPTS: tuple[str, ...] = get_args(AbcScript)
 FSM_ENCODINGS: tuple[str, ...] = get_args(FsmEncoding)
 KnobValue = bool | int | str | None  # what any recipe knob holds
-LATER_KNOBS = ("multiplier", "adder")  # knobs newer than the first digests: in ``to_dict`` only when not the default
+# knobs newer than the first digests: in ``to_dict`` only when not the default
+LATER_KNOBS = ("multiplier", "adder", "adder_cells")
 
 
 class Recipe(BaseModel):
@@ -42,6 +43,7 @@ class Recipe(BaseModel):
     abc_delay_target_ps: int | None = Field(default=None, gt=0)
     multiplier: Multiplier = "yosys"
     adder: Adder = "yosys"
+    adder_cells: bool = False  # the library's full/half adder cells for the adders in the logic (ppa.adder_cells)
 
     def to_dict(self) -> dict[str, KnobValue]:
         d: dict[str, KnobValue] = self.model_dump()

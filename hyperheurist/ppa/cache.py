@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonio import write_json
-from . import techmap
+from . import adder_cells, techmap
 from .metrics import PPAMetrics
 
 MODEL_VERSION = "ppa-1"  # bump when constraints or power models change, to invalidate old entries
@@ -35,6 +35,8 @@ def cache_key(*, candidate: str, recipe: dict[str, Any], liberty_digest: str, to
     maps = techmap.digest(recipe)
     if maps is not None:
         parts["techmap"] = maps
+    if recipe.get("adder_cells"):  # its map is made from the liberty (keyed) by code of this version
+        parts["adder_cells"] = adder_cells.MAP_VERSION
     blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -27,6 +27,7 @@ from ..errors import EXIT_INVALID, ToolError
 from ..recipe import Recipe
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
+from . import adder_cells as adder_cells_map
 from . import techmap
 from .nethash import netlist_digest
 from .netlist import Module, histogram, parse_netlist
@@ -53,6 +54,7 @@ _OFFERED = re.compile(r"^(\d+) objects\.$", re.M)  # ``select -count`` before ea
 _ALUMACC = "Executing ALUMACC pass"
 _MUL_MODEL = re.compile(r"^\s*creating \$macc model for \S+ \(\$mul\)\.$", re.M)
 _ALU_CREATED = re.compile(r"^\s*created (\d+) \$alu and (\d+) \$macc cells\.$", re.M)
+ADDERS_FOUND = "hh: full and half adders extract_fa found:"  # a marker line, then ``select -count``'s
 
 
 class SynthesisRejected(ToolError):
@@ -68,6 +70,7 @@ class SynthFactsDict(TypedDict):
     techmap_cells: NotRequired[int | None]  # absent from evaluations made before the multiplier knob
     multipliers: NotRequired[int | None]  # absent from evaluations made before these two facts
     alu_cells: NotRequired[int | None]
+    adder_cells: NotRequired[int | None]  # absent from evaluations made before the adder_cells knob
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,9 @@ class SynthFacts:
     Yosys' automatic names on, and ABC follows them), but only as tool noise.
     ``multipliers``: ``$mul`` cells ``alumacc`` met (those our multiplier maps left, or all of them under
     ``multiplier: yosys``); ``alu_cells``: the ``$alu`` and ``$macc`` cells it made, whose carry trees the
-    adder knob maps. Both under every recipe, so the search knows before trying a knob that it cannot act."""
+    adder knob maps. Both under every recipe, so the search knows before trying a knob that it cannot act.
+    ``adder_cells``: the full and half adders ``extract_fa`` found under the ``adder_cells`` knob (None
+    when the knob is off or the library has no adder cells)."""
 
     fsm_state_registers: int | None
     fsm_auto_encodings: tuple[str, ...]
@@ -90,16 +95,21 @@ class SynthFacts:
     techmap_cells: int | None = None
     multipliers: int | None = None
     alu_cells: int | None = None
+    adder_cells: int | None = None
 
     def to_dict(self) -> SynthFactsDict:
-        return {"fsm_state_registers": self.fsm_state_registers,
-                "fsm_auto_encodings": list(self.fsm_auto_encodings), "share_candidates": self.share_candidates,
-                "techmap_cells": self.techmap_cells, "multipliers": self.multipliers, "alu_cells": self.alu_cells}
+        out: SynthFactsDict = {
+            "fsm_state_registers": self.fsm_state_registers, "fsm_auto_encodings": list(self.fsm_auto_encodings),
+            "share_candidates": self.share_candidates, "techmap_cells": self.techmap_cells,
+            "multipliers": self.multipliers, "alu_cells": self.alu_cells}
+        if self.adder_cells is not None:  # evaluations without the knob read as they always did
+            out["adder_cells"] = self.adder_cells
+        return out
 
     @classmethod
     def from_dict(cls, d: SynthFactsDict) -> SynthFacts:
         return cls(d["fsm_state_registers"], tuple(d["fsm_auto_encodings"]), d["share_candidates"],
-                   d.get("techmap_cells"), d.get("multipliers"), d.get("alu_cells"))
+                   d.get("techmap_cells"), d.get("multipliers"), d.get("alu_cells"), d.get("adder_cells"))
 
 
 NO_FACTS = SynthFacts(None, (), None)
@@ -109,11 +119,14 @@ def synth_facts(log: str, recipe: Recipe) -> SynthFacts:
     """The facts of one synthesis log (``build_script``'s script for ``recipe``)."""
     fsm = len(_FSM_FOUND.findall(log)) if recipe.fsm else None
     share = sum(int(n) for n in _SHARE_FOUND.findall(log)) if recipe.share else None
-    offered = sum(int(n) for n in _OFFERED.findall(log)) if techmap.passes(recipe.to_dict()) else None
+    before, marker, after = log.partition(ADDERS_FOUND)
+    offered = sum(int(n) for n in _OFFERED.findall(before)) if techmap.passes(recipe.to_dict()) else None
+    found = _OFFERED.search(after) if marker else None
     alumacc = _ALUMACC in log
     muls = len(_MUL_MODEL.findall(log)) if alumacc else None
     alus = sum(int(a) + int(m) for a, m in _ALU_CREATED.findall(log)) if alumacc else None
-    return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share, offered, muls, alus)
+    return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share, offered, muls, alus,
+                      int(found.group(1)) if found else None)
 
 
 @dataclass(frozen=True)
@@ -141,9 +154,10 @@ def _maps(tm: techmap.Techmap) -> list[str]:
 
 
 def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, params: dict[str, str], *,
-                 include_dirs: tuple[str, ...] = ()) -> str:
+                 include_dirs: tuple[str, ...] = (), adder_cells: bool = False) -> str:
     """The Yosys script for one recipe (pure: easy to test that every knob matters); ``params`` checked
-    by ``hdl.literals``, folders our own, relative to the stage folder."""
+    by ``hdl.literals``, folders our own, relative to the stage folder. ``adder_cells``: the library has
+    them (``ppa.adder_cells``), so the knob of that name maps to them."""
     lib = _quote(str(liberty))
     opt = "opt -full" if recipe.opt_full else "opt"
     front = "".join(f"-I{d} " for d in include_dirs)
@@ -165,8 +179,14 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
     lines += ["alumacc", opt, "memory -nomap", "opt_clean", "memory_map", opt]
     lines += [f"select -count {tm.cells}" for tm in generic]  # what the generic map offers ours (a fact)
     lines += [" ".join(["techmap", "-map +/techmap.v", *(m for tm in generic for m in _maps(tm))])
-              if generic else "techmap", opt,
-              f"dfflibmap -liberty {lib}", opt]
+              if generic else "techmap", opt]
+    if recipe.adder_cells and adder_cells:
+        # the adders in the gate-level logic (written as such, or from the carry maps) become library
+        # cells; a $fa the map refuses (a half adder, no such cell) is made of gates by the second techmap
+        # (the cells' port directions from the liberty, so that opt_clean drops an adder whose outputs went unused)
+        lines += [f"read_liberty -lib {lib}", "extract_fa", f"log {ADDERS_FOUND}", "select -count t:$fa",
+                  f"techmap -map {_quote(f'{techmap.FOLDER}/{adder_cells_map.FILE}')}", "techmap", opt]
+    lines += [f"dfflibmap -liberty {lib}", opt]
     abc = f"abc -liberty {lib}"
     target = f"-D {recipe.abc_delay_target_ps}" if recipe.abc_delay_target_ps else ""
     script = ABC_SCRIPTS[recipe.abc_script]
@@ -177,7 +197,10 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
     if target:
         abc += f" {target}"
     lines += [abc, "opt_clean -purge", "setundef -zero", "splitnets -ports" if not recipe.flatten else "splitnets",
-              "opt_clean -purge", f"hierarchy -top {top}", "check",
+              "opt_clean -purge", f"hierarchy -top {top}", "check"]
+    if recipe.adder_cells and adder_cells:
+        lines.append("delete =A:blackbox")  # the liberty's cell models: the netlist names its cells only
+    lines += [
               f"write_verilog -noattr -noexpr -nohex -nodec -simple-lhs {NETLIST}", f"write_json {NETLIST_JSON}"]
     return "\n".join(lines) + "\n"
 
@@ -212,11 +235,14 @@ class SynthesisStage:
     def plan(self, ctx: StageContext) -> Plan:
         assert ctx.recipe is not None and ctx.liberty is not None
         lib = ctx.liberty
+        cells = adder_cells_map.find(lib) if ctx.recipe.adder_cells else None
         script = build_script(ctx.sources(), ctx.top, ctx.recipe, Path(lib.path), ctx.params,
-                              include_dirs=(ctx.src_dir(),))
+                              include_dirs=(ctx.src_dir(),), adder_cells=cells is not None)
+        maps = techmap.files(ctx.recipe.to_dict())
+        if cells is not None:
+            maps[f"{techmap.FOLDER}/{adder_cells_map.FILE}"] = adder_cells_map.map_text(cells)
         run = yield from call(Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
-                                         files={"synth.ys": script, **ctx.data_files(),
-                                                **techmap.files(ctx.recipe.to_dict())},
+                                         files={"synth.ys": script, **ctx.data_files(), **maps},
                                          outputs=self.outputs, readable=(Path(lib.path).parent,)))
         res = run.result
         netlist, netlist_json = run.outputs.get(NETLIST), run.outputs.get(NETLIST_JSON)

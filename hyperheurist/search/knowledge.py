@@ -54,7 +54,7 @@ def facts_of(metrics: PPAMetrics | None) -> SynthFacts | None:
                              "fsm_auto_encodings": list(raw.get("fsm_auto_encodings") or ()),
                              "share_candidates": raw.get("share_candidates"),
                              "techmap_cells": raw.get("techmap_cells"), "multipliers": raw.get("multipliers"),
-                             "alu_cells": raw.get("alu_cells")}
+                             "alu_cells": raw.get("alu_cells"), "adder_cells": raw.get("adder_cells")}
     return SynthFacts.from_dict(facts)
 
 
@@ -64,7 +64,8 @@ def cannot_act(metrics: PPAMetrics | None, recipe: Recipe, knob: str, value: Kno
     the user's ``fsm_encoding`` attribute), or ``auto`` chose ``value`` for each (``fsm -encoding`` only sets
     what ``auto`` maps to); ``share`` had fewer than two candidate cells (it then changes nothing); the one
     techmap knob set (``multiplier``/``adder``) was offered no cell, or ``alumacc`` met no ``$mul`` (under
-    Yosys' own mapping) or made no ``$alu``/``$macc``, so no value of it can map any. The passes
+    Yosys' own mapping) or made no ``$alu``/``$macc``, so no value of it can map any; ``adder_cells`` is
+    on and ``extract_fa`` found no adder (turning it off gives the same cells). The passes
     before the knob's own see the same design, so these facts hold for this RTL under the state's other
     knobs; an RTL move's result is judged by its own evaluation's facts, never by its parent's."""
     facts = facts_of(metrics)
@@ -78,6 +79,8 @@ def cannot_act(metrics: PPAMetrics | None, recipe: Recipe, knob: str, value: Kno
         return facts.share_candidates < 2
     if knob == "adder" and facts.alu_cells == 0:
         return True  # no carry tree to map
+    if knob == "adder_cells" and recipe.adder_cells and facts.adder_cells == 0:
+        return True  # extract_fa found no adder here: the knob only renumbered Yosys' names
     if knob == "multiplier" and recipe.multiplier == "yosys" and facts.multipliers == 0:
         return True  # no $mul at all (under another value, the count is of those its map left)
     if knob in TECHMAPS and facts.techmap_cells == 0:

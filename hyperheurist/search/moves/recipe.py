@@ -44,4 +44,5 @@ def recipe_moves() -> list[RecipeKnobMove]:
         RecipeKnobMove("recipe_opt_full", "opt_full"),
         RecipeKnobMove("recipe_multiplier", "multiplier"),
         RecipeKnobMove("recipe_adder", "adder"),
+        RecipeKnobMove("recipe_adder_cells", "adder_cells"),
     ]
