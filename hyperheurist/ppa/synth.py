@@ -8,10 +8,11 @@ Every Recipe knob changes the script: ``flatten``, ``fsm``/``fsm_encoding`` (``f
 ``abc_delay_target_ps`` (``abc -D``) and ``multiplier`` (``booth``/``wallace``: our own techmap of ``$mul``
 before ``alumacc``, ``ppa.techmap``, its files written beside the script; ``yosys`` adds no line, so the
 default script is what it always was), ``adder`` (the ``$lcu`` carry trees, with Yosys' generic map) and
-``adder_cells`` (``extract_fa``, then the library's full/half adder cells, ``ppa.adder_cells``). The netlist is written in the form OpenSTA 2019 accepts
-(``-simple-lhs``: no concatenated assign targets, which it rejects when output bits share a driver).
-The same netlist is written as JSON (``write_json``): the cell histogram and the connectivity are read
-from it (``ppa.netlist``), exactly, rather than parsed back out of the Verilog.
+``adder_cells`` (``extract_fa``, then the library's full/half adder cells, ``ppa.adder_cells``).
+The netlist is written in the form OpenSTA 2019 accepts (``-simple-lhs``: no concatenated assign
+targets, which it rejects when output bits share a driver). The same netlist is written as JSON
+(``write_json``): the cell histogram and the connectivity are read from it (``ppa.netlist``), exactly,
+rather than parsed back out of the Verilog.
 It reads the canonical text (whose `` `line`` directives keep the user's file and line in errors),
 relative to the stage folder it runs in. What the log says about the FSM and share passes is kept
 (``SynthFacts``): the search reads from it which knobs cannot change this netlist.
