@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from hyperheurist.config import load_design
-from hyperheurist.ppa import adder_cells, techmap
+from hyperheurist.ppa import adder_cells
+from hyperheurist.ppa.cache import cache_key
 from hyperheurist.ppa.liberty import Liberty, read_liberty
 from hyperheurist.ppa.metrics import PPAMetrics
-from hyperheurist.ppa.synth import ADDERS_FOUND, SynthFacts, build_script, synth_facts
+from hyperheurist.ppa.synth import ADDER_MAP, ADDERS_FOUND, SynthFacts, build_script, map_files, synth_facts
 from hyperheurist.recipe import Recipe, load_flow
 from hyperheurist.runner import run_tool
 from hyperheurist.search.knowledge import cannot_act
@@ -104,13 +105,13 @@ def synthesize(folder: Path, rtl: str, top: str, recipe: Recipe, map_text: str |
     """``build_script``'s own script on ``rtl``; the netlist and the log. ``map_text``: another map file."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "rtl.v").write_text(rtl, encoding="utf-8")
-    lib = read_liberty(OSU018)
-    found = adder_cells.find(lib)
-    assert found is not None
+    maps = map_files(recipe, read_liberty(OSU018))  # what the synthesis stage writes beside its script
+    assert ADDER_MAP in maps
+    if map_text is not None:
+        maps[ADDER_MAP] = map_text
     (folder / "techmap").mkdir(exist_ok=True)
-    for name, text in techmap.files(recipe.to_dict()).items():
+    for name, text in maps.items():
         (folder / name).write_text(text, encoding="utf-8")
-    (folder / "techmap" / adder_cells.FILE).write_text(map_text or adder_cells.map_text(found), encoding="utf-8")
     (folder / "synth.ys").write_text(build_script(["rtl.v"], top, recipe, OSU018, {}, adder_cells=True))
     res = run_tool(["yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"], name="yosys", log_dir=folder,
                    timeout_s=240, cwd=folder)
@@ -224,3 +225,19 @@ def test_facts_and_cannot_act() -> None:
 def test_every_flow_offers_the_knob() -> None:
     for flow in ("default", "area", "timing"):
         assert load_flow(flow).space["adder_cells"] == [False, True]
+
+
+def test_the_cache_key_follows_the_adder_map_text() -> None:
+    """The adder-cell map is made from the liberty: the PPA cache keys on its text like on our techmap files,
+    and a recipe without the knob keeps the key it had before the knob existed."""
+    lib = read_liberty(OSU018)
+
+    def key(recipe: Recipe, maps: dict[str, str] | None) -> str:
+        return cache_key(candidate="c", recipe=recipe.to_dict(), liberty_digest="l", tools="t", power="vectorless",
+                         clock_period_ns=4.0, activity=0.1, maps=maps)
+
+    on = Recipe(adder_cells=True)
+    maps = map_files(on, lib)
+    assert key(on, maps) != key(on, {**maps, ADDER_MAP: maps[ADDER_MAP] + "// edited\n"}) != key(on, {})
+    for plain in (Recipe(), Recipe(adder="ripple")):
+        assert key(plain, map_files(plain, lib)) == key(plain, None)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from .liberty import Cell, Liberty
 
 FILE = "adder_cells.v"  # in the synthesis stage's techmap folder
-MAP_VERSION = "adder-cells-1"  # in the PPA cache key with the knob: bump when map_text changes
 _TOKEN = re.compile(r"\s*([A-Za-z_][\w\[\]]*|[01]|[()!'^*&+|])")
 
 
@@ -79,7 +78,7 @@ class _Parser:
 
     def and_(self) -> int:
         value = self.xor()
-        while self.peek() in ("*", "&") or (self.peek() not in (None, ")", "+", "|", "^", "'")):
+        while self.peek() not in (None, ")", "+", "|"):  # xor() took every "^" and "'" before it
             if self.peek() in ("*", "&"):
                 self.take()
             value &= self.xor()

@@ -1,9 +1,9 @@
 """Content-addressed PPA cache, safe for several processes sharing one folder.
 
 Key = sha256 over candidate digest, recipe, liberty digest, tool versions, power fidelity, clock
-period, input activity and the constraint/model version of this package, and the content of our own
-techmap files the recipe uses (``ppa.techmap``; a key without them is the key it always was). Entries are JSON files
-written atomically (temp file + rename), so a concurrent reader sees a whole entry or none.
+period, input activity and the constraint/model version of this package, and the content of the map
+files the recipe's script reads (``ppa.synth.map_files``; a key without them is the key it always was).
+Entries are JSON files written atomically (temp file + rename), so a concurrent reader sees a whole entry or none.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonio import write_json
-from . import adder_cells, techmap
+from . import techmap
 from .metrics import PPAMetrics
 
 MODEL_VERSION = "ppa-1"  # bump when constraints or power models change, to invalidate old entries
@@ -28,15 +28,15 @@ def default_cache_dir() -> Path:
 
 
 def cache_key(*, candidate: str, recipe: dict[str, Any], liberty_digest: str, tools: str, power: str,
-              clock_period_ns: float, activity: float, extra: dict[str, Any] | None = None) -> str:
+              clock_period_ns: float, activity: float, extra: dict[str, Any] | None = None,
+              maps: dict[str, str] | None = None) -> str:
+    """``maps``: the map files the script reads (path -> text); None: the recipe's techmap files."""
     parts: dict[str, Any] = {"v": MODEL_VERSION, "candidate": candidate, "recipe": recipe, "liberty": liberty_digest,
                              "tools": tools, "power": power, "period": repr(float(clock_period_ns)),
                              "activity": repr(float(activity)), "extra": extra or {}}
-    maps = techmap.digest(recipe)
-    if maps is not None:
-        parts["techmap"] = maps
-    if recipe.get("adder_cells"):  # its map is made from the liberty (keyed) by code of this version
-        parts["adder_cells"] = adder_cells.MAP_VERSION
+    maps_digest = techmap.digest(techmap.files(recipe) if maps is None else maps)
+    if maps_digest is not None:
+        parts["techmap"] = maps_digest
     blob = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -21,7 +21,7 @@ from .cache import PPACache, cache_key
 from .liberty import file_digest, read_liberty
 from .metrics import FIDELITIES, PPAMetrics
 from .sta import StaResult
-from .synth import SynthesisRejected, Synthesized
+from .synth import SynthesisRejected, Synthesized, map_files
 
 
 @functools.lru_cache(maxsize=16)
@@ -50,8 +50,9 @@ def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power:
     extra: dict[str, Any] = {"top": cand.top, "interface": design.interface.model_dump(mode="json")}
     if power == "activity":
         extra["verification"] = design.verification.model_dump(mode="json")
+    maps = map_files(recipe, read_liberty(lib)) if recipe is not None and not netlist else {}
     return cache_key(candidate=f"netlist:{netlist}" if netlist else cand.digest,
-                     recipe={} if netlist or recipe is None else recipe.to_dict(), liberty_digest=lib_digest,
+                     recipe={} if netlist or recipe is None else recipe.to_dict(), liberty_digest=lib_digest, maps=maps,
                      tools=tools_key(power), power=power, clock_period_ns=design.ppa.clock_period_ns,
                      activity=design.ppa.input_activity, extra=extra)
 

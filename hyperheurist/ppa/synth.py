@@ -31,6 +31,7 @@ from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
 from . import adder_cells as adder_cells_map
 from . import techmap
+from .liberty import Liberty
 from .nethash import netlist_digest
 from .netlist import Module, histogram, parse_netlist
 
@@ -155,6 +156,19 @@ def _maps(tm: techmap.Techmap) -> list[str]:
     return [f"-map {_quote(f'{techmap.FOLDER}/{f}')}" for f in tm.files]
 
 
+ADDER_MAP = f"{techmap.FOLDER}/{adder_cells_map.FILE}"
+
+
+def map_files(recipe: Recipe, lib: Liberty) -> dict[str, str]:
+    """The map files the recipe's script reads (path in the stage folder -> text): our techmaps, and the
+    adder-cell map made from ``lib`` when the knob is on and the library has adder cells."""
+    maps = techmap.files(recipe.to_dict())
+    cells = adder_cells_map.find(lib) if recipe.adder_cells else None
+    if cells is not None:
+        maps[ADDER_MAP] = adder_cells_map.map_text(cells)
+    return maps
+
+
 def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, params: dict[str, str], *,
                  include_dirs: tuple[str, ...] = (), adder_cells: bool = False) -> str:
     """The Yosys script for one recipe (pure: easy to test that every knob matters); ``params`` checked
@@ -182,12 +196,13 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
     lines += [f"select -count {tm.cells}" for tm in generic]  # what the generic map offers ours (a fact)
     lines += [" ".join(["techmap", "-map +/techmap.v", *(m for tm in generic for m in _maps(tm))])
               if generic else "techmap", opt]
-    if recipe.adder_cells and adder_cells:
+    adder_cells = recipe.adder_cells and adder_cells
+    if adder_cells:
         # the adders in the gate-level logic (written as such, or from the carry maps) become library
         # cells; a $fa the map refuses (a half adder, no such cell) is made of gates by the second techmap
         # (the cells' port directions from the liberty, so that opt_clean drops an adder whose outputs went unused)
         lines += [f"read_liberty -lib {lib}", "extract_fa", f"log {ADDERS_FOUND}", "select -count t:$fa",
-                  f"techmap -map {_quote(f'{techmap.FOLDER}/{adder_cells_map.FILE}')}", "techmap", opt]
+                  f"techmap -map {_quote(ADDER_MAP)}", "techmap", opt]
     lines += [f"dfflibmap -liberty {lib}", opt]
     abc = f"abc -liberty {lib}"
     target = f"-D {recipe.abc_delay_target_ps}" if recipe.abc_delay_target_ps else ""
@@ -200,7 +215,7 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
         abc += f" {target}"
     lines += [abc, "opt_clean -purge", "setundef -zero", "splitnets -ports" if not recipe.flatten else "splitnets",
               "opt_clean -purge", f"hierarchy -top {top}", "check"]
-    if recipe.adder_cells and adder_cells:
+    if adder_cells:
         lines.append("delete =A:blackbox")  # the liberty's cell models: the netlist names its cells only
     lines += [
               f"write_verilog -noattr -noexpr -nohex -nodec -simple-lhs {NETLIST}", f"write_json {NETLIST_JSON}"]
@@ -237,12 +252,9 @@ class SynthesisStage:
     def plan(self, ctx: StageContext) -> Plan:
         assert ctx.recipe is not None and ctx.liberty is not None
         lib = ctx.liberty
-        cells = adder_cells_map.find(lib) if ctx.recipe.adder_cells else None
+        maps = map_files(ctx.recipe, lib)
         script = build_script(ctx.sources(), ctx.top, ctx.recipe, Path(lib.path), ctx.params,
-                              include_dirs=(ctx.src_dir(),), adder_cells=cells is not None)
-        maps = techmap.files(ctx.recipe.to_dict())
-        if cells is not None:
-            maps[f"{techmap.FOLDER}/{adder_cells_map.FILE}"] = adder_cells_map.map_text(cells)
+                              include_dirs=(ctx.src_dir(),), adder_cells=ADDER_MAP in maps)
         run = yield from call(Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
                                          files={"synth.ys": script, **ctx.data_files(), **maps},
                                          outputs=self.outputs, readable=(Path(lib.path).parent,)))

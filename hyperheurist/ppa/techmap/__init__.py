@@ -6,8 +6,8 @@ exist only once ``$alu`` is mapped: ``$lcu``; a map module whose name sorts befo
 not listed (the knob's default) leaves Yosys' own mapping. A pass of its own offers only the cells its map
 should take: reading the files at all moves Yosys' automatic names on, and ABC's netlist with them.
 The synthesis stage writes the files into its folder under ``FOLDER`` (the sandboxed Yosys reads them
-like its script); the PPA cache keys on their content (``digest``), so editing one never serves an
-estimate made with the old one.
+like its script); the PPA cache keys on their content (``digest``, over ``ppa.synth.map_files``: these
+and the adder-cell map made from the liberty), so editing one never serves an estimate made with the old one.
 """
 
 from __future__ import annotations
@@ -83,9 +83,8 @@ def files(recipe: Mapping[str, KnobValue]) -> dict[str, str]:
     return {f"{FOLDER}/{n}": text(n) for p in passes(recipe) for n in p.files}
 
 
-def digest(recipe: Mapping[str, KnobValue]) -> str | None:
-    """A digest of the content of the techmap files a recipe uses; None when it uses none."""
-    used = files(recipe)
+def digest(used: Mapping[str, str]) -> str | None:
+    """A digest of the content of map files (path -> text, as ``files`` gives them); None for none."""
     if not used:
         return None
     return hashlib.sha256("\0".join(f"{n}\0{t}" for n, t in sorted(used.items())).encode()).hexdigest()
