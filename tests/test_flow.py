@@ -122,20 +122,44 @@ def test_no_valid_candidate_exits_1(tmp_path: Path) -> None:
     assert not (run / "best").exists(), "no best/ without a valid design"
 
 
+# Loaded into the killed run only (Python imports ``sitecustomize`` from PYTHONPATH at start): once the first
+# Phase-2 step is in the journal, the run stops there until it is killed. Without it the kill raced the run: with
+# the PPA cache warm, Phase 2 took a fraction of a second and CI's run had finished before the poll saw a step.
+STALL_AFTER_FIRST_STEP = """
+import time
+from hyperheurist import journal
+
+_record_step = journal.Journal.record_step
+
+def _stall(self, rec):
+    _record_step(self, rec)
+    time.sleep(3600)
+
+journal.Journal.record_step = _stall
+"""
+
+
 def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path) -> None:
-    proc = subprocess.Popen([*HH, "run", str(DATA / "design.yaml"), "--out", str(tmp_path), "--quiet", "--jobs", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(STALL_AFTER_FIRST_STEP)
+    out = tmp_path / "runs"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([*HH, "run", str(DATA / "design.yaml"), "--out", str(out), "--quiet", "--jobs", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
     journal = None
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:  # kill once Phase 2 has written at least one step
-        runs = list(tmp_path.glob("*/*/journal.jsonl"))
+    while time.monotonic() < deadline and proc.poll() is None:  # kill once Phase 2 has written a step
+        runs = list(out.glob("*/*/journal.jsonl"))
         if runs and '"type": "step"' in runs[0].read_text():
             journal = runs[0]
             break
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
+    alive = proc.poll() is None
+    if alive:
+        os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert journal is not None, "the run never reached Phase 2"
+    assert alive and journal is not None, "the run ended or never reached Phase 2 before the kill"
     run_dir = journal.parent
     assert not (run_dir / "summary.json").exists()
     res = hh("run", "--resume", str(run_dir), "--quiet")
