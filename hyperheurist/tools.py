@@ -115,15 +115,16 @@ def _version_of(path: str, name: str) -> str:
     spec = TOOLS[name]
     import tempfile
 
-    # version probes get no API keys either, and a throw-away HOME (Yosys writes ~/.yosys_history)
-    env = safe_env({**tool_env(name), "HOME": tempfile.mkdtemp(prefix="hh-probe-")})
-    try:
-        proc = subprocess.run(
-            [path, *spec.version_argv], capture_output=True, text=True, timeout=20,
-            stdin=subprocess.DEVNULL, env=env, errors="replace",
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"unknown ({exc.__class__.__name__})"
+    # version probes get no API keys either, and a throw-away HOME (Yosys writes ~/.yosys_history), removed after
+    with tempfile.TemporaryDirectory(prefix="hh-probe-") as home:
+        env = safe_env({**tool_env(name), "HOME": home})
+        try:
+            proc = subprocess.run(
+                [path, *spec.version_argv], capture_output=True, text=True, timeout=20,
+                stdin=subprocess.DEVNULL, env=env, errors="replace",
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"unknown ({exc.__class__.__name__})"
     text = (proc.stdout + proc.stderr).strip()
     first = text.splitlines()[0].strip() if text else "unknown"
     if name == "verilator" and "UNKNOWN" in first:

@@ -231,3 +231,20 @@ def test_a_cacheable_invocation_run_before_starts_no_process(tmp_path: Path) -> 
     assert second.passed and not (tmp_path / "b" / "canonical" / "COMMANDS").exists()
     assert (tmp_path / "b" / "canonical" / "canonical.v").read_text() == \
         (tmp_path / "a" / "canonical" / "canonical.v").read_text()
+
+
+def test_version_probe_leaves_no_folder_behind(tmp_path: Path, monkeypatch) -> None:
+    """Each version probe gets a throw-away HOME; it must not outlive the probe (5,000 of them had piled up in
+    /tmp, one per hh process and tool)."""
+    import tempfile
+
+    from hyperheurist import tools
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile caches the folder it chose
+    tools._version_of.cache_clear()
+    try:
+        assert tools.tool_version("yosys").lower().startswith("yosys")
+    finally:
+        tools._version_of.cache_clear()
+    assert not list(tmp_path.iterdir())
