@@ -13,7 +13,7 @@ import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
-from hyperheurist.errors import ConfigError
+from hyperheurist.errors import ConfigError, ToolError
 from hyperheurist.formal.miter import MiterSpec
 from hyperheurist.formal.replay import Replay, replay
 from hyperheurist.gates import run_gates
@@ -129,11 +129,33 @@ def test_bounded_verdict_and_the_proven_policy(tmp_path: Path) -> None:
     assert not strict.passed and strict.details["verdict"] == "bounded" and "proven required" in strict.message
 
 
-def test_inconclusive_at_the_time_cap_array_vs_behavioural_multiplier(tmp_path: Path) -> None:
-    r = equiv(tmp_path, "mul12.yaml", "mul12_array.v")
+def test_inconclusive_when_the_cpu_budget_is_spent_array_vs_behavioural_multiplier(tmp_path: Path) -> None:
+    r = equiv(tmp_path, "mul12.yaml", "mul12_array.v")  # a budget of 2 CPU seconds
     assert not r.passed and r.details["verdict"] == "inconclusive"
-    assert "time cap" in r.details["reason"] and r.details["inconclusive"] is True
+    assert r.details["reason"] == "CPU budget of 2 s spent" and r.details["inconclusive"] is True
+    assert "cut" not in r.details
     assert r.wall_s < 30
+
+
+def sleeping_abc(tmp_path: Path) -> Path:
+    """A yosys-abc that answers the version probe and then sleeps on every miter: no CPU spent, so only the
+    wall clock can stop it (a machine so busy that the engine never got the CPU)."""
+    from hyperheurist.tools import tool_path
+
+    script = tmp_path / "yosys-abc"
+    script.write_text(f"""#!/bin/sh
+case "$*" in *read_aiger*) sleep 600 ;; *) exec {tool_path("yosys-abc")} "$@" ;; esac
+""")
+    script.chmod(0o755)
+    return script
+
+
+def test_a_check_the_wall_clock_stopped_is_a_tool_fault_never_a_verdict(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HH_YOSYS_ABC", str(sleeping_abc(tmp_path)))
+    with pytest.raises(ToolError, match=r"stopped by the wall clock \(abc &cec\) before its CPU budget of 1 s"):
+        equiv(tmp_path, "mul12.yaml", "mul12_array.v", {"verification.equivalence.timeout_s": 1})
+    # the stage folder keeps what ran: the engine's command and its (empty) log
+    assert (next((tmp_path / "cand").glob("*-equivalence")) / "abc-cec.sandbox").exists()
 
 
 def test_golden_x_is_a_dont_care_candidate_x_is_a_difference(tmp_path: Path) -> None:

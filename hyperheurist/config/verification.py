@@ -41,7 +41,9 @@ class Differential(Model):
 class Equivalence(Model):
     enabled: bool = False
     depth: int = Field(default=12, ge=1, le=1000)  # bounded search: cycles after the reset sequence
-    timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)  # time cap of one check (then inconclusive)
+    # shared by the check's engines; the wall clock stops a run only at 4x its budget + 5 s, and a check it
+    # stopped is a tool fault (exit 3, retried on resume), never a verdict: a busy machine changes no verdict
+    timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)  # CPU-time budget of one check (spent: inconclusive)
     engine: Literal["auto", "yosys-sat"] = "auto"  # auto: ABC unless a side can produce X
     policy: Literal["proven", "proven_or_bounded"] = "proven_or_bounded"
     reset_cycles: int = Field(default=2, ge=1, le=64)  # the declared reset sequence: reset held this long

@@ -48,7 +48,7 @@ from .miter import (
 from .replay import replay, stimulus
 from .verdict import Kind, Verdict
 from .yosat import ENGINE as SAT_ENGINE
-from .yosat import sat
+from .yosat import SatOutcome, sat
 
 ERROR = re.compile(r"^(?:(\S+:\d+): )?ERROR: (.*)$", re.MULTILINE)  # Yosys: "[file:line: ]ERROR: what"
 CEX_JSON = "counterexample.json"
@@ -87,10 +87,10 @@ class CheckJob:
     gate: Side
     files: Mapping[str, str]  # sources and data files written before the miter run
     depth: int  # cycles after the reset sequence searched when no unbounded proof comes
-    timeout_s: float  # one cap on the whole check (then inconclusive)
+    timeout_s: float  # the CPU-time budget of the check (engines get shares of it; spent: inconclusive)
     engine: str = "auto"  # "yosys-sat": the 4-state engine only
-    miter_timeout_s: float | None = None  # None: what is left of the cap
-    replay_timeout_s: float | None = None  # None: what is left of the cap
+    miter_timeout_s: float | None = None  # wall clock; None: the backstop of the whole budget
+    replay_timeout_s: float | None = None  # wall clock; None: the backstop of the whole budget
     clean: Callable[[str], str] = str  # a tool message as the caller shows it (the gate strips run folders)
 
 
@@ -105,17 +105,28 @@ class Check:
     aig_map: str = ""
     miter_failed: ToolResult | None = None
     files: dict[str, str] = field(default_factory=dict)
+    cut: list[str] = field(default_factory=list)  # the runs the wall clock stopped before their budget was spent
 
     @property
     def mode(self) -> str:
         return "sequential" if self.job.spec.iface.sequential else "combinational"
 
-    def left(self) -> float:
-        return max(1.0, self.job.timeout_s - (time.monotonic() - self.t0))
+    def share(self, fraction: float) -> float:
+        """CPU seconds for one engine: a fixed share of the budget, so that what an engine may spend does
+        not depend on how long the runs before it took on this machine."""
+        return max(1.0, self.job.timeout_s * fraction)
+
+    def note(self, out: abc.AbcOutcome | SatOutcome) -> None:
+        if out.cut:
+            self.cut.append(getattr(out, "engine", SAT_ENGINE))
 
     def verdict(self, kind: Kind, engine: str, reason: str = "", depth: int | None = None) -> Verdict:
+        """A proof and a replayed difference stand whatever stopped the other runs; "bounded" and
+        "inconclusive" after a run the wall clock cut say only that this machine was busy: marked ``cut``."""
         v = Verdict(kind, engine, self.mode, reason, depth)
         v.wall_s = time.monotonic() - self.t0
+        if kind in ("bounded", "inconclusive") and self.cut:
+            v.cut = ", ".join(dict.fromkeys(self.cut))
         return v
 
     def ports(self) -> dict[str, int]:
@@ -127,7 +138,7 @@ class Check:
         check_spec(job.spec)
         aiger = job.engine != "yosys-sat"
         script = check_script(list(job.gold.files), job.gold.include, list(job.gate.files), job.gate.include, aiger)
-        timeout = job.miter_timeout_s or self.left()
+        timeout = job.miter_timeout_s or abc.wall_backstop(job.timeout_s)
         run = yield from call(Invocation("yosys-miter", ("yosys", "-q", "-s", MITER_SCRIPT), crash_is_data=True,
                                          files={**job.files, WRAPPER: wrapper(job.spec), MITER_SCRIPT: script,
                                                 **({TIE_SCRIPT: TIE_TCL} if aiger else {})},
@@ -136,6 +147,7 @@ class Check:
         if FLAT_IL not in run.outputs or not (run.result.ok or MITER_WRITTEN in run.result.stdout):
             self.miter_failed = run.result
             if run.result.timed_out:
+                self.cut.append("yosys-miter")
                 return self.verdict("inconclusive", "yosys", f"building the miter took over {timeout:g} s")
             why = job.clean(yosys_error(run.result))
             return self.verdict("inconclusive", "yosys", f"cannot build the miter: {why}")
@@ -148,24 +160,36 @@ class Check:
             return (yield from self.with_sat(f"no AIGER: {job.clean(yosys_error(run.result))}"))
         self.aig_map = run.outputs[AIG_MAP]
         v = yield from self.with_abc()
-        if v.kind == "inconclusive" and "disagree" in v.reason and self.left() > 2:
+        if v.kind == "inconclusive" and "disagree" in v.reason and not self.cut:
             # a free start value or X the solver chose that Icarus keeps X: ask the 4-state engine
             v = yield from self.with_sat(f"ABC: {v.reason}")
         return v
 
     def with_abc(self) -> Verdicts:
         if self.mode == "combinational":
-            out = yield from abc.combinational(self.left())
+            out = yield from abc.combinational(self.share(1.0))
+            self.note(out)
             if out.status == "proved":
                 return self.verdict("proven", out.engine)
             if out.status == "cex":
                 return (yield from self.refute(out.engine, self.abc_frames(out.cex), None))
             return self.verdict("inconclusive", out.engine, out.detail)
         r, depth = self.job.spec.phase_cycles, self.job.depth
-        p = yield from abc.prove(self.left() * 0.6)
+        # a shallow difference first: bounded by conflicts, it costs ~0.2 s where the proof would spend its budget
+        q = yield from abc.bmc(r + depth, self.share(0.2), abc.QUICK_BMC_CONFLICTS, "abc-bmc3-quick")
+        self.note(q)
+        if q.status == "cex":
+            return (yield from self.refute(q.engine, self.abc_frames(q.cex), depth if q.frames < r + depth else None))
+        p = yield from abc.prove(self.share(0.6))
+        self.note(p)
         if p.status == "proved":
             return self.verdict("proven", p.engine)
-        b = yield from abc.bmc(max(r + depth, p.frames + 1) if p.status == "cex" else r + depth, self.left())
+        if p.status != "cex" and q.status == "undecided" and q.frames >= r + depth:
+            b = q  # the quick run already searched every frame
+        else:
+            frames = max(r + depth, p.frames + 1) if p.status == "cex" else r + depth
+            b = yield from abc.bmc(frames, self.share(0.4))
+            self.note(b)
         if b.status == "cex":
             return (yield from self.refute(b.engine, self.abc_frames(b.cex), depth if b.frames < r + depth else None))
         engines = f"{p.engine}, {b.engine}"
@@ -180,7 +204,8 @@ class Check:
     def with_sat(self, why: str) -> Verdicts:
         depth = self.job.depth
         steps = None if self.mode == "combinational" else self.job.spec.phase_cycles + depth
-        out = yield from sat(steps, self.left())
+        out = yield from sat(steps, self.share(1.0))
+        self.note(out)
         engine = SAT_ENGINE + (f" ({why})" if why else "")
         if out.status == "proved":
             if steps is None:
@@ -201,7 +226,9 @@ class Check:
         gold_files, gold_inc = job.gold.seen_from("replay")
         gate_files, gate_inc = job.gate.seen_from("replay")
         rep = yield from replay("replay", spec, frames, gold_files, gold_inc, gate_files, gate_inc,
-                                job.replay_timeout_s or self.left())
+                                job.replay_timeout_s or abc.wall_backstop(job.timeout_s))
+        if rep.timed_out:
+            self.cut.append("icarus replay")
         if rep.reproduced:
             frames = frames[: rep.cycle + 1]  # what follows the first difference is not needed to see it
         r, clock = spec.phase_cycles, spec.iface.clock

@@ -30,6 +30,7 @@ class Replay:
     port: str = ""
     reference: str = ""
     candidate: str = ""
+    timed_out: bool = False  # the wall clock stopped the bench: nothing reproducible about the design
 
 
 def stimulus(spec: MiterSpec, frames: Frames) -> Frames:
@@ -71,11 +72,12 @@ def replay(folder: str, spec: MiterSpec, frames: Frames, gold_files: list[str], 
     run = yield from call(Invocation("iverilog-replay", argv, files={f"{folder}/{k}": v for k, v in files.items()},
                                      cwd=folder, timeout_s=timeout_s, crash_is_data=True))
     if not run.result.ok:
-        return Replay(False, error=f"the replay bench does not compile: {run.result.describe()}")
+        return Replay(False, error=f"the replay bench does not compile: {run.result.describe()}",
+                      timed_out=run.result.timed_out)
     sim = (yield from call(Invocation("vvp-replay", ("vvp", "-n", "replay.vvp"), cwd=folder,
                                       timeout_s=timeout_s, crash_is_data=True))).result
-    if sim.signal_name:  # what a crashed simulator printed is no evidence
-        return Replay(False, error=sim.describe())
+    if sim.signal_name or sim.timed_out:  # what a crashed or stopped simulator printed is no evidence
+        return Replay(False, error=sim.describe(), timed_out=sim.timed_out)
     for m in MISMATCH.finditer(sim.stdout):
         if m.group(1) == token:
             return Replay(True, cycle=int(m.group(2)), port=m.group(3), reference=m.group(4), candidate=m.group(5))

@@ -4,7 +4,11 @@
   combinational proof);
 - ``bounded``: no difference within ``depth`` cycles after reset (no unbounded proof);
 - ``refuted``: a counterexample that Icarus reproduces (inputs per cycle, differing outputs);
-- ``inconclusive``: no verdict (time cap, solver and simulator disagree, engine failure), with why.
+- ``inconclusive``: no verdict (budget spent, solver and simulator disagree, engine failure), with why.
+
+A ``bounded`` or ``inconclusive`` verdict reached after the wall clock stopped a run before its budget was
+spent carries ``cut`` (which runs): it says how busy the machine was, not what the design is, so callers
+treat it as a tool fault (retried on resume), never as a verdict on the design.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ class Verdict:
     wall_s: float = 0.0
     files: dict[str, str] = field(default_factory=dict)  # name -> path relative to the stage folder
     golden: str = "the reference"  # what the candidate was compared with (Phase 2: its parent)
+    cut: str = ""  # the runs the wall clock stopped before their budget was spent (see the module docstring)
 
     def accepted(self, policy: str) -> bool:
         return self.kind in POLICIES[policy]
@@ -39,6 +44,8 @@ class Verdict:
             out["counterexample"] = self.counterexample
         if self.files:
             out["files"] = self.files
+        if self.cut:
+            out["cut"] = self.cut
         return out
 
     def summary(self) -> str:

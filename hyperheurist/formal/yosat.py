@@ -4,15 +4,18 @@ Used when a side can produce X (ABC's AIGER has no X) or when asked for. Inputs 
 (``-set-def-inputs``), registers without an init value start undefined like in Icarus
 (``-set-init-undef``; the wrapper's phase register has its init value), and the wrapper's ``===``
 compares keep a golden X a don't-care and a candidate X a difference. Combinational: a full proof;
-sequential: bounded to the reset phase plus ``depth`` cycles.
+sequential: bounded to the reset phase plus ``depth`` cycles. Its budget is CPU time (RLIMIT_CPU: Yosys'
+own ``-timeout`` is an alarm, wall time); the wall clock only backstops it, and a run it stops is ``cut``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator
 from dataclasses import dataclass
 
 from ..stages.model import Invocation, Reply, Request, call
+from .abc import wall_backstop
 from .miter import FLAT_IL
 
 ENGINE = "yosys sat -enable_undef"
@@ -23,20 +26,23 @@ class SatOutcome:
     status: str  # "proved" | "cex" | "undecided"
     detail: str = ""
     text: str = ""  # the solver log (the -show-inputs table of a counterexample)
+    cut: bool = False  # stopped by the wall-clock backstop before its CPU budget was spent
 
 
-def sat(steps: int | None, limit_s: float) -> Generator[Request, Reply, SatOutcome]:
-    t = max(1, int(limit_s))
-    cmd = f"sat -prove trigger 0 -enable_undef -set-def-inputs -show-inputs -timeout {t}"
+def sat(steps: int | None, cpu_s: float) -> Generator[Request, Reply, SatOutcome]:
+    cmd = "sat -prove trigger 0 -enable_undef -set-def-inputs -show-inputs"
     if steps is not None:
         cmd += f" -seq {steps} -set-init-undef"
     script = f"read_rtlil {FLAT_IL}\nhierarchy -top hh_miter\n{cmd} hh_miter\n"
     run = yield from call(Invocation("yosys-sat", ("yosys", "-s", "hh_sat.ys"), files={"hh_sat.ys": script},
-                                     timeout_s=limit_s + 30, crash_is_data=True))
+                                     timeout_s=wall_backstop(cpu_s), cpu_s=math.ceil(cpu_s), crash_is_data=True))
     res = run.result
     text = res.stdout
-    if res.timed_out or "TIMEOUT" in text or "Interrupted SAT solver" in text:
-        return SatOutcome("undecided", f"time cap of {limit_s:g} s reached")
+    if res.timed_out:
+        return SatOutcome("undecided", f"stopped by the wall clock after {res.wall_s:.0f} s, before its CPU budget "
+                          f"of {cpu_s:g} s was spent (a busy machine)", cut=True)
+    if res.cpu_limited:
+        return SatOutcome("undecided", f"CPU budget of {cpu_s:g} s spent")
     if res.returncode != 0:
         return SatOutcome("undecided", f"yosys sat failed: {res.describe()}")
     if "SUCCESS!" in text:

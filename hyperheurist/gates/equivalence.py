@@ -5,14 +5,16 @@ its engine and mode in the gate's details; ``verification.equivalence.policy`` d
 (default: proven or bounded). ABC runs when neither side can produce X (the AIGER miter is then
 exact); otherwise, or when ``engine: yosys-sat`` is set, Yosys SAT in 4-state mode. Every solver
 counterexample is replayed in Icarus before it refutes; the counterexample, the replay bench and its
-stimulus stay in the stage folder. A reference Yosys cannot read is a configuration error.
+stimulus stay in the stage folder. A reference Yosys cannot read is a configuration error. Budgets are
+CPU time (``verification.equivalence.timeout_s``); a check the wall clock cut before its budget was spent
+is a tool fault (exit 3 in ``hh gate``, retried on resume in ``hh run``), never a verdict.
 """
 
 from __future__ import annotations
 
 import time
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ToolError
 from ..formal.check import CEX_JSON, Check, CheckJob, Side, yosys_error
 from ..formal.miter import FLAT_IL, HIER_IL, WRAPPER, MiterSpec
 from ..formal.verdict import Verdict
@@ -75,6 +77,10 @@ class EquivalenceStage:
                                engine=eq.engine, miter_timeout_s=ctx.tool_timeout, replay_timeout_s=ctx.sim_timeout,
                                clean=strip_paths))
         v = yield from check.plan()
+        if v.cut:  # the machine's doing, not the candidate's: a tool fault (retried on resume), never a verdict
+            raise ToolError(f"equivalence check against {against} stopped by the wall clock ({v.cut}) before its CPU "
+                            f"budget of {eq.timeout_s:g} s (verification.equivalence.timeout_s) was spent: this "
+                            f"machine is too busy for the check; no verdict on the candidate")
         if check.miter_failed is not None and not check.miter_failed.timed_out:
             read = f"read_verilog -sv -Igolden {' '.join(gold_src)}\nhierarchy -check -top {gold_top}\nproc\n"
             ref = yield from call(Invocation("yosys-read-reference", ("yosys", "-q", "-s", "hh_read_reference.ys"),

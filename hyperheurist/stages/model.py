@@ -58,6 +58,7 @@ class Invocation:
     cacheable: bool = False  # reads only argv and ``files``: the runner may answer it from ``stages.memo``
     cwd: str = "."
     timeout_s: float | None = None  # None: limits.tool_timeout_s
+    cpu_s: int | None = None  # CPU-time cap (RLIMIT_CPU); None: the runner's backstop of twice the timeout
     readable: tuple[Path, ...] = ()  # besides the run folder and the design's own inputs
     crash_is_data: bool = False  # a crash is the design's fault (pyslang on odd RTL), not the tool's
     max_file_bytes: int | None = None

@@ -57,7 +57,7 @@ class ToolSite:
             return ToolRun(res, {n: got.outputs[posixpath.relpath(n, inv.cwd)] for n in inv.outputs
                                  if posixpath.relpath(n, inv.cwd) in got.outputs})
         res = run_tool(list(inv.argv), name=inv.name, log_dir=cwd, timeout_s=inv.timeout_s or self.timeout_s,
-                       cwd=cwd, mem_mb=self.mem_mb, sandbox=self.sandbox,
+                       cwd=cwd, mem_mb=self.mem_mb, cpu_s=inv.cpu_s, sandbox=self.sandbox,
                        readable=[self.root, *self.readable, *inv.readable],
                        max_file_bytes=inv.max_file_bytes or DEFAULT_MAX_FILE,
                        max_output=inv.max_output or DEFAULT_MAX_OUTPUT)
