@@ -148,7 +148,7 @@ def mutants(text: str, design: DesignConfig, per_op: int, seed: int) -> list[tup
 
 
 def _formal_design(yaml_path: str | Path, timeout_s: float) -> DesignConfig:
-    """The design with the formal check on, against the reference, at the battery's time cap."""
+    """The design with the formal check on, against the reference, at the battery's CPU budget."""
     return load_design(yaml_path, {"verification.equivalence.against": "all",
                                    "verification.equivalence.timeout_s": timeout_s})
 
@@ -219,7 +219,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cycles", type=int, default=1000, help="differential simulation cycles per seed")
-    ap.add_argument("--timeout", type=float, default=60, help="time cap of one formal check (s)")
+    ap.add_argument("--timeout", type=float, default=60, help="CPU-time budget of one formal check (s)")
     ap.add_argument("--benchmarks", default="")
     ap.add_argument("--work", type=Path, default=REPO / "runs" / "formal-battery", help="mutant folders (kept)")
     ap.add_argument("--out", type=Path, default=None, help="write formal.md and formal.json here")
@@ -247,7 +247,7 @@ def main() -> int:
             seeds[b.name] = _self_and_seeds(b / "design.yaml", args.work / "seeds", args.timeout)
     lines = ["# Equivalence mutation battery (`make formal`)", "",
              (f"{sum(map(len, rows.values()))} mutants in {time.monotonic() - t0:.0f} s (jobs {args.jobs}, "
-              f"formal time cap {args.timeout:g} s); "
+              f"formal CPU budget {args.timeout:g} s); "
               f"simulation: differential bench, {args.cycles} cycles x 2 seeds. An escape is a mutant the formal "
               "check calls equivalent (proven or bounded) that simulation shows different."), "", *_table(rows), ""]
     for name, rs in rows.items():
