@@ -80,6 +80,8 @@ def test_sequential_counterexample_is_replayed_and_complete(tmp_path: Path) -> N
     r = equiv(tmp_path, "gated.yaml", "gated_parity.v")
     assert not r.passed and r.details["verdict"] == "refuted" and r.details["engine"] == "abc bmc3"
     assert "after the 2-cycle reset: output `odd`" in r.message
+    # a shallow difference is found by the conflict-bounded bmc3 before any unbounded proof spends its budget
+    assert (stage(tmp_path) / "abc-bmc3-quick.stdout").exists() and not (stage(tmp_path) / "abc-pdr.stdout").exists()
     doc = json.loads((stage(tmp_path) / "counterexample.json").read_text())
     phases = [c["phase"] for c in doc["cycles"]]
     assert phases[:2] == ["reset", "reset"] and set(phases[2:]) == {"run"}
