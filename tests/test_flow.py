@@ -122,6 +122,28 @@ def test_no_valid_candidate_exits_1(tmp_path: Path) -> None:
     assert not (run / "best").exists(), "no best/ without a valid design"
 
 
+def test_a_proof_the_wall_clock_stopped_is_a_fault_of_the_run_not_a_verdict(tmp_path: Path) -> None:
+    """Every equivalence check of Phase 1 is stopped by the wall clock (an ABC that sleeps, as on a machine too
+    busy to give it the CPU): no candidate is judged invalid for it; the run ends with exit 3, names the fault and
+    how to resume, and the journal records the checks as tool faults (retried on resume)."""
+    from hyperheurist.tools import tool_path
+
+    abc = tmp_path / "yosys-abc"
+    abc.write_text(f"""#!/bin/sh
+case "$*" in *read_aiger*) sleep 600 ;; *) exec {tool_path("yosys-abc")} "$@" ;; esac
+""")
+    abc.chmod(0o755)
+    res = hh("run", str(DATA / "design.yaml"), "--out", str(tmp_path / "runs"), "--quiet", "--jobs", "2",
+             "--set", "verification.equivalence.enabled=true", "--set", "verification.equivalence.timeout_s=1",
+             env={"HH_YOSYS_ABC": str(abc)})
+    assert res.returncode == 3, res.stderr
+    assert "hit a tool fault" in res.stderr and "stopped by the wall clock" in res.stderr and "--resume" in res.stderr
+    run = only_run(tmp_path / "runs")
+    phase1 = [r for r in read_jsonl(run / "journal.jsonl") if r["type"] == "phase1"]
+    gates = [r["gate"] for r in phase1]  # the valid seed reaches the proof; the truncated one fails before it
+    assert "infrastructure" in gates and "equivalence" not in gates, gates
+
+
 # Loaded into the killed run only (Python imports ``sitecustomize`` from PYTHONPATH at start): once the first
 # Phase-2 step is in the journal, the run stops there until it is killed. Without it the kill raced the run: with
 # the PPA cache warm, Phase 2 took a fraction of a second and CI's run had finished before the poll saw a step.
