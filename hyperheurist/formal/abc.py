@@ -49,6 +49,12 @@ def wall_backstop(cpu_s: float) -> float:
     return WALL_FACTOR * cpu_s + WALL_SLACK_S
 
 
+def wall_cut(res: ToolResult, cpu_s: float) -> str:
+    """Why an engine run the wall clock stopped says nothing about the design."""
+    return f"stopped by the wall clock after {res.wall_s:.0f} s, before its CPU budget of {cpu_s:g} s was spent " \
+           "(a busy machine)"
+
+
 def _abc(commands: str, name: str, cpu_s: float) -> Generator[Request, Reply, tuple[ToolRun, str]]:
     # ABC checks -T only between SAT calls: RLIMIT_CPU stops a call that overruns, the wall clock backstops both
     run = yield from call(Invocation(name, ("yosys-abc", "-c", f"read_aiger {AIG}; strash; {commands}"),
@@ -59,8 +65,7 @@ def _abc(commands: str, name: str, cpu_s: float) -> Generator[Request, Reply, tu
 
 def _undecided(res: ToolResult, text: str, engine: str, cpu_s: float) -> AbcOutcome:
     if res.timed_out:
-        return AbcOutcome("undecided", engine, f"stopped by the wall clock after {res.wall_s:.0f} s, before its CPU "
-                          f"budget of {cpu_s:g} s was spent (a busy machine)", cut=True)
+        return AbcOutcome("undecided", engine, wall_cut(res, cpu_s), cut=True)
     if res.cpu_limited or "timeout" in text.lower():
         return AbcOutcome("undecided", engine, f"CPU budget of {cpu_s:g} s spent")
     if CONFLICT_LIMIT.search(text):

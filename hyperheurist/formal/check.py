@@ -48,7 +48,7 @@ from .miter import (
 from .replay import replay, stimulus
 from .verdict import Kind, Verdict
 from .yosat import ENGINE as SAT_ENGINE
-from .yosat import SatOutcome, sat
+from .yosat import sat
 
 ERROR = re.compile(r"^(?:(\S+:\d+): )?ERROR: (.*)$", re.MULTILINE)  # Yosys: "[file:line: ]ERROR: what"
 CEX_JSON = "counterexample.json"
@@ -116,9 +116,10 @@ class Check:
         not depend on how long the runs before it took on this machine."""
         return max(1.0, self.job.timeout_s * fraction)
 
-    def note(self, out: abc.AbcOutcome | SatOutcome) -> None:
-        if out.cut:
-            self.cut.append(getattr(out, "engine", SAT_ENGINE))
+    def note(self, run: str, cut: bool) -> None:
+        """Remember ``run`` if the wall clock stopped it before its budget was spent."""
+        if cut:
+            self.cut.append(run)
 
     def verdict(self, kind: Kind, engine: str, reason: str = "", depth: int | None = None) -> Verdict:
         """A proof and a replayed difference stand whatever stopped the other runs; "bounded" and
@@ -147,7 +148,7 @@ class Check:
         if FLAT_IL not in run.outputs or not (run.result.ok or MITER_WRITTEN in run.result.stdout):
             self.miter_failed = run.result
             if run.result.timed_out:
-                self.cut.append("yosys-miter")
+                self.note("yosys-miter", True)
                 return self.verdict("inconclusive", "yosys", f"building the miter took over {timeout:g} s")
             why = job.clean(yosys_error(run.result))
             return self.verdict("inconclusive", "yosys", f"cannot build the miter: {why}")
@@ -168,7 +169,7 @@ class Check:
     def with_abc(self) -> Verdicts:
         if self.mode == "combinational":
             out = yield from abc.combinational(self.share(1.0))
-            self.note(out)
+            self.note(out.engine, out.cut)
             if out.status == "proved":
                 return self.verdict("proven", out.engine)
             if out.status == "cex":
@@ -177,11 +178,11 @@ class Check:
         r, depth = self.job.spec.phase_cycles, self.job.depth
         # a shallow difference first: bounded by conflicts, it costs ~0.2 s where the proof would spend its budget
         q = yield from abc.bmc(r + depth, self.share(0.2), abc.QUICK_BMC_CONFLICTS, "abc-bmc3-quick")
-        self.note(q)
+        self.note(q.engine, q.cut)
         if q.status == "cex":
             return (yield from self.refute(q.engine, self.abc_frames(q.cex), depth if q.frames < r + depth else None))
         p = yield from abc.prove(self.share(0.6))
-        self.note(p)
+        self.note(p.engine, p.cut)
         if p.status == "proved":
             return self.verdict("proven", p.engine)
         if p.status != "cex" and q.status == "undecided" and q.frames >= r + depth:
@@ -189,7 +190,7 @@ class Check:
         else:
             frames = max(r + depth, p.frames + 1) if p.status == "cex" else r + depth
             b = yield from abc.bmc(frames, self.share(0.4))
-            self.note(b)
+            self.note(b.engine, b.cut)
         if b.status == "cex":
             return (yield from self.refute(b.engine, self.abc_frames(b.cex), depth if b.frames < r + depth else None))
         engines = f"{p.engine}, {b.engine}"
@@ -205,7 +206,7 @@ class Check:
         depth = self.job.depth
         steps = None if self.mode == "combinational" else self.job.spec.phase_cycles + depth
         out = yield from sat(steps, self.share(1.0))
-        self.note(out)
+        self.note(SAT_ENGINE, out.cut)
         engine = SAT_ENGINE + (f" ({why})" if why else "")
         if out.status == "proved":
             if steps is None:
@@ -227,8 +228,7 @@ class Check:
         gate_files, gate_inc = job.gate.seen_from("replay")
         rep = yield from replay("replay", spec, frames, gold_files, gold_inc, gate_files, gate_inc,
                                 job.replay_timeout_s or abc.wall_backstop(job.timeout_s))
-        if rep.timed_out:
-            self.cut.append("icarus replay")
+        self.note("icarus replay", rep.timed_out)
         if rep.reproduced:
             frames = frames[: rep.cycle + 1]  # what follows the first difference is not needed to see it
         r, clock = spec.phase_cycles, spec.iface.clock

@@ -15,7 +15,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 
 from ..stages.model import Invocation, Reply, Request, call
-from .abc import wall_backstop
+from .abc import wall_backstop, wall_cut
 from .miter import FLAT_IL
 
 ENGINE = "yosys sat -enable_undef"
@@ -39,8 +39,7 @@ def sat(steps: int | None, cpu_s: float) -> Generator[Request, Reply, SatOutcome
     res = run.result
     text = res.stdout
     if res.timed_out:
-        return SatOutcome("undecided", f"stopped by the wall clock after {res.wall_s:.0f} s, before its CPU budget "
-                          f"of {cpu_s:g} s was spent (a busy machine)", cut=True)
+        return SatOutcome("undecided", wall_cut(res, cpu_s), cut=True)
     if res.cpu_limited:
         return SatOutcome("undecided", f"CPU budget of {cpu_s:g} s spent")
     if res.returncode != 0:
