@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from fake_tools import sleeping_on
 
 DATA = Path(__file__).parent / "data" / "flow"
 OSU018 = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
@@ -87,11 +88,7 @@ def test_deep_yaml_is_exit_2(design_dir: Path, tmp_path: Path) -> None:
 @pytest.mark.tools
 def test_yosys_stopped_by_our_time_limit_is_exit_1_in_ppa_and_run(design_dir: Path, tmp_path: Path) -> None:
     """Synthesis that outlives limits.tool_timeout_s is the candidate's fault (exit 1), not "fix the tool"."""
-    from hyperheurist.tools import tool_path
-
-    slow = tmp_path / "yosys"
-    slow.write_text(f"#!/bin/sh\ncase \"$*\" in *synth.ys*) sleep 60 ;; esac\nexec {tool_path('yosys')} \"$@\"\n")
-    slow.chmod(0o755)
+    slow = sleeping_on(tmp_path, "yosys", "*synth.ys*")
     p = with_change(design_dir, lambda data, d: data.update(limits={"tool_timeout_s": 3}))
     env = {"HH_YOSYS": str(slow), "HH_CACHE_DIR": str(tmp_path / "cache")}
     res = hh("ppa", str(p), str(design_dir / "seeds" / "ok_1_naive.v"), env=env)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from fake_tools import sleeping_on
 from runrecord import check_run_record
 from seednames import kind_by_header, kind_by_name
 
@@ -126,13 +127,7 @@ def test_a_proof_the_wall_clock_stopped_is_a_fault_of_the_run_not_a_verdict(tmp_
     """Every equivalence check of Phase 1 is stopped by the wall clock (an ABC that sleeps, as on a machine too
     busy to give it the CPU): no candidate is judged invalid for it; the run ends with exit 3, names the fault and
     how to resume, and the journal records the checks as tool faults (retried on resume)."""
-    from hyperheurist.tools import tool_path
-
-    abc = tmp_path / "yosys-abc"
-    abc.write_text(f"""#!/bin/sh
-case "$*" in *read_aiger*) sleep 600 ;; *) exec {tool_path("yosys-abc")} "$@" ;; esac
-""")
-    abc.chmod(0o755)
+    abc = sleeping_on(tmp_path, "yosys-abc", "*read_aiger*")
     res = hh("run", str(DATA / "design.yaml"), "--out", str(tmp_path / "runs"), "--quiet", "--jobs", "2",
              "--set", "verification.equivalence.enabled=true", "--set", "verification.equivalence.timeout_s=1",
              env={"HH_YOSYS_ABC": str(abc)})

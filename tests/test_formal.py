@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from fake_tools import sleeping_on
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
@@ -139,21 +140,9 @@ def test_inconclusive_when_the_cpu_budget_is_spent_array_vs_behavioural_multipli
     assert r.wall_s < 30
 
 
-def sleeping_abc(tmp_path: Path) -> Path:
-    """A yosys-abc that answers the version probe and then sleeps on every miter: no CPU spent, so only the
-    wall clock can stop it (a machine so busy that the engine never got the CPU)."""
-    from hyperheurist.tools import tool_path
-
-    script = tmp_path / "yosys-abc"
-    script.write_text(f"""#!/bin/sh
-case "$*" in *read_aiger*) sleep 600 ;; *) exec {tool_path("yosys-abc")} "$@" ;; esac
-""")
-    script.chmod(0o755)
-    return script
-
-
 def test_a_check_the_wall_clock_stopped_is_a_tool_fault_never_a_verdict(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("HH_YOSYS_ABC", str(sleeping_abc(tmp_path)))
+    # an ABC that sleeps on every miter: no CPU spent (a machine so busy that the engine never got the CPU)
+    monkeypatch.setenv("HH_YOSYS_ABC", str(sleeping_on(tmp_path, "yosys-abc", "*read_aiger*")))
     with pytest.raises(ToolError, match=r"stopped by the wall clock \(abc &cec\) before its CPU budget of 1 s"):
         equiv(tmp_path, "mul12.yaml", "mul12_array.v", {"verification.equivalence.timeout_s": 1})
     # the stage folder keeps what ran: the engine's command and its (empty) log
