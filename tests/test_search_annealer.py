@@ -252,6 +252,18 @@ def test_a_move_that_found_nothing_is_not_asked_again_about_that_state():
     assert res.selector["never"] == 1.0
 
 
+def test_an_rtl_move_that_found_nothing_is_not_asked_again_about_that_design_under_another_recipe():
+    """What an RTL move finds depends on the RTL only: once it found nothing in a design, recipe changes do not
+    make the annealer ask it again (it did before, per recipe, and chains sat iterations out asking)."""
+    many = [Never(f"never{i}") for i in range(14)]  # more than the 12 moves a chain used to try per iteration
+    res, records, _ = run(iterations=12, moves=[*many, Script()])
+    asked = sum(res.move_stats[m.name]["not_applicable"] for m in many)
+    assert asked == 2 * len(many)  # once per start design, whatever recipes the chains went through
+    assert len({r["proposal"] for r in records if r["proposal"]}) > 2  # the chains did change recipe
+    # the first iteration asks every RTL move and still proposes (a cap of 12 tries sat both chains out)
+    assert [r["move"] for r in records[:2]] == ["script", "script"]
+
+
 def test_selector_credits_moves_that_pay_off():
     @dataclass(frozen=True)
     class Broken:

@@ -28,7 +28,12 @@ from .tally import Counters, MoveStats
 Record = dict[str, Any]  # a journal or progress record (JSON)
 Evaluate = Callable[[list[tuple[State, State | None]]], list[Evaluation]]
 ContextFactory = Callable[[State, Evaluation], MoveContext]
-MAX_ATTEMPTS = 12  # moves tried per chain and iteration before the chain sits the iteration out
+
+
+def where_inapplicable(move: Move, state: State) -> str:
+    """What a move's finding nothing depends on: RTL and parameter moves read the design only (a recipe
+    change leaves their answer as it was), recipe moves the recipe, and an LLM may answer another time."""
+    return state.candidate.digest if move.kind in ("rtl", "param") else state.key
 
 
 @dataclass
@@ -139,8 +144,10 @@ class Annealer:
         state, ev = chain.current
         ctx = self.ctx_factory(state, ev)
         tried: list[str] = []
-        known = [n for n in self.moves if (n, state.key) in self.know.inapplicable]
-        for _ in range(min(MAX_ATTEMPTS, len(self.moves))):
+        known = [n for n, m in self.moves.items() if (n, where_inapplicable(m, state)) in self.know.inapplicable]
+        # every move may be asked: a chain sits the iteration out only when none has anything for its state
+        # (a cap of 12 left chains idle on states whose RTL moves had to be asked first: 20-40% of steps)
+        for _ in range(len(self.moves)):
             name = self.selector.choose(chain.rng, exclude=tried + known)
             if name is None:
                 break
@@ -157,7 +164,7 @@ class Annealer:
                 new = move.propose(state, ctx, chain.rng)
             if new is None or new.key == state.key:
                 if move.kind != "llm":  # an LLM may answer another time; a deterministic transform will not
-                    self.know.inapplicable.add((name, state.key))
+                    self.know.inapplicable.add((name, where_inapplicable(move, state)))
                 self.stats[name].not_applicable += 1
                 continue
             self.know.netlists.adopt(new, state)
@@ -182,12 +189,13 @@ class Annealer:
                        tried: list[str]) -> tuple[str, State] | None:
         """The first non-finishing RTL move with a proposal here; the others are remembered inapplicable."""
         for name in [n for n, m in self.moves.items() if m.kind == "rtl" and not finishing(m) and n not in tried]:
-            if (name, state.key) in self.know.inapplicable:
+            where = where_inapplicable(self.moves[name], state)
+            if (name, where) in self.know.inapplicable:
                 continue
             new = self.moves[name].propose(state, ctx, rng)
             if new is not None and new.key != state.key:
                 return name, new
-            self.know.inapplicable.add((name, state.key))
+            self.know.inapplicable.add((name, where))
             self.stats[name].not_applicable += 1
         return None
 
