@@ -102,7 +102,7 @@ class Knowledge:
     composed: set[str] = field(default_factory=set)  # memo keys put together by ``verdicts`` (never run)
     verdicts: Verdicts = field(default_factory=Verdicts)
     netlists: NetlistMemory = field(default_factory=NetlistMemory)
-    inapplicable: set[tuple[str, str]] = field(default_factory=set)  # (move, annealer.where_inapplicable): nothing there
+    inapplicable: set[tuple[str, str]] = field(default_factory=set)  # (move, annealer.where_inapplicable): no proposal
     visited: dict[str, Scored] = field(default_factory=dict)  # netlist digest -> the first valid state giving it
     estimates: dict[str, Evaluation] = field(default_factory=dict)  # state key -> a usable evaluation of it
     exhausted: set[str] = field(default_factory=set)  # state keys a chain had nothing left to propose from
