@@ -18,7 +18,7 @@ from typing import Any
 
 from ..config import Anneal
 from ..errors import NoValidCandidate
-from .knowledge import Knowledge, Scored, cost_of, memo_key, place, usable
+from .knowledge import Knowledge, Scored, cost_of, memo_key, place, usable, where_inapplicable
 from .pareto import ParetoArchive
 from .schedule import Calibration, Temperature, acceptance_probability
 from .selection import AdaptiveSelector, reward
@@ -28,12 +28,6 @@ from .tally import Counters, MoveStats
 Record = dict[str, Any]  # a journal or progress record (JSON)
 Evaluate = Callable[[list[tuple[State, State | None]]], list[Evaluation]]
 ContextFactory = Callable[[State, Evaluation], MoveContext]
-
-
-def where_inapplicable(move: Move, state: State) -> str:
-    """What a move's finding nothing depends on: RTL and parameter moves read the design only (a recipe
-    change leaves their answer as it was), recipe moves the recipe, and an LLM may answer another time."""
-    return state.candidate.digest if move.kind in ("rtl", "param") else state.key
 
 
 @dataclass
@@ -145,8 +139,7 @@ class Annealer:
         ctx = self.ctx_factory(state, ev)
         tried: list[str] = []
         known = [n for n, m in self.moves.items() if (n, where_inapplicable(m, state)) in self.know.inapplicable]
-        # every move may be asked: a chain sits the iteration out only when none has anything for its state
-        # (a cap of 12 left chains idle on states whose RTL moves had to be asked first: 20-40% of steps)
+        # every move may be asked (a cap of 12 sat chains out on states whose RTL moves were all still unasked)
         for _ in range(len(self.moves)):
             name = self.selector.choose(chain.rng, exclude=tried + known)
             if name is None:

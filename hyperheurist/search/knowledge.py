@@ -17,7 +17,7 @@ from ..ppa.synth import SynthFacts, SynthFactsDict
 from ..ppa.techmap import TECHMAPS
 from ..recipe import KnobValue, Recipe
 from .netlists import NetlistMemory, netlist_of
-from .state import Evaluation, State
+from .state import Evaluation, Move, State
 from .verdicts import Verdicts
 
 Scored = tuple[State, Evaluation]
@@ -96,13 +96,19 @@ def place(state: State, ev: Evaluation) -> str:
     return netlist_of(ev) or state.key
 
 
+def where_inapplicable(move: Move, state: State) -> str:
+    """What a move's finding nothing depends on: RTL and parameter moves read the design only (a recipe
+    change leaves their answer as it was), recipe moves the recipe, and an LLM may answer another time."""
+    return state.candidate.digest if move.kind in ("rtl", "param") else state.key
+
+
 @dataclass
 class Knowledge:
     memo: dict[str, Evaluation] = field(default_factory=dict)
     composed: set[str] = field(default_factory=set)  # memo keys put together by ``verdicts`` (never run)
     verdicts: Verdicts = field(default_factory=Verdicts)
     netlists: NetlistMemory = field(default_factory=NetlistMemory)
-    inapplicable: set[tuple[str, str]] = field(default_factory=set)  # (move, annealer.where_inapplicable): no proposal
+    inapplicable: set[tuple[str, str]] = field(default_factory=set)  # (move, where_inapplicable): no proposal
     visited: dict[str, Scored] = field(default_factory=dict)  # netlist digest -> the first valid state giving it
     estimates: dict[str, Evaluation] = field(default_factory=dict)  # state key -> a usable evaluation of it
     exhausted: set[str] = field(default_factory=set)  # state keys a chain had nothing left to propose from
