@@ -264,6 +264,28 @@ def test_an_rtl_move_that_found_nothing_is_not_asked_again_about_that_design_und
     assert [r["move"] for r in records[:2]] == ["script", "script"]
 
 
+def test_a_chain_does_not_go_back_to_a_state_it_stood_on_at_the_same_cost():
+    """On a plateau, a rewrite and its inverse took turns: traffic_fsm's chain went between two RTL forms of one
+    netlist for 15 of 40 iterations. A step back to a state the chain held, at the cost it has now, is skipped."""
+
+    class Flat(FakeEvaluator):
+        def one(self, state: State, parent: State | None = None) -> Evaluation:
+            self.calls.append(state.key)
+            return Evaluation(key=state.key, valid=True, cost=1.0, metrics=fake_metrics(100, 2.0, 1.0))
+
+    records: list[dict] = []
+    fake = Flat()
+    cfg = Anneal(seed=3, chains=2, iterations=30, reheat_after=6)
+    anneal(starts(fake), [Step("inc", 1), Step("dec", -1)], ctx_factory, fake, cfg, records.append)
+    for chain in (0, 1):
+        held = [r["parent"] for r in records if r["chain"] == chain][:1]
+        for r in records:
+            if r["chain"] == chain and r["accepted"]:
+                assert r["proposal"] not in held, "the chain went back to where it stood"
+                held.append(r["proposal"])
+        assert len(held) > 5  # it walked on along the plateau instead
+
+
 def test_selector_credits_moves_that_pay_off():
     @dataclass(frozen=True)
     class Broken:

@@ -36,6 +36,7 @@ class Chain:
     rng: random.Random
     current: Scored
     best: Scored
+    held: set[str] = field(default_factory=set)  # keys of the states this chain has stood on
     temperature: Temperature = field(default_factory=Temperature)
 
 
@@ -117,8 +118,8 @@ class Annealer:
         # the chains start from the cheapest starts (stable: equals keep their order): the search is there
         # to improve on the best Phase-1 answer, and a chain on the worst seed spent the run behind it
         ranked = sorted(valid, key=lambda se: cost_of(se[1]))
-        self.chains = [Chain(i, random.Random(master.getrandbits(64)), ranked[i % len(ranked)],
-                             ranked[i % len(ranked)]) for i in range(config.chains)]
+        firsts = [ranked[i % len(ranked)] for i in range(config.chains)]
+        self.chains = [Chain(i, random.Random(master.getrandbits(64)), f, f, {f[0].key}) for i, f in enumerate(firsts)]
         self.best = min(valid, key=lambda se: cost_of(se[1]))  # min() keeps the first of equals
         self.t0 = config.t0
         self.calibration = Calibration(config.t_min, [])  # deltas seen before an automatic T0 is fixed
@@ -167,7 +168,7 @@ class Annealer:
                 self.stats[name].not_applicable += 1
                 self.selector.update(name, 0.0)
                 continue
-            if self.know.certain_rejection(chain.current, move.kind == "recipe", new):
+            if self.know.certain_rejection(chain.current, move.kind == "recipe", new, chain.held):
                 self.counters.known_skips += 1
                 self.selector.update(name, 0.0)
                 continue
@@ -264,17 +265,13 @@ class Annealer:
                        "proposal": None, "proposal_digest": None, "verdict": "not-applicable",
                        "cost": None, "current_cost": parent_ev.cost, "best_cost": chain.best[1].cost,
                        "accepted": False, "improved": False, "reheated": False, "memo": False}
-        improved = False
-        if p.state is None or p.move is None:
-            self.counters.not_applicable += 1
-        else:
-            improved = self._judge(p, p.move, p.state, rec)
+        improved = p.state is not None and p.move is not None and self._judge(p, p.move, p.state, rec)
+        self.counters.not_applicable += int(p.state is None or p.move is None)
         reheated = chain.temperature.step(improved, self.t0, self.config)
         self.counters.reheats += int(reheated)
         restarted = self._restart(chain, idle=p.state is None, reheated=reheated)
         rec["improved"], rec["reheated"], rec["restarted"] = improved, reheated, restarted
-        rec["current_cost"] = chain.current[1].cost
-        rec["best_cost"] = chain.best[1].cost
+        rec["current_cost"], rec["best_cost"] = chain.current[1].cost, chain.best[1].cost
         rec["global_best_cost"] = self.best[1].cost
         return rec
 
@@ -287,6 +284,7 @@ class Annealer:
         if target is None or target[0].key == chain.current[0].key:
             return False
         chain.current = target
+        chain.held.add(target[0].key)
         if cost_of(target[1]) < cost_of(chain.best[1]):
             chain.best = target
         self.counters.restarts += 1
@@ -304,8 +302,7 @@ class Annealer:
         rec.update(proposal=state.key, proposal_digest=state.candidate.digest, cost=ev.cost,
                    memo=key in self._memo_before, composed=key in self.know.composed, unchecked=p.unchecked is not None)
         self.counters.memo_hits += int(rec["memo"])
-        improved = False
-        r = 0.0
+        improved, r = False, 0.0
         if p.unchecked is not None:  # rejected on its known cost before any check: neither valid nor invalid
             delta = cost_of(ev) - cost_of(parent_ev)
             rec.update(verdict="rejected:unchecked", delta=delta,
@@ -332,6 +329,7 @@ class Annealer:
             rec.update(verdict="accepted" if accept else no, accepted=accept, delta=delta, probability=prob)
             if accept:
                 chain.current = (state, ev)
+                chain.held.add(state.key)
                 st.accepted += 1
                 self.counters.accepted += 1
             if improved:

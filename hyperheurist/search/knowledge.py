@@ -10,6 +10,7 @@ What a state's own synthesis log said (``cannot_act``) travels in its journalled
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ..ppa.metrics import PPAMetrics
@@ -148,10 +149,13 @@ class Knowledge:
         self._visit(state, ev)
         return True
 
-    def certain_rejection(self, current: Scored, recipe: bool, new: State) -> bool:
+    def certain_rejection(self, current: Scored, recipe: bool, new: State, held: Collection[str] = ()) -> bool:
         """``new``'s outcome against ``current`` is known and the annealer must reject it: invalid, a recipe
-        change back to a netlist seen for this RTL at no gain, or a child rejected from this parent before."""
+        change back to a netlist seen for this RTL at no gain, or a child rejected from this parent before; or
+        accepting it would be no step (``sideways_back``: ``held`` are the keys the chain stood on)."""
         parent, parent_ev = current
+        if self.sideways_back(held, current, new):
+            return True
         if (parent.key, new.key) in self.rejected:
             return True
         ev = self.known(new, parent)
@@ -162,6 +166,14 @@ class Knowledge:
         net = netlist_of(ev)
         return (recipe and net is not None and net in self.netlists.seen.get(parent.candidate.digest, ())
                 and cost_of(ev) >= cost_of(parent_ev))
+
+    def sideways_back(self, held: Collection[str], current: Scored, new: State) -> bool:
+        """``new`` is a state the chain stood on before, at the known cost of where it stands: accepting it only
+        undoes a rewrite (traffic_fsm's chain went between two RTL forms of one netlist for 15 of 40 iterations)."""
+        if new.key not in held:
+            return False
+        ev = self.estimate(new)  # its cost, whichever parent it was checked against (skipping is no verdict)
+        return ev is not None and cost_of(ev) == cost_of(current[1])
 
     def estimate(self, state: State) -> Evaluation | None:
         """A usable evaluation of ``state`` (its PPA and cost), against whichever parent."""
