@@ -92,6 +92,28 @@ def test_knobs_the_synthesis_log_shows_inert_are_not_proposed():
         assert enc.propose(start, unknown, rng) is not None and share.propose(start, unknown, rng) is not None
 
 
+def test_a_recipe_move_lists_every_value_it_may_propose():
+    """The greedy finish (``search/polish.py``) asks every value at once: exactly what ``propose`` draws from."""
+    c = ctx()
+    start = State(Candidate.from_text(PARAM_RTL, "add8"), c.flow.recipe)
+    held = State(start.candidate, start.recipe.with_(abc_delay_target_ps=1000))
+    fsm = _with_facts(c, SynthFacts(1, ("one-hot",), 2))
+    rng = random.Random(0)
+    for move in recipe_moves():
+        for state in (start, held):
+            every = {getattr(n.recipe, move.knob) for n in move.neighbours(state, fsm, rng)}
+            drawn = {getattr(p.recipe, move.knob) for _ in range(60) if (p := move.propose(state, fsm, rng))}
+            assert drawn <= every
+            if move.knob != "abc_delay_target_ps" or state is held:  # from no target only the loosest is drawn
+                assert drawn == every
+            assert getattr(state.recipe, move.knob) not in every
+    assert {n.recipe.fsm_encoding for n in by_knob("fsm_encoding").neighbours(start, fsm, rng)} == {"binary"}
+
+
+def by_knob(knob: str):
+    return next(m for m in recipe_moves() if m.knob == knob)
+
+
 def test_tunable_param_only_for_declared_parameters():
     c = ctx(tunables=[{"name": "W", "values": [8, 16]}, {"name": "HIDDEN", "values": [1, 2]},
                       {"name": "DEPTH", "values": [1, 2]}])

@@ -245,3 +245,19 @@ def test_semantic_errors_elaborates_several_files_together() -> None:
     top = "module a(input x, output y); b u(.x(x), .y(y)); endmodule"
     assert semantic_errors([top, "module b(input x, output y); assign y = x; endmodule"]) == 0
     assert semantic_errors([top, "module b(input x, output y); assign y = nope; endmodule"]) == 1
+
+
+def test_a_move_lists_its_distinct_rewrites_for_the_greedy_finish():
+    """``neighbours`` (``search/polish.py``): one child per site, distinct, at most MAX_NEIGHBOURS, each one
+    ``propose`` can return; the same generator seed gives the same list."""
+    from hyperheurist.search.moves.rtl import MAX_NEIGHBOURS
+
+    start = state_of(ARITH, "arith")
+    move = ConstMultShiftAdd()  # four sites: x*10, x*8'd23, s*8'sd7, s*4'sb1101
+    kids = move.neighbours(start, CTX, random.Random(1))
+    assert len(kids) == min(4, MAX_NEIGHBOURS) and len({k.key for k in kids}) == len(kids)
+    assert all(k.key != start.key and k.recipe == start.recipe for k in kids)
+    proposed = {move.propose(start, CTX, random.Random(s)).key for s in range(40)}
+    assert {k.key for k in kids} == proposed
+    assert [k.key for k in move.neighbours(start, CTX, random.Random(1))] == [k.key for k in kids]
+    assert BalanceChain().neighbours(state_of(FSM, "ctrl"), CTX, random.Random(1)) == []

@@ -437,3 +437,12 @@ def test_run_page_marks_what_is_not_proven(run1: Path, summary: dict) -> None:
         assert f"<code>{key}</code>" in section
     assert ">proven</span>" in section and ">bounded ⚠</span>" in section and ">not checked ⚠</span>" in section
     assert "equivalence of 3 accepted RTL change(s): proven 1, bounded 1, not checked 1" in terminal_summary(run1)
+
+
+def test_the_greedy_finish_is_not_drawn_as_a_chain() -> None:
+    """Polish steps (``search/polish.py``) have no chain: they are not put on chain 0's cost trace."""
+    from hyperheurist.report.charts import by_chain
+
+    steps = [{"chain": 0, "iteration": 0, "cost": 1.0}, {"chain": 1, "iteration": 0, "cost": 2.0},
+             {"chain": None, "phase": "polish", "iteration": 1, "cost": 0.5}]
+    assert by_chain(steps) == {0: [steps[0]], 1: [steps[1]]}

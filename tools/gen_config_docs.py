@@ -87,6 +87,7 @@ MEANINGS = {
     "Anneal.cooling": "geometric cooling factor per iteration",
     "Anneal.t_min": "temperature floor",
     "Anneal.reheat_after": "iterations without improvement before reheating",
+    "Anneal.polish": "rounds of greedy descent over every single change of the best state, after annealing (0: none)",
     "Anneal.moves": "allowed move names (null: all)",
     "Anneal.jobs": "parallel evaluations (also --jobs)",
     "Tunable.name": "Verilog parameter of the top module",

@@ -16,6 +16,7 @@ class Anneal(Model):
     cooling: float = Field(default=0.95, gt=0, lt=1)
     t_min: float = Field(default=1e-4, gt=0)
     reheat_after: int = Field(default=15, ge=1)
+    polish: int = Field(default=3, ge=0, le=100)
     moves: list[str] | None = None
     jobs: int | None = Field(default=None, ge=1, le=256)
 

@@ -32,6 +32,8 @@ def step_kind(step: dict[str, Any]) -> str:
 def by_chain(steps: Sequence[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
     chains: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for s in steps:
+        if s.get("phase") == "polish":
+            continue  # the greedy finish after annealing is no chain's step (``search/polish.py``)
         c = s.get("chain")
         chains[c if isinstance(c, int) and not isinstance(c, bool) else 0].append(s)
     for c in chains:

@@ -3,10 +3,9 @@
 One iteration: every chain proposes one state (the selector picks a move; a move that does not
 apply is skipped and another is tried), the batch of new proposals is evaluated together by the
 caller's ``evaluate`` (which may parallelise it), then every chain accepts or rejects by the
-Metropolis rule. All randomness comes from ``random.Random(config.seed)``; results never depend on
-wall time or on the order a worker pool finishes, so replaying with memoised evaluations (resume) follows
-exactly the same trajectory. Temperatures: ``schedule.py``; what knobs did to the netlist: ``netlists.py``.
-"""
+Metropolis rule. All randomness comes from ``random.Random(config.seed)``; results never depend on wall time
+or on the order a worker pool finishes, so replaying with memoised evaluations (resume) follows exactly the same
+trajectory. Temperatures: ``schedule.py``; knobs and netlists: ``netlists.py``; the greedy finish: ``polish.py``."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from ..config import Anneal
 from ..errors import NoValidCandidate
 from .knowledge import Knowledge, Scored, cost_of, memo_key, place, usable, where_inapplicable
 from .pareto import ParetoArchive
+from .polish import polish
 from .schedule import Calibration, Temperature, acceptance_probability
 from .selection import AdaptiveSelector, reward
 from .state import Evaluation, Move, MoveContext, State, finishing
@@ -377,6 +377,8 @@ class Annealer:
                 self.stopped = True
                 break
             self.iterate()
+        if not self.stopped:
+            polish(self)
         return self.result()
 
     def result(self) -> AnnealResult:

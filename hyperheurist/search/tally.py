@@ -35,6 +35,8 @@ class Counters:
     inert_skips: int = 0  # recipe changes known or predicted to give the parent's netlist back
     known_skips: int = 0  # proposals already evaluated against this parent, whose rejection is certain
     verdict_reuse: int = 0  # RTL changes not evaluated: their gates' verdict on this RTL pair was known
+    polish_evaluations: int = 0  # of ``evaluations``, those of the greedy finish (``polish.py``)
+    polish_improvements: int = 0  # rounds of it that moved the best state
     invalid: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, int | dict[str, int]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ...recipe import KnobValue
 from ..knowledge import cannot_act
 from ..state import MoveContext, State
 
@@ -18,12 +19,21 @@ class RecipeKnobMove:
     knob: str
     kind: str = "recipe"
 
-    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+    def choices(self, state: State, ctx: MoveContext) -> list[KnobValue]:
+        """Every value this move may set here, in the flow preset's order."""
         current = getattr(state.recipe, self.knob)
         if self.knob == "fsm_encoding" and not state.recipe.fsm:
-            return None  # the encoding only matters when Yosys extracts FSMs
-        choices = [v for v in ctx.flow.space.get(self.knob, ())
-                   if v != current and not cannot_act(ctx.metrics, state.recipe, self.knob, v)]
+            return []  # the encoding only matters when Yosys extracts FSMs
+        return [v for v in ctx.flow.space.get(self.knob, ())
+                if v != current and not cannot_act(ctx.metrics, state.recipe, self.knob, v)]
+
+    def neighbours(self, state: State, ctx: MoveContext, rng: random.Random) -> list[State]:
+        """Every state this move can propose from ``state``, no draw (``search/polish.py`` asks them all)."""
+        return [State(state.candidate, state.recipe.with_(**{self.knob: v})) for v in self.choices(state, ctx)]
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        current = getattr(state.recipe, self.knob)
+        choices = self.choices(state, ctx)
         if not choices:
             return None
         targets = [v for v in choices if isinstance(v, int)]

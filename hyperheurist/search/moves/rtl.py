@@ -25,6 +25,7 @@ from .specialise import Specialised, specialise
 from .verilog import MAX_TEXT, Edit, apply_edits, clean_rewrite, parse, syntax_errors
 
 MAX_TRIES = 4  # sites checked per proposal (each check re-parses and elaborates)
+MAX_NEIGHBOURS = 6  # rewrites one polishing round asks of a move (each is gated and proven)
 
 
 class RtlMove(ABC):
@@ -58,12 +59,30 @@ class RtlMove(ABC):
         return Specialised(text, cand.params)
 
     def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        for option in self._options(state, ctx, rng)[:MAX_TRIES]:
+            child = self._child(state, option)
+            if child is not None:
+                return child
+        return None
+
+    def neighbours(self, state: State, ctx: MoveContext, rng: random.Random) -> list[State]:
+        """Up to ``MAX_NEIGHBOURS`` distinct clean rewrites, sites in random order (``search/polish.py``)."""
+        out: dict[str, State] = {}
+        for option in self._options(state, ctx, rng):
+            child = self._child(state, option)
+            if child is not None and child.key != state.key:
+                out.setdefault(child.key, child)
+                if len(out) == MAX_NEIGHBOURS:
+                    break
+        return list(out.values())
+
+    def _options(self, state: State, ctx: MoveContext, rng: random.Random) -> list[tuple[Specialised, int, list[Edit]]]:
+        """Every site in every file of every base design, shuffled."""
         cand = state.candidate
-        files = cand.files
         options: list[tuple[Specialised, int, list[Edit]]] = []
         seen: set[tuple[int, str]] = set()
         for base in self.bases(cand, ctx):
-            for i in range(len(files)):
+            for i in range(len(cand.files)):
                 view = self.view(base, i)
                 if view is None or (i, view.text) in seen:
                     continue  # another tunable value that this file does not freeze: the same sites
@@ -73,16 +92,20 @@ class RtlMove(ABC):
                     continue  # never rewrite what we cannot parse exactly
                 options += [(view, i, site) for site in self.sites(view.text, tree, ctx, rng)]
         rng.shuffle(options)
-        for view, i, site in options[:MAX_TRIES]:
-            new = apply_edits(view.text, site)
-            others = [t for j, (_, t) in enumerate(files) if j != i]
-            # against the file as written: the specialisation must not add errors either; a site that
-            # changes nothing but the specialisation is no rewrite
-            if new is not None and new != view.text and clean_rewrite(files[i][1], new, others):
-                out = tuple((n, new if j == i else t) for j, (n, t) in enumerate(files))
-                child = replace(cand.with_sources(out, move=self.name), params=view.params)
-                return State(child, state.recipe)
-        return None
+        return options
+
+    def _child(self, state: State, option: tuple[Specialised, int, list[Edit]]) -> State | None:
+        view, i, site = option
+        files = state.candidate.files
+        new = apply_edits(view.text, site)
+        others = [t for j, (_, t) in enumerate(files) if j != i]
+        # against the file as written: the specialisation must not add errors either; a site that
+        # changes nothing but the specialisation is no rewrite
+        if new is None or new == view.text or not clean_rewrite(files[i][1], new, others):
+            return None
+        out = tuple((n, new if j == i else t) for j, (n, t) in enumerate(files))
+        child = replace(state.candidate.with_sources(out, move=self.name), params=view.params)
+        return State(child, state.recipe)
 
     def bases(self, cand: Candidate, ctx: MoveContext) -> list[Candidate]:
         """The designs whose sites this move offers: the candidate, and for a move that freezes parameters
