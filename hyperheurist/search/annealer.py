@@ -117,8 +117,8 @@ class Annealer:
             self.pareto.add(s, e)
         # the chains start from the cheapest starts (stable: equals keep their order): the search is there
         # to improve on the best Phase-1 answer, and a chain on the worst seed spent the run behind it
-        ranked = sorted(valid, key=lambda se: cost_of(se[1]))
-        firsts = [ranked[i % len(ranked)] for i in range(config.chains)]
+        self.ranked = sorted(valid, key=lambda se: cost_of(se[1]))  # the starts, cheapest first
+        firsts = [self.ranked[i % len(self.ranked)] for i in range(config.chains)]
         self.chains = [Chain(i, random.Random(master.getrandbits(64)), f, f, {f[0].key}) for i, f in enumerate(firsts)]
         self.best = min(valid, key=lambda se: cost_of(se[1]))  # min() keeps the first of equals
         self.t0 = config.t0

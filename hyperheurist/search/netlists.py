@@ -93,15 +93,20 @@ class NetlistMemory:
             return _unmet(a, unmet) and _unmet(b, unmet)
         return False
 
+    def gives_back(self, parent: State, proposal: State) -> bool:
+        """The proposal's one knob change is known to give the parent's netlist back (no prediction)."""
+        change = changed_knob(parent, proposal)
+        return change is not None and self._same((context(parent, change[0]), change[0]), change[1], change[2])
+
     def skip(self, parent: State, proposal: State) -> bool:
-        """The proposal's one knob change is known (or, never having changed any netlist, predicted) to
-        give the parent's netlist back."""
+        """The proposal's one knob change is known (``gives_back``) or, never having changed any netlist,
+        predicted to give the parent's netlist back."""
         change = changed_knob(parent, proposal)
         if change is None:
             return False
-        knob, old, new = change
-        if self._same((context(parent, knob), knob), old, new):
+        if self.gives_back(parent, proposal):
             return True
+        knob, new = change[0], change[2]
         fam = self._family(parent)
         return (fam, knob) not in self.live and (self._covered(fam, knob, new) or (fam, knob, new) in self.asking)
 

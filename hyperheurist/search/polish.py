@@ -1,13 +1,15 @@
-"""The finish of an annealing run: a greedy descent from the best state over all of its neighbours.
+"""The finish of an annealing run: greedy descents over all of a state's neighbours.
 
-Annealing samples one proposal per chain and iteration, so which single changes of the final best
-it ever tried is left to chance: in a 4-seed sweep, fifo8 seed 2 ended at 0.935 with ``opt_full``
-on, and turning it off (never proposed from there) gives 0.906. Polishing asks every non-LLM move
-once about the best state, every value of every recipe knob the state's synthesis log does not rule
-out (``knowledge.cannot_act``), evaluates what is not known yet in one batch (an RTL change is gated
-and proven against the best, as in annealing), moves to the cheapest strictly better neighbour, and
-repeats, at most ``anneal.polish`` rounds. No randomness beyond a generator seeded from the run's
-seed, no acceptance of anything worse: a resumed run replays it exactly.
+Annealing samples one proposal per chain and iteration, so which single changes of a good state it ever
+tried is left to chance: in a 4-seed sweep, fifo8 seed 2 ended at 0.935 with ``opt_full`` on, and turning it
+off (never proposed from there) gives 0.906; div16 seed 3 ended at 0.665 on another seed's basin while two
+recipe changes of the best Phase-1 seed give 0.628. A round asks every non-LLM move once about a state (every
+value of every recipe knob its synthesis log does not rule out, ``knowledge.cannot_act``; up to six sites of
+an RTL move), evaluates what is not known yet in one batch (an RTL change is gated and proven against that
+state, as in annealing) and moves to the cheapest strictly better neighbour. Descents of at most
+``anneal.polish`` rounds start from the best state, then from each chain's best and each start. Nothing
+worse is ever accepted, and the only randomness is a generator seeded from the run's seed: a resumed run
+replays it exactly.
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from .knowledge import cost_of, usable, where_inapplicable
+from .knowledge import Scored, cost_of, memo_key, usable, where_inapplicable
 from .state import Evaluation, State
 
 if TYPE_CHECKING:
     from .annealer import Annealer
 
 
-def neighbours(a: Annealer, rng: random.Random) -> list[tuple[str, State]]:
-    """(move name, state) for every single change of ``a.best`` polishing may try, in move order."""
-    state, ev = a.best
+def neighbours(a: Annealer, point: Scored, rng: random.Random) -> list[tuple[str, State]]:
+    """(move name, state) for every single change of ``point`` polishing may try, in move order."""
+    state, ev = point
     ctx = a.ctx_factory(state, ev)
     out: list[tuple[str, State]] = []
     for name, move in a.moves.items():
@@ -42,23 +44,44 @@ def neighbours(a: Annealer, rng: random.Random) -> list[tuple[str, State]]:
     return out
 
 
+def origins(a: Annealer) -> list[Scored]:
+    """Where descents start: the best state, then each chain's best and each start, cheapest first (distinct)."""
+    out: dict[str, Scored] = {}
+    for se in [a.best, *sorted([c.best for c in a.chains] + a.ranked, key=lambda se: cost_of(se[1]))]:
+        out.setdefault(se[0].key, se)
+    return list(out.values())
+
+
 def polish(a: Annealer) -> None:
-    """At most ``a.config.polish`` rounds of steepest descent from ``a.best`` (see the module docstring)."""
+    """Steepest descents of at most ``a.config.polish`` rounds each, from every origin (see the module
+    docstring); a state one descent stood on is not descended from again."""
+    if a.config.polish == 0:
+        return
     rng = random.Random(f"polish:{a.config.seed}")
-    for n in range(a.config.polish):
-        if a.should_stop is not None and a.should_stop():
-            a.stopped = True
-            return
-        if not _round(a, rng, a.iteration + n):
-            return
+    stood: set[str] = set()
+    iteration = a.iteration
+    for point in origins(a):
+        for _ in range(a.config.polish):
+            if a.should_stop is not None and a.should_stop():
+                a.stopped = True
+                return
+            if point[0].key in stood:
+                break
+            stood.add(point[0].key)
+            step = _round(a, rng, point, iteration)
+            iteration += 1
+            if step is None:
+                break
+            point = step
 
 
-def _round(a: Annealer, rng: random.Random, iteration: int) -> bool:
-    """One round (journalled as ``iteration``, after the annealing's); True when the best state moved."""
-    parent, parent_ev = a.best
+def _round(a: Annealer, rng: random.Random, point: Scored, iteration: int) -> Scored | None:
+    """One round from ``point`` (journalled as ``iteration``, after the annealing's): the neighbour it moves
+    to, or None when none is cheaper. A neighbour cheaper than the run's best becomes the best."""
+    parent, parent_ev = point
     options: list[tuple[str, State]] = []
     seen: set[str] = set()
-    for name, s in neighbours(a, rng):
+    for name, s in neighbours(a, point, rng):
         if s.key in seen or not _worth_asking(a, name, parent, cost_of(parent_ev), s):
             continue
         seen.add(s.key)
@@ -80,45 +103,50 @@ def _round(a: Annealer, rng: random.Random, iteration: int) -> bool:
     for name, s, ev in outcomes:
         if s.key not in fresh:
             continue  # only what this round evaluated is journalled (a known outcome was judged before)
-        a.record(_record(a, iteration, name, parent, s, ev, chosen is not None and chosen[1].key == s.key))
+        a.record(_record(a, iteration, name, point, s, ev, chosen is not None and chosen[1].key == s.key))
         _tally(a, name, usable(ev), ev.failed_gate)
     if chosen is None:
-        return False
+        return None
     name, s, ev = chosen
     if s.key not in fresh:  # the winner was known: its acceptance is journalled all the same
-        a.record(_record(a, iteration, name, parent, s, ev, True))
+        a.record(_record(a, iteration, name, point, s, ev, True, known=True))
     a.stats[name].accepted += 1
-    a.stats[name].improvements += 1
-    a.counters.polish_improvements += 1
-    a.best = (s, ev)
-    a.history.append({"iteration": iteration + 1, "best_cost": ev.cost,
-                      "evaluations": a.counters.evaluations, "chains": [], "polish": True})
-    return True
+    a.counters.polish_steps += 1
+    if cost_of(ev) < cost_of(a.best[1]):
+        a.stats[name].improvements += 1
+        a.counters.polish_improvements += 1
+        a.best = (s, ev)
+        a.history.append({"iteration": iteration + 1, "best_cost": ev.cost,
+                          "evaluations": a.counters.evaluations, "chains": [], "polish": True})
+    return s, ev
 
 
 def _worth_asking(a: Annealer, move: str, parent: State, parent_cost: float, s: State) -> bool:
     """False when ``s`` cannot be an improvement on ``parent`` by what the run knows: judged and rejected from
-    it, a recipe change predicted to give its netlist back, or a state whose cost (the same against any
-    parent: PPA reads the state alone) is known and no lower."""
+    it, a recipe change known to give its netlist back, or a state whose cost (the same against any parent:
+    PPA reads the state alone) is known and no lower."""
     if (parent.key, s.key) in a.know.rejected:
         return False
-    if a.moves[move].kind == "recipe" and a.know.netlists.skip(parent, s):
-        return False
+    if a.moves[move].kind == "recipe" and a.know.netlists.gives_back(parent, s):
+        return False  # known, not predicted: annealing's guess that a knob is inert missed mac16's delay target
     est = a.know.estimate(s)
     return est is None or cost_of(est) < parent_cost
 
 
-def _record(a: Annealer, iteration: int, move: str, parent: State, s: State, ev: Evaluation,
-            accepted: bool) -> dict[str, Any]:
-    """A journal step record, as the annealer writes them (``chain`` None: no chain took this step)."""
-    delta = cost_of(ev) - cost_of(a.best[1]) if usable(ev) else None
+def _record(a: Annealer, iteration: int, move: str, point: Scored, s: State, ev: Evaluation,
+            accepted: bool, known: bool = False) -> dict[str, Any]:
+    """A journal step record, as the annealer writes them (``chain`` None: no chain took this step; ``known``:
+    its evaluation was not this round's)."""
+    parent, parent_ev = point
+    delta = cost_of(ev) - cost_of(parent_ev) if usable(ev) else None
     verdict = ("accepted" if accepted else "rejected") if usable(ev) else f"invalid:{ev.failed_gate or 'unknown'}"
     return {"type": "step", "phase": "polish", "chain": None, "iteration": iteration, "temperature": 0.0,
             "move": move, "not_applicable": [], "parent": parent.key, "parent_digest": parent.candidate.digest,
             "proposal": s.key, "proposal_digest": s.candidate.digest, "verdict": verdict, "cost": ev.cost,
-            "current_cost": a.best[1].cost, "best_cost": a.best[1].cost, "global_best_cost": a.best[1].cost,
-            "accepted": accepted, "improved": accepted, "reheated": False, "restarted": False,
-            "memo": False, "delta": delta}  # only what was not known is evaluated
+            "current_cost": parent_ev.cost, "best_cost": a.best[1].cost, "global_best_cost": a.best[1].cost,
+            "accepted": accepted, "improved": accepted and cost_of(ev) < cost_of(a.best[1]), "reheated": False,
+            "restarted": False, "memo": known, "composed": known and memo_key(s, parent) in a.know.composed,
+            "unchecked": False, "delta": delta}
 
 
 def _tally(a: Annealer, move: str, valid: bool, gate: str | None) -> None:

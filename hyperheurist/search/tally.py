@@ -36,7 +36,8 @@ class Counters:
     known_skips: int = 0  # proposals already evaluated against this parent, whose rejection is certain
     verdict_reuse: int = 0  # RTL changes not evaluated: their gates' verdict on this RTL pair was known
     polish_evaluations: int = 0  # of ``evaluations``, those of the greedy finish (``polish.py``)
-    polish_improvements: int = 0  # rounds of it that moved the best state
+    polish_steps: int = 0  # its rounds that found a cheaper neighbour of where they stood
+    polish_improvements: int = 0  # those that gave a new best state
     invalid: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, int | dict[str, int]]:
