@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import Anneal
 from ..errors import NoValidCandidate
-from .knowledge import Knowledge, Scored, cost_of, memo_key, place, usable, where_inapplicable
+from .knowledge import Knowledge, Scored, cost_of, failed_gate, memo_key, place, usable, where_inapplicable
 from .pareto import ParetoArchive
 from .polish import polish
 from .schedule import Calibration, Temperature, acceptance_probability
@@ -66,8 +66,7 @@ class AnnealResult:
             "chain_best": [{"key": cs.key, "cost": ce.cost} for cs, ce in self.chain_best],
             "pareto": ParetoArchive(list(self.pareto)).points(),
             "moves": self.move_stats, "counters": self.counters, "history": self.history, "t0": self.t0,
-            "iterations_done": self.iterations_done, "stopped": self.stopped, "selector": self.selector,
-        }
+            "iterations_done": self.iterations_done, "stopped": self.stopped, "selector": self.selector}
 
 
 @dataclass
@@ -223,9 +222,11 @@ class Annealer:
                 continue
             seen.add(key)
             batch.append((p.state, p.chain.current[0]))
-        if not batch:
-            return
-        results = self.evaluate(batch)
+        self.evaluate_batch(batch)
+
+    def evaluate_batch(self, batch: list[tuple[State, State | None]]) -> None:
+        """Evaluate (proposal, parent) pairs together, check the evaluator's answer and learn from it."""
+        results = self.evaluate(batch) if batch else []
         if len(results) != len(batch):
             raise ValueError(f"evaluate returned {len(results)} evaluations for {len(batch)} states")
         for (s, parent), ev in zip(batch, results, strict=True):
@@ -308,7 +309,7 @@ class Annealer:
             rec.update(verdict="rejected:unchecked", delta=delta,
                        probability=acceptance_probability(delta, chain.temperature.value))
         elif not usable(ev):
-            gate = ev.failed_gate or ("unscored" if ev.valid else "unknown")
+            gate = failed_gate(ev)
             rec["verdict"] = f"invalid:{gate}"
             st.invalid += 1
             self.counters.invalid[gate] = self.counters.invalid.get(gate, 0) + 1
@@ -387,8 +388,7 @@ class Annealer:
             best=self.best, chain_best=[c.best for c in self.chains], pareto=list(self.pareto.entries),
             move_stats={n: s.to_dict() | {"weight": round(weights[n], 6)} for n, s in self.stats.items()},
             counters=self.counters.to_dict(), history=list(self.history), t0=self.t0,
-            iterations_done=self.iteration, stopped=self.stopped, selector=self.selector.state_dict(),
-        )
+            iterations_done=self.iteration, stopped=self.stopped, selector=self.selector.state_dict())
 
 
 def anneal(starts: list[Scored], moves: list[Move], ctx_factory: ContextFactory, evaluate: Evaluate,

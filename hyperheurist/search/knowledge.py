@@ -29,6 +29,11 @@ def usable(ev: Evaluation) -> bool:
     return ev.valid and ev.cost is not None and math.isfinite(ev.cost)
 
 
+def failed_gate(ev: Evaluation) -> str:
+    """Why an evaluation is not ``usable``: the gate it failed, or what it lacks."""
+    return ev.failed_gate or ("unscored" if ev.valid else "unknown")
+
+
 def cost_of(ev: Evaluation) -> float:
     """The cost of a usable evaluation (``usable`` is checked first)."""
     if ev.cost is None:

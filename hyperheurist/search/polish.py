@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from .knowledge import Scored, cost_of, memo_key, usable, where_inapplicable
+from .knowledge import Scored, cost_of, failed_gate, memo_key, usable, where_inapplicable
 from .state import Evaluation, State
 
 if TYPE_CHECKING:
@@ -87,13 +87,8 @@ def _round(a: Annealer, rng: random.Random, point: Scored, iteration: int) -> Sc
         seen.add(s.key)
         options.append((name, s))
     batch = [s for _, s in options if a.know.known(s, parent) is None]
-    if batch:
-        results = a.evaluate([(s, parent) for s in batch])
-        for s, res in zip(batch, results, strict=True):
-            a.know.record(s, parent, res)
-            a.pareto.add(s, res)
-        a.counters.evaluations += len(batch)
-        a.counters.polish_evaluations += len(batch)
+    a.evaluate_batch([(s, parent) for s in batch])
+    a.counters.polish_evaluations += len(batch)
     fresh = {s.key for s in batch}
     outcomes = [(name, s, ev) for name, s in options if (ev := a.know.known(s, parent)) is not None]
     chosen: tuple[str, State, Evaluation] | None = None
@@ -104,7 +99,7 @@ def _round(a: Annealer, rng: random.Random, point: Scored, iteration: int) -> Sc
         if s.key not in fresh:
             continue  # only what this round evaluated is journalled (a known outcome was judged before)
         a.record(_record(a, iteration, name, point, s, ev, chosen is not None and chosen[1].key == s.key))
-        _tally(a, name, usable(ev), ev.failed_gate)
+        _tally(a, name, ev)
     if chosen is None:
         return None
     name, s, ev = chosen
@@ -139,7 +134,7 @@ def _record(a: Annealer, iteration: int, move: str, point: Scored, s: State, ev:
     its evaluation was not this round's)."""
     parent, parent_ev = point
     delta = cost_of(ev) - cost_of(parent_ev) if usable(ev) else None
-    verdict = ("accepted" if accepted else "rejected") if usable(ev) else f"invalid:{ev.failed_gate or 'unknown'}"
+    verdict = ("accepted" if accepted else "rejected") if usable(ev) else f"invalid:{failed_gate(ev)}"
     return {"type": "step", "phase": "polish", "chain": None, "iteration": iteration, "temperature": 0.0,
             "move": move, "not_applicable": [], "parent": parent.key, "parent_digest": parent.candidate.digest,
             "proposal": s.key, "proposal_digest": s.candidate.digest, "verdict": verdict, "cost": ev.cost,
@@ -149,13 +144,13 @@ def _record(a: Annealer, iteration: int, move: str, point: Scored, s: State, ev:
             "unchecked": False, "delta": delta}
 
 
-def _tally(a: Annealer, move: str, valid: bool, gate: str | None) -> None:
+def _tally(a: Annealer, move: str, ev: Evaluation) -> None:
     st = a.stats[move]
     st.proposals += 1
     a.counters.proposals += 1
-    if valid:
+    if usable(ev):
         st.valid += 1
     else:
         st.invalid += 1
-        g = gate or "unknown"
-        a.counters.invalid[g] = a.counters.invalid.get(g, 0) + 1
+        gate = failed_gate(ev)
+        a.counters.invalid[gate] = a.counters.invalid.get(gate, 0) + 1
