@@ -8,14 +8,21 @@ SEEDS   ?= 3
 ITERATIONS ?=
 JOBS    ?= 2
 PYTEST_ARGS ?=
+# pytest-xdist workers; --dist loadscope keeps a module on one worker, so its module fixtures run once
+TEST_JOBS ?= 2
 
-.PHONY: setup demo test sweep sweep-quick bench formal qor costmodel lint clean
+.PHONY: setup demo check test sweep sweep-quick bench formal qor costmodel lint clean
 
 setup:
 	@bash tools/setup.sh
 
 demo: setup
 	$(HH) run benchmarks/adder32/design.yaml --out runs --quiet
+
+# the fast tier (under 3 minutes on 2 cores): ruff, then the trust-critical tests listed in tests/conftest.py
+check: setup
+	$(RUFF) check hyperheurist tests tools
+	$(PY) -m pytest -q -m check -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 
 test:
 	@HH_WITH_CHROMIUM=1 bash tools/setup.sh   # the report screenshot test needs headless Chromium

@@ -28,3 +28,41 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def repo() -> Path:
     return REPO
+
+
+# `make check`: the fast tier of trust-critical tests (sandbox and limits, a refuted broken design per gate,
+# golden argv, journal tamper, Ctrl-C/kill and resume). Listed here, in one place, rather than marked file by
+# file, so the tier is read at a glance; a module named here brings all its tests.
+CHECK_MODULES = {
+    "test_architecture",
+    "test_containment",
+    "test_formal_check",
+    "test_gates",
+    "test_golden_gates",
+    "test_golden_ppa",
+    "test_journal_tamper",
+    "test_mismatch_rules",
+    "test_netlist_sim",
+    "test_process_lifecycle",
+    "test_reference_policy",
+    "test_runner",
+    "test_sandbox_mounts",
+    "test_untrusted_rtl",
+}
+CHECK_TESTS = {
+    "test_faults.py::test_ctrl_c_stops_cleanly_and_resumes",
+    "test_faults.py::test_damaged_journal_resume_is_exit_2",
+    "test_formal.py::test_stuck_carry_adder_is_refuted_and_replayed",
+    "test_formal.py::test_golden_x_is_a_dont_care_candidate_x_is_a_difference",
+    "test_formal.py::test_a_check_the_wall_clock_stopped_is_a_tool_fault_never_a_verdict",
+    "test_bad_inputs.py::test_bad_configs_one_line_exit_2",
+    "test_bad_inputs.py::test_missing_and_unusable_paths",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.path.stem
+        name = f"{item.path.name}::{item.originalname}"  # parametrised tests by their function's name
+        if module in CHECK_MODULES or name in CHECK_TESTS:
+            item.add_marker(pytest.mark.check)
