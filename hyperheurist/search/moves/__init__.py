@@ -13,10 +13,12 @@ from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
 from .egraph import EgraphRewrite
 from .fsm import FsmEncoding
 from .llm import llm_moves
+from .looplift import LoopLift
 from .operators import OperatorLibrary
 from .params import TunableParamMove
 from .recipe import RecipeKnobMove, recipe_moves
 from .registers import DropDatapathReset, EnableGating
+from .truthtable import TruthTable
 from .wordlevel import CancelCompare, DecoderCompare, FoldConstants, SharePartialSum
 
 
@@ -25,7 +27,7 @@ def rtl_moves() -> list[Move]:
     return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating(),
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
             SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
-            CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite(), OperatorLibrary()]
+            CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite(), OperatorLibrary(), TruthTable(), LoopLift()]
 
 
 def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -> list[Move]:
@@ -44,6 +46,7 @@ def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -
 __all__ = [
     "BalanceChain", "CancelCompare", "CondIncrementToAdd", "ConstMultShiftAdd", "CounterDeadCompare", "CounterWidth",
     "DecoderCompare", "DropDatapathReset", "EgraphRewrite", "EnableGating", "FactorCommon", "FoldConstants",
-    "FsmEncoding", "NarrowAccumulator", "OperatorLibrary", "RecipeKnobMove", "ShareAddSub", "ShareMuxOperator",
-    "SharePartialSum", "SharedAbsDiff", "TunableParamMove", "default_moves", "llm_moves", "recipe_moves", "rtl_moves",
+    "FsmEncoding", "LoopLift", "NarrowAccumulator", "OperatorLibrary", "RecipeKnobMove", "ShareAddSub",
+    "ShareMuxOperator", "SharePartialSum", "SharedAbsDiff", "TruthTable", "TunableParamMove", "default_moves",
+    "llm_moves", "recipe_moves", "rtl_moves",
 ]
