@@ -19,6 +19,7 @@ from hyperheurist.recipe import ABC_SCRIPTS, Recipe, load_flow
 from hyperheurist.search.annealer import Annealer, anneal
 from hyperheurist.search.knowledge import memo_key
 from hyperheurist.search.moves.recipe import recipe_moves
+from hyperheurist.search.netlists import NetlistMemory
 from hyperheurist.search.schedule import (
     CALIBRATION_ITERATIONS,
     CALIBRATION_SAMPLES,
@@ -513,3 +514,63 @@ def test_the_finish_descends_by_the_cheapest_single_change_until_none_is_better(
     values = {make_state(v).key: v for v in range(-10, 40)}
     second = [values[r["proposal"]] for r in records if r["accepted"] and not r["improved"]]
     assert second and max(second) < 17  # the descent from 0 went up, to nothing better than the best
+
+
+# ---- what is known about a knob holds in the recipe context it was seen in ------------------------------
+
+SCRIPT_COST = {"default": 1.0, "area": 1.02, "delay": 1.01, "resyn2": 1.03, "fast": 1.05}
+
+
+def _netlist_metrics(net: str) -> PPAMetrics:
+    return replace(fake_metrics(100, 2.0, 1.0), details={"netlist_digest": net})
+
+
+def _target_acts_under_delay_only(state: State) -> Evaluation:
+    """ABC's ``-D`` is inert under every script but ``delay``, where any target gives the cheapest netlists."""
+    r = state.recipe
+    target = r.abc_delay_target_ps if r.abc_script == "delay" else None
+    cost = SCRIPT_COST[r.abc_script] - (0.0 if target is None else 0.2 + target / 1e5)
+    return Evaluation(key=state.key, valid=True, cost=cost, metrics=_netlist_metrics(f"{r.abc_script}/{target}"))
+
+
+def test_a_knob_inert_under_one_script_is_still_tried_under_another():
+    """A delay target equal to none under the default ABC script said nothing about the ``delay`` script: a
+    family-wide prediction kept every target from being tried there (the chains sat idle and the best recipe,
+    ``delay`` with a target, was never found, on every seed)."""
+    flow = load_flow("default")
+    moves = [m for m in recipe_moves() if m.knob in ("abc_script", "abc_delay_target_ps")]
+    for seed in (1, 2, 3):
+        asked: list[State] = []
+
+        def evaluate(batch: list[tuple[State, State | None]], asked: list[State] = asked) -> list[Evaluation]:
+            asked.extend(s for s, _ in batch)
+            return [_target_acts_under_delay_only(s) for s, _ in batch]
+
+        start = make_state(0)
+        res = anneal([(start, _target_acts_under_delay_only(start))], moves,
+                     lambda s, e: MoveContext(design=None, flow=flow, metrics=e.metrics),  # type: ignore[arg-type]
+                     evaluate, Anneal(seed=seed, chains=2, iterations=12, polish=0), lambda r: None)
+        under = {s.recipe.abc_script for s in asked if s.recipe.abc_delay_target_ps is not None}
+        assert "default" in under  # the target was seen inert under the default script ...
+        assert "delay" in under  # ... and still asked under delay
+        assert res.best[0].recipe.abc_script == "delay" and res.best[0].recipe.abc_delay_target_ps is not None
+
+
+def test_knob_predictions_are_keyed_by_the_other_knobs():
+    """Unit level: over an RTL family, a value shown equal to another (or an unmet delay target) predicts
+    nothing under other knob settings, and still predicts under the same ones."""
+    mem = NetlistMemory()
+    default, delay = Recipe(), Recipe().with_(abc_script="delay")
+    parent = (make_state(0, default), Evaluation(key="p", valid=True, cost=1.0, metrics=_netlist_metrics("n")))
+    same = make_state(0, default.with_(abc_delay_target_ps=4000))
+    mem.learn(parent, (same, Evaluation(key=same.key, valid=True, cost=1.0, metrics=_netlist_metrics("n"))), True)
+    child = make_state(1, default)
+    mem.adopt(child, parent[0])  # an RTL move made it: the same family
+    assert mem.skip(child, make_state(1, default.with_(abc_delay_target_ps=1000)))  # tighter, same script
+    for rtl in (0, 1):
+        assert not mem.skip(make_state(rtl, delay), make_state(rtl, delay.with_(abc_delay_target_ps=4000)))
+        assert not mem.skip(make_state(rtl, delay), make_state(rtl, delay.with_(abc_delay_target_ps=1000)))
+    mem.ask(make_state(0, delay), make_state(0, delay.with_(abc_delay_target_ps=4000)))  # one question per batch
+    assert mem.skip(make_state(1, delay), make_state(1, delay.with_(abc_delay_target_ps=4000)))
+    assert not mem.skip(make_state(1, default.with_(opt_full=True)),
+                        make_state(1, default.with_(opt_full=True, abc_delay_target_ps=4000)))
