@@ -1,11 +1,11 @@
-"""A tool's resource limits, and how they reach it before it starts.
+"""A tool's resource limits, how they reach it before it starts, and how it is bound to hh's life.
 
 Unsandboxed, a ``preexec_fn`` sets them in the forked child (and PDEATHSIG, so a killed hh leaves no tool
 behind). Sandboxed, no ``preexec_fn``: it makes Python fork hh in full instead of vfork-ing it (measured on a
 loaded 2-core machine: 3.0 ms against 0.8 ms p10 for ``/usr/bin/true``; importing ctypes in each child, as this
 hook once did, cost 5 ms more). Instead bwrap's start gate (``StartGate``) holds the sandbox's first process
 before it starts the tool until hh has set the limits on it (``prlimit``); the tool inherits them from that
-process as it would from a preexec hook. bwrap's own ``--die-with-parent`` binds the sandbox to hh.
+process as it would from a preexec hook. bwrap's own ``--die-with-parent`` binds the running sandbox to hh.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ import os
 import resource
 import select
 import signal
+import struct
 import time
 from collections.abc import Callable, Sequence
 
 Limit = tuple[int, tuple[int, int]]  # (resource.RLIMIT_*, (soft, hard))
+PR_SET_PDEATHSIG = 1
 
 
 def rlimits(mem_mb: int | None, cpu_s: int | None, file_bytes: int) -> tuple[Limit, ...]:
@@ -47,50 +49,70 @@ def _prctl() -> Callable[..., int] | None:
 
 def preexec(limits: Sequence[Limit]) -> Callable[[], None]:
     """The unsandboxed child's hook: SIGKILL when hh dies (Linux PDEATHSIG), then the limits."""
-    prctl = _prctl()
+    prctl, parent = _prctl(), os.getpid()
 
     def apply() -> None:
         if prctl is not None:
-            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # hh died before the line above: no death signal will come
+                os.kill(os.getpid(), signal.SIGKILL)
         for which, value in limits:
             resource.setrlimit(which, value)
 
     return apply
 
 
+def die_with_parent() -> None:
+    """Bind this process (a pool worker) to its parent's life: SIGKILL when it dies, at once if it already has.
+    A forked worker holds both ends of its task queue, so it never sees end-of-file when hh dies."""
+    prctl, parent = _prctl(), os.getppid()
+    if prctl is not None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it died between the two calls
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 class GateError(OSError):
     """The limits could not be set on the sandbox (the tool was not started)."""
 
 
+# one classic-BPF instruction, ``return SECCOMP_RET_ALLOW``: a filter that lets every system call through
+ALLOW_ALL = struct.pack("=HBBI", 0x06, 0, 0, 0x7FFF0000)
+
+
 class StartGate:
     """bwrap's start gate for one sandbox. ``--info-fd``: bwrap's outer process writes the host pid of the
-    sandbox's first process once it has cloned it (and has set its own PDEATHSIG); ``--block-fd``: that process
-    waits for one byte before it starts the tool; ``--sync-fd``: it holds the gate's write end itself, so the
-    gate never reads end-of-file: an hh that dies before opening it leaves a sandbox waiting, never a tool
-    running without limits. The tool inherits none of the three descriptors (bwrap closes them first)."""
+    sandbox's first process once it has cloned it (and has set its own PDEATHSIG); ``--seccomp``: that process
+    reads a system-call filter from a pipe to its end before it starts the tool. hh holds the only write end
+    and writes an allow-everything filter once the limits are set. When hh dies first (SIGKILL, the OOM killer,
+    a crash), the kernel closes that end: the sandbox reads an empty filter, which the kernel refuses, and
+    bwrap exits without starting the tool. So a gate neither outlives hh nor lets a tool run without its
+    limits. (The gate was once ``--block-fd`` with bwrap holding the write end itself, as ``--sync-fd``: bwrap
+    never saw end-of-file and a sandbox whose hh died waited forever, reparented to init; ``--block-fd``
+    alone would start the tool unlimited on end-of-file.) The tool inherits neither descriptor."""
 
     def __init__(self) -> None:
         self._info_r, self._info_w = os.pipe()
-        self._block_r, self._block_w = os.pipe()
-        self._open = [self._info_r, self._info_w, self._block_r, self._block_w]
+        self._gate_r, self._gate_w = os.pipe()
+        self._open = [self._info_r, self._info_w, self._gate_r, self._gate_w]
 
     def args(self) -> list[str]:
-        return ["--info-fd", str(self._info_w), "--block-fd", str(self._block_r), "--sync-fd", str(self._block_w)]
+        return ["--info-fd", str(self._info_w), "--seccomp", str(self._gate_r)]
 
     def command(self, bwrap_argv: Sequence[str]) -> list[str]:
         """A bwrap command line (``sandbox.Sandbox.wrap``) with this gate's options."""
         return [bwrap_argv[0], *self.args(), *bwrap_argv[1:]]
 
     def fds(self) -> tuple[int, ...]:
-        """What the bwrap process must inherit (``pass_fds``)."""
-        return self._info_w, self._block_r, self._block_w
+        """What the bwrap process must inherit (``pass_fds``): the info's write end, the gate's read end."""
+        return self._info_w, self._gate_r
 
     def open(self, limits: Sequence[Limit], deadline: float) -> None:
         """Once bwrap runs: set ``limits`` on the sandbox's first process, then let it start the tool. Returns
         without doing either when bwrap ends before it cloned (its own error then is in its stderr) or
         ``deadline`` passes (the caller kills it). GateError when the kernel refuses the limits."""
         self._close(self._info_w)  # bwrap's ends: hh holds the info's read end and the gate's write end
-        self._close(self._block_r)
+        self._close(self._gate_r)
         info = b""
         while True:
             ready, _, _ = select.select([self._info_r], [], [], max(0.0, deadline - time.monotonic()))
@@ -112,8 +134,11 @@ class StartGate:
         except OSError as exc:
             raise GateError(exc.errno, f"cannot set the tool's resource limits in the sandbox (prlimit: "
                                        f"{exc.strerror})") from None
-        os.write(self._block_w, b"1")
-        self.close()
+        try:
+            os.write(self._gate_w, ALLOW_ALL)  # 8 bytes: one write into an empty pipe, never partial
+        except BrokenPipeError:
+            return  # the sandbox is gone already: bwrap reports why
+        self.close()  # end-of-file after the filter: the tool starts
 
     def close(self) -> None:
         for fd in list(self._open):

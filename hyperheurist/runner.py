@@ -170,8 +170,8 @@ def _start_error(exe: str, exc: OSError | subprocess.SubprocessError) -> ToolErr
 
 
 def _gate_note(limits: Sequence[Limit]) -> str:
-    """The .sandbox file's first line: the limits, which hh's start gate (``--info-fd``, ``--block-fd`` and
-    ``--sync-fd``, added to the line below) set on the sandbox before the tool started."""
+    """The .sandbox file's first line: the limits, which hh's start gate (``--info-fd`` and ``--seccomp``, added
+    to the line below) set on the sandbox before the tool started."""
     names = {resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_AS: "as", resource.RLIMIT_CPU: "cpu",
              resource.RLIMIT_CORE: "core"}
     given = " ".join(f"--{names.get(which, str(which))}={soft}:{hard}" for which, (soft, hard) in limits)

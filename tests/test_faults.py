@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from processes import left_behind
 from runrecord import check_run_record
 
 from hyperheurist.jsonio import read_jsonl
@@ -125,6 +126,8 @@ def _kill_when(proc: subprocess.Popen, out: Path, lines: int, extra_s: float) ->
     else:
         seen = -1
     proc.communicate()
+    left = left_behind(out)  # nothing hh started outlives it (issue 33: a sandbox waiting at its start gate did)
+    assert not left, "\n".join(left)
     return seen
 
 
@@ -188,6 +191,7 @@ def test_ctrl_c_stops_cleanly_and_resumes(reference, tmp_path: Path) -> None:
         assert_same_as_reference(run, reference)
         return
     assert proc.returncode == 130, stderr
+    assert not left_behind(tmp_path)
     assert f"hh run --resume {run}" in stderr and len(stderr.strip().splitlines()) == 1, stderr
     summary = json.loads((run / "summary.json").read_text())
     assert summary["status"] == "interrupted" and summary["interrupted_by"] == "SIGINT"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 from fake_tools import sleeping_on
+from processes import left_behind
 from runrecord import check_run_record
 from seednames import kind_by_header, kind_by_name
 
@@ -177,6 +178,7 @@ def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     assert alive and journal is not None, "the run ended or never reached Phase 2 before the kill"
+    assert not left_behind(out), "a process hh started outlived it"
     run_dir = journal.parent
     assert not (run_dir / "summary.json").exists()
     res = hh("run", "--resume", str(run_dir), "--quiet")

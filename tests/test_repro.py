@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from processes import left_behind
 from runrecord import check_run_record
 
 from hyperheurist.jsonio import read_jsonl
@@ -169,6 +170,7 @@ def test_kill_in_phase1_or_phase2_then_resume_equals_uninterrupted(two_valid, tm
         time.sleep(0.005)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    assert not left_behind(out), "a process hh started outlived it"
     (run,) = [p for p in out.glob("*/*") if p.is_dir()]
     res = resume(run, tmp_path / "cache", "--jobs", "2")
     assert res.returncode == 0, res.stderr

@@ -18,6 +18,7 @@ from ..errors import ConfigError, StorageError, ToolError
 from ..evaluate import EvalTask, Outcome, worker_init
 from ..executors import Executor, make_executor
 from ..journal import INFRA, Journal, file_digest
+from ..rlimits import die_with_parent
 from ..rundir import RunDir, default_jobs
 from ..runner import set_run_commands_file
 from ..search.state import Evaluation
@@ -182,7 +183,9 @@ def _worker_init(commands_file: str | None) -> None:
     """Pool workers leave Ctrl-C to the parent (which stops after the iteration, resumable): a worker
     killed by the terminal's SIGINT would break the pool. SIGTERM gets its default action back: a
     forked worker inherits the parent's stop-flag handler, which would make it ignore the SIGTERM the
-    pool sends when another worker died, and the pool's shutdown would wait for it forever."""
+    pool sends when another worker died, and the pool's shutdown would wait for it forever. A worker dies
+    with hh (``rlimits.die_with_parent``): killed hh once left its workers waiting for work forever."""
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     worker_init(commands_file)

@@ -1,0 +1,62 @@
+"""Which processes a run left behind: every process whose command line or working folder lies under a folder
+(the run's, its stage folders'), read from /proc. Used after a kill to check that nothing hh started outlives it."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
+
+
+def under(root: Path) -> list[str]:
+    """``pid ppid name: cmdline (cwd)`` of each live process (not a zombie, not this one) started in or for
+    ``root``: its command line names a path in it, or its working folder is in it."""
+    mark = str(Path(root).resolve())
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        stat = _read(f"/proc/{pid}/stat").decode(errors="replace")
+        if not stat or stat.rsplit(")", 1)[-1].split()[0] == "Z":
+            continue
+        argv = _read(f"/proc/{pid}/cmdline").decode(errors="replace").split("\0")
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            cwd = ""
+        if cwd == mark or cwd.startswith(mark + "/") or any(mark in a for a in argv):
+            ppid = stat.rsplit(")", 1)[-1].split()[1]
+            name = stat[stat.find("(") + 1:stat.rfind(")")]
+            out.append(f"{pid} ppid={ppid} {name}: {' '.join(argv)[:300]} (cwd {cwd})")
+    return out
+
+
+def left_behind(root: Path, grace_s: float = 20.0) -> list[str]:
+    """What is still running for ``root`` once ``grace_s`` has passed (processes killed through a parent-death
+    signal need a moment to go); empty as soon as nothing is."""
+    deadline = time.monotonic() + grace_s
+    while True:
+        left = under(root)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+def wait_for(root: Path, names: tuple[str, ...], timeout_s: float = 120.0, alive=lambda: True) -> str | None:
+    """The first process for ``root`` whose name is one of ``names``, once one runs (None: none before the timeout
+    or before ``alive()`` turned false)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and alive():
+        for line in under(root):
+            if line.split(":", 1)[0].split(" ", 2)[-1] in names:
+                return line
+        time.sleep(0.005)
+    return None

@@ -1,0 +1,119 @@
+"""No process outlives hh: after a SIGKILL of hh at seeded random points (inside a sandbox launch, while a
+simulator, an equivalence engine or a synthesis runs, with and without the worker pool) or a Ctrl-C, nothing it
+started is left running: no process whose command line or working folder lies under the run or stage folders
+(a bwrap waiting at its start gate, reparented to init, once was)."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from processes import left_behind, wait_for
+
+HH = [sys.executable, "-m", "hyperheurist"]
+ALU = Path(__file__).parent / "data" / "gates" / "alu"
+FLOW = Path(__file__).parent / "data" / "flow" / "design.yaml"
+pytestmark = pytest.mark.tools
+
+# Loaded into the killed hh only (Python imports ``sitecustomize`` from PYTHONPATH at start): the Nth sandbox
+# launch (the first is the sandbox probe, whose folder is /) kills hh itself, before (``before``) or after
+# (``after``) hh has opened the sandbox's start gate.
+DIE_AT_LAUNCH = """
+import os, signal
+from hyperheurist import rlimits
+
+_open, _n = rlimits.StartGate.open, [0]
+_at, _when = int(os.environ["HH_TEST_DIE_AT"]), os.environ["HH_TEST_DIE_WHEN"]
+
+def _open_and_die(self, *args, **kwargs):
+    _n[0] += 1
+    if _n[0] == _at and _when == "before":
+        os.kill(os.getpid(), signal.SIGKILL)
+    out = _open(self, *args, **kwargs)
+    if _n[0] == _at:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return out
+
+rlimits.StartGate.open = _open_and_die
+"""
+
+
+def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen([*HH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, **(env or {})})
+
+
+def dying_env(tmp_path: Path, at: int, when: str) -> dict[str, str]:
+    hook = tmp_path / "hook"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(DIE_AT_LAUNCH)
+    path = os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))
+    return {"PYTHONPATH": path, "HH_TEST_DIE_AT": str(at), "HH_TEST_DIE_WHEN": when}
+
+
+def finish(proc: subprocess.Popen[str]) -> None:
+    """Kill what is left of hh's own process group (its pool workers) and reap it: only what hh started
+    elsewhere (the tools, in sessions of their own) is then left to check."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate(timeout=60)
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_gate_killed_inside_a_sandbox_launch_leaves_no_process(tmp_path: Path, trial: int) -> None:
+    """hh dies (SIGKILL, what the OOM killer does) at a launch, with the sandbox started and waiting at its gate,
+    or just after the gate let the tool start. The gate once held its own write end: the sandbox waited forever."""
+    rng = random.Random(33_000 + trial)
+    at, when = rng.randrange(2, 10), ("before", "before", "after")[trial]
+    work = tmp_path / "work"
+    proc = start("gate", str(ALU / "design.yaml"), str(ALU / "good.v"), "--workdir", str(work),
+                 env=dying_env(tmp_path, at, when))
+    proc.communicate(timeout=300)
+    assert proc.returncode == -signal.SIGKILL, f"hh was not killed at launch {at} (exit {proc.returncode})"
+    left = left_behind(work)
+    assert not left, f"killed at launch {at} ({when} the gate opened), still running:\n" + "\n".join(left)
+
+
+@pytest.mark.parametrize(("jobs", "tools"), [("1", ("vvp", "iverilog", "ivl")),
+                                             ("2", ("yosys-abc", "yosys", "vvp", "verilator_bin"))])
+def test_run_killed_while_a_tool_runs_leaves_no_process(tmp_path: Path, jobs: str, tools: tuple[str, ...]) -> None:
+    """SIGKILL of hh's own process only (not its group) while a simulator, an equivalence engine or a synthesis
+    runs, inline or in a pool worker: the tools and the workers go with it."""
+    out = tmp_path / "runs"
+    proc = start("run", str(FLOW), "--out", str(out), "--quiet", "--no-report", "--jobs", jobs,
+                 "--set", "verification.equivalence.enabled=true")
+    try:
+        seen = wait_for(out, tools, alive=lambda: proc.poll() is None)
+        assert seen is not None, "the run ended before one of the tools ran"
+        os.kill(proc.pid, signal.SIGKILL)
+        left = left_behind(out)
+    finally:
+        finish(proc)
+    assert not left, f"hh killed while {seen} ran; still running:\n" + "\n".join(left)
+
+
+def test_gate_ctrl_c_exits_130_and_leaves_no_process(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the foreground group) while a sandboxed tool runs: exit 130, one line, nothing left."""
+    work = tmp_path / "work"
+    proc = start("gate", str(ALU / "design.yaml"), str(ALU / "good.v"), "--workdir", str(work))
+    try:
+        seen = wait_for(work, ("bwrap",), alive=lambda: proc.poll() is None)
+        assert seen is not None, "the gate ended before a tool ran"
+        time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            finish(proc)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    left = left_behind(work)
+    assert not left, "after Ctrl-C, still running:\n" + "\n".join(left)
