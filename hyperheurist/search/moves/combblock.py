@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pyslang import ast
 
 from ...egraph.bind import Binder, Bound, Unliftable, index, resize, truthy
-from ...egraph.ir import Term, TermError, const, node, subterms
-from ...egraph.share import folded
+from ...egraph.ir import Term, TermError, const, evaluate, node, subterms
 from ...hdl.parse import Syntax, elaborate, parse
 
 S = ast.StatementKind
@@ -82,6 +81,38 @@ class _Binder(Binder):
         if any(b is None for b in taken):
             raise Unliftable(f"{base.symbol.name} read before it is written")
         return word([b for b in taken if b is not None])
+
+
+_FOLDED: dict[Term, Term] = {}  # fixed points and results, kept while one block runs (``execute`` clears it)
+
+
+def folded(t: Term) -> Term:
+    """``t`` with operators of constant operands folded and muxes of a constant select resolved, every
+    node folded once per block (values read again and again are not walked again: a 16-step counting
+    loop walked its whole history at every bit otherwise)."""
+    todo = [(t, False)]
+    while todo:
+        x, expanded = todo.pop()
+        if x in _FOLDED:
+            continue
+        if not expanded:
+            todo.append((x, True))
+            todo += [(a, False) for a in x.args if a not in _FOLDED]
+            continue
+        args = tuple(_FOLDED[a] for a in x.args)
+        if x.op == "mux" and args[0].op == "const":
+            out = args[1] if args[0].value else args[2]
+        elif x.op == "mux" and args[1] == args[2]:
+            out = args[1]
+        elif args and all(a.op == "const" for a in args):
+            out = const(evaluate(Term(x.op, x.width, args, x.name, x.value), {}), x.width)
+        elif any(n is not a for n, a in zip(args, x.args, strict=True)):
+            out = Term(x.op, x.width, args, x.name, x.value)
+        else:
+            out = x
+        _FOLDED[x] = out
+        _FOLDED.setdefault(out, out)
+    return _FOLDED[t]
 
 
 def word(bits: list[Term]) -> Term:
@@ -318,10 +349,13 @@ def execute(sym: ast.ProceduralBlockSymbol, text: str) -> Block | None:
         return None
     r = syn.sourceRange
     ex = Executor()
+    _FOLDED.clear()
     try:
         ex.run(body)
     except (Unliftable, TermError, RecursionError):
         return None
+    finally:
+        _FOLDED.clear()
     assigned = {n for n in ex.env if n not in ex.locals}
     outputs: dict[str, Term] = {}
     for name in sorted(assigned):

@@ -30,6 +30,7 @@ from .verilog import Edit
 
 EXHAUSTIVE_BITS = 12  # 4096 points
 RANDOM_POINTS = 256
+FIRST_POINTS = 24  # points every candidate is tried on before all of them
 MIN_BITS = 4  # single-bit selects that make a lifted assignment a bit-level chain
 MAX_INPUTS = 6  # names a cone reads (pairs x carries grow with the square)
 MAX_WIDTH = 64
@@ -129,23 +130,24 @@ def lifts(terms: dict[str, Term], seed: str, compares_first: bool = True) -> dic
     names = support(list(terms.values()))
     if not names or len(names) > MAX_INPUTS or max(names.values()) > MAX_WIDTH:
         return None
+    if sum(1 for w in names.values() if w >= 2) < 2:
+        return None  # no two words to operate on
     pts = points(names, seed)
-    want = {k: [evaluate(t, p) for p in pts] for k, t in terms.items()}
+    first = pts[:FIRST_POINTS]
+    # every target at a few points first: most operators are ruled out there, before a full evaluation
+    quick = {k: [evaluate(t, p) for p in first] for k, t in terms.items()}
+    want: dict[str, list[int]] = {}
     found: dict[str, Term] = {}
     for r, n in operations(names, compares_first):
-        values: list[int] | None = None
         for k, t in terms.items():
             if k in found:
                 continue
             for cand in outputs(r, n, t.width):
-                if values is None:
-                    values = [evaluate(r, p) for p in pts]
-                mask = (1 << cand.width) - 1
-                sliced = cand.op == "slice" and cand.args[0] is r
-                low = cand.value if sliced else 0
-                got = [(v >> low) & mask for v in values] if sliced or cand is r else \
-                    [evaluate(cand, p) for p in pts]
-                if got == want[k]:
+                if [evaluate(cand, p) for p in first] != quick[k]:
+                    continue
+                if k not in want:
+                    want[k] = [evaluate(t, p) for p in pts]
+                if [evaluate(cand, p) for p in pts] == want[k]:
                     found[k] = cand
                     break
         if len(found) == len(terms):
