@@ -81,7 +81,7 @@ def _ray_call(fn: Callable[[Any], Any], item: Any, initializer: Callable[..., No
 def ray_env_vars(environ: dict[str, str] | None = None) -> dict[str, str]:
     """What the workers get from the driver's environment: ``HH_*`` settings (tool overrides, cache
     folder) and ``PATH``; never secrets (tools never see API keys)."""
-    from .runner import SECRET_ENV
+    from .secrets import SECRET_ENV
 
     env = dict(os.environ if environ is None else environ)
     return {k: v for k, v in env.items() if k.startswith(("HH_", "PATH")) and not SECRET_ENV.search(k)}

@@ -28,14 +28,9 @@ from .errors import ToolError
 from .rlimits import GateError, Limit, StartGate, preexec, rlimits
 from .sandbox import BASE_PATH, Sandbox, check_mode, probe
 from .sandbox import tool_env as sandbox_env
+from .secrets import SECRET_ENV
 from .tools import tool_env, tool_path
 
-SECRET_ENV = re.compile(
-    r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|_PAT$)"
-    r"|^(OPENAI_|ANTHROPIC_|AZURE_|AWS_|GOOGLE_|GCP_|GEMINI_|MISTRAL_|COHERE_|GROQ_|HF_|HUGGING|GH_|GITHUB_|GITLAB_"
-    r"|NPM_|PYPI_|TWINE_|DOCKER_|SSH_AUTH|GPG_|VAULT_)",
-    re.I,
-)
 BWRAP_FAILED = re.compile(r"\Abwrap: (execvp|Can't|Failed|Creating|No permission|setting up)")  # bwrap's own failure
 DEFAULT_MEM_MB = 4096  # address-space cap when the caller gives none (limits.tool_mem_mb's default)
 MEMORY_ERRORS = re.compile(

@@ -46,7 +46,7 @@ def test_filelist_incdir_define_nesting_comments_and_env(proj: Path, monkeypatch
     monkeypatch.setenv("PROJ_ROOT", str(proj))
     (proj / "sub.f").write_text("# nested\n-f rtl.f   // again\n+define+A=2+B\n-D C=x -I $PROJ_ROOT/rtl\n"
                                 "${PROJ_ROOT}/rtl/acc_top.sv\n")
-    ss = parse_filelist(proj / "sub.f")
+    ss = parse_filelist(proj / "sub.f", env={"PROJ_ROOT"})
     assert [p.name for p in ss.files] == ["acc_top.sv", "acc_stage.sv", "acc_pkg.sv"]  # no repeats
     assert ss.include_dirs == [proj / "include", proj / "rtl"]
     assert ss.defines == {"HH_PROJECT_MODE": "1", "A": "2", "B": "", "C": "x"}
@@ -59,12 +59,13 @@ def test_filelist_incdir_define_nesting_comments_and_env(proj: Path, monkeypatch
     ("+define+A=a b", ["bad.f:2"]),
     ("+define+1X", ["bad.f:2", "define '1X': not a Verilog identifier"]),
     ("$NO_SUCH_VAR/x.v", ["bad.f:2", "$NO_SUCH_VAR is not set"]),
+    ("$HOME/x.v", ["bad.f:2", "$HOME", "filelist_env"]),  # set, but not named in filelist_env
     ("-f bad.f", ["nested more than"]),
 ])
 def test_filelist_errors_name_file_and_line(proj: Path, line: str, words: list[str]) -> None:
     (proj / "bad.f").write_text(f"rtl/acc_top.sv\n{line}\n")
     with pytest.raises(ConfigError) as exc:
-        parse_filelist(proj / "bad.f")
+        parse_filelist(proj / "bad.f", env={"NO_SUCH_VAR"})
     for w in words:
         assert w in str(exc.value)
 

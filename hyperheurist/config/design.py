@@ -12,6 +12,7 @@ from pydantic import ValidationInfo, field_validator, model_validator
 from ..hdl.literals import define, identifier
 from ..inputs import input_problem
 from ..project.filelist import is_filelist
+from ..secrets import is_secret_name
 from .generation import Generation
 from .interface import Interface
 from .limits import Limits
@@ -29,6 +30,8 @@ class DesignConfig(Model):
     top: str
     spec: Path
     description: str | None = None
+    # environment variables a filelist may expand ($VAR, ${VAR}); none by default, never a secret's name
+    filelist_env: list[str] = []
     # the design's RTL: files, globs, folders, filelists ("-f x.f" or "x.f"); what hh gate/ppa use without files
     sources: list[str] = []
     include_dirs: list[Path] = []  # folders `include "x.vh" is looked up in; the headers travel with the design
@@ -48,13 +51,23 @@ class DesignConfig(Model):
     def _spec(cls, v: object, info: ValidationInfo) -> Path | None:
         return resolve_file(v, info)
 
+    @field_validator("filelist_env")
+    @classmethod
+    def _filelist_env(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                raise ValueError(f"{name!r} is not an environment variable name")
+            if is_secret_name(name):
+                raise ValueError(f"{name} looks like a secret (key, token, password...): never expanded")
+        return v
+
     @field_validator("sources", mode="before")
     @classmethod
     def _sources(cls, v: object, info: ValidationInfo) -> list[str]:
         entries = [v] if isinstance(v, str) else v
         if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
             raise ValueError("expected a path or a list of paths (files, globs, folders, filelists)")
-        check_sources(entries, base_of(info))
+        check_sources(entries, base_of(info), info.data.get("filelist_env", ()))
         return [absolute_entry(e, base_of(info)) for e in entries]  # resolved.yaml holds absolute paths
 
     @field_validator("include_dirs", mode="before")

@@ -10,9 +10,9 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import ConfigError
+from . import yamlsafe
 from .design import DesignConfig
 
-MAX_YAML_DEPTH = 32  # design.yaml nests four levels; anything this deep is a mistake (or an attack on the parser)
 PLAIN_KEY = re.compile(r"[A-Za-z0-9_$-]+")
 
 
@@ -69,9 +69,10 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        data = yaml.safe_load(text)
-    except RecursionError:
-        raise ConfigError(f"{path}: nested too deeply (more than {MAX_YAML_DEPTH} levels)") from None
+        data = yamlsafe.load(text)
+    except yamlsafe.YamlLimitError as exc:
+        where = f":{exc.line}" if exc.line else ""
+        raise ConfigError(f"{path}{where}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)  # only MarkedYAMLError carries a position
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -81,8 +82,6 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: file is empty")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: top level must be a mapping, got {type(data).__name__}")
-    if _nesting(data) > MAX_YAML_DEPTH:
-        raise ConfigError(f"{path}: nested too deeply (more than {MAX_YAML_DEPTH} levels)")
     return data
 
 
@@ -103,18 +102,6 @@ def load_design(path: str | Path, overrides: dict[str, Any] | None = None) -> De
     except ValidationError as exc:
         raise ConfigError(format_validation_error(path, exc)) from None
     return cfg.model_copy(update={"source": path, "base_dir": path.parent})
-
-
-def _nesting(data: object) -> int:
-    """Depth of nested mappings/lists (iterative: a deep document must not exhaust the stack)."""
-    deepest, stack = 0, [(data, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, (dict, list)):
-            deepest = max(deepest, depth)
-            if depth <= MAX_YAML_DEPTH:
-                stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node))
-    return deepest
 
 
 def _check_seed_glob(path: Path, seeds: str | None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 from pydantic import ValidationInfo
@@ -51,10 +52,10 @@ def absolute_entry(entry: str, base: Path) -> str:
     return flag + str(p if p.is_absolute() else base / p)
 
 
-def check_sources(entries: list[str], base: Path) -> None:
+def check_sources(entries: list[str], base: Path, env: Collection[str] = ()) -> None:
     """Every entry must resolve (files exist, filelists parse); the ConfigError's text becomes the field's error."""
     try:
-        expand(entries, base, "@")
+        expand(entries, base, "@", env)
     except ConfigError as exc:  # the field's location is added by the loader: no second name here
         raise ValueError(re.sub(r"^@(\[\d+\])?: ", lambda m: f"entry {m.group(1)}: " if m.group(1) else "",
                                 str(exc))) from None

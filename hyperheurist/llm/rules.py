@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from ..config import yamlsafe
 from ..errors import ConfigError
 from ..jsonio import read_json, write_json, write_text_atomic
 
@@ -105,8 +106,8 @@ class RuleMemory:
     @staticmethod
     def _read_shared(path: Path) -> list[Rule]:
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            data = yamlsafe.load(path.read_text(encoding="utf-8")) or []
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, yamlsafe.YamlLimitError) as exc:
             raise ConfigError(f"{path}: cannot read rules file: {str(exc).splitlines()[0]}") from None
         if not isinstance(data, list):
             raise ConfigError(f"{path}: rules file must be a YAML list of rules")

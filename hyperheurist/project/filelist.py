@@ -5,7 +5,10 @@ a source set into a Candidate. A filelist is the format simulators and FuseSoC/E
 one entry per line (or several on a line), ``//`` and ``#`` comments, ``-f``/``-F`` nesting,
 ``+incdir+A+B``, ``-I A``, ``+define+X=1+Y``, ``-D X=1``; relative paths are relative to the
 filelist's folder (``-F``, and ``-f`` too: a design's filelist must not depend on the caller's cwd);
-``$VAR``/``${VAR}`` are expanded from the environment.
+``$VAR``/``${VAR}`` are expanded from the environment only for the names design.yaml lists in ``filelist_env``
+and never for a name that looks like a secret (hh's own environment holds the LLM key). Every file named is an
+input like any other (``inputs.input_problem``): no kernel or device file, no link from inside a folder that
+leads out of it, regular files only.
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ import glob
 import os
 import re
 import shlex
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..hdl.literals import LiteralError, define
+from ..inputs import input_problem
+from ..secrets import is_secret_name
 
 RTL_EXT = (".v", ".sv")
 FILELIST_EXT = (".f", ".vc", ".fl")
@@ -47,9 +53,14 @@ def is_filelist(text: str) -> bool:
     return text.lower().endswith(FILELIST_EXT)
 
 
-def _expand_env(text: str, where: str) -> str:
+def _expand_env(text: str, where: str, env: Collection[str]) -> str:
     def sub(m: re.Match[str]) -> str:
         var = m.group(1) or m.group(2)
+        if is_secret_name(var):
+            raise ConfigError(f"{where}: ${var} names a secret; it is never expanded in a filelist")
+        if var not in env:
+            raise ConfigError(f"{where}: ${var}: a filelist's environment variables are expanded only when "
+                              "design.yaml names them in filelist_env")
         if var not in os.environ:
             raise ConfigError(f"{where}: ${var} is not set")
         return os.environ[var]
@@ -65,8 +76,9 @@ def _define(text: str, out: SourceSet, where: str) -> None:
     out.defines[name] = value
 
 
-def parse_filelist(path: Path, depth: int = 0) -> SourceSet:
-    """Read a filelist; errors name the filelist and line."""
+def parse_filelist(path: Path, depth: int = 0, env: Collection[str] = ()) -> SourceSet:
+    """Read a filelist; errors name the filelist and line. ``env``: the variables it may expand."""
+    _check_input(Path(os.path.abspath(path)), None, str(path))
     path = Path(path).resolve()
     if depth > MAX_DEPTH:
         raise ConfigError(f"{path}: filelists nested more than {MAX_DEPTH} deep")
@@ -82,7 +94,7 @@ def parse_filelist(path: Path, depth: int = 0) -> SourceSet:
         if not line:
             continue
         try:
-            tokens = shlex.split(_expand_env(line, where))
+            tokens = shlex.split(_expand_env(line, where, env))
         except ValueError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         i = 0
@@ -98,7 +110,7 @@ def parse_filelist(path: Path, depth: int = 0) -> SourceSet:
                 elif tok == "-D":
                     _define(nxt, out, where)
                 else:
-                    out.merge(parse_filelist(_file(base, nxt, where), depth + 1))
+                    out.merge(parse_filelist(_file(base, nxt, where), depth + 1, env))
             elif tok.startswith("+incdir+"):
                 for d in filter(None, tok[len("+incdir+"):].split("+")):
                     out.merge(SourceSet(include_dirs=[_dir(base, d, where)]))
@@ -118,11 +130,19 @@ def parse_filelist(path: Path, depth: int = 0) -> SourceSet:
     return out
 
 
+def _check_input(given: Path, base: Path | None, where: str) -> None:
+    problem = input_problem(given, base)
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
+
+
 def _file(base: Path, text: str, where: str) -> Path:
-    p = Path(text).expanduser()
-    p = (p if p.is_absolute() else base / p).resolve()
+    given = Path(text).expanduser()
+    given = given if given.is_absolute() else base / given
+    p = given.resolve()
     if not p.is_file():
         raise ConfigError(f"{where}: file not found: {p}")
+    _check_input(given, base, where)
     return p
 
 
@@ -134,35 +154,41 @@ def _dir(base: Path, text: str, where: str) -> Path:
     return p
 
 
-def expand_entry(entry: str, base: Path, where: str) -> SourceSet:
+def expand_entry(entry: str, base: Path, where: str, env: Collection[str] = ()) -> SourceSet:
     """One ``sources:`` entry: a file, a glob, a folder (its .v/.sv files) or a filelist (``-f X`` or ``X.f``)."""
     text = entry.strip()
     if text.startswith(("-f ", "-F ")):
-        return parse_filelist(_file(base, text[3:].strip(), where))
+        return parse_filelist(_file(base, text[3:].strip(), where), env=env)
     p = Path(text).expanduser()
     p = p if p.is_absolute() else base / p
     if glob.has_magic(text):
-        matches = sorted(Path(m).resolve() for m in glob.glob(str(p), recursive=True))
+        matches = sorted(Path(m) for m in glob.glob(str(p), recursive=True))
         files = [m for m in matches if m.is_file()]
         if not files:
             raise ConfigError(f"{where}: no file matches {text}")
         out = SourceSet()
         for m in files:
-            out.merge(parse_filelist(m) if is_filelist(m.name) else SourceSet(files=[m]))
+            _check_input(m, base, where)
+            m = m.resolve()
+            out.merge(parse_filelist(m, env=env) if is_filelist(m.name) else SourceSet(files=[m]))
         return out
+    if p.resolve().is_dir():
+        folder = p.resolve()
+        listed = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in RTL_EXT)
+        if not listed:
+            raise ConfigError(f"{where}: no .v or .sv file in {folder}")
+        for f in listed:  # a link in the folder to a file elsewhere is refused, like any input's
+            _check_input(f, p, where)
+        return SourceSet(files=[f.resolve() for f in listed], include_dirs=[folder])
+    if not p.resolve().is_file():
+        raise ConfigError(f"{where}: file not found: {p.resolve()}")
+    _check_input(p, base, where)
     p = p.resolve()
-    if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in RTL_EXT)
-        if not files:
-            raise ConfigError(f"{where}: no .v or .sv file in {p}")
-        return SourceSet(files=files, include_dirs=[p])
-    if not p.is_file():
-        raise ConfigError(f"{where}: file not found: {p}")
-    return parse_filelist(p) if is_filelist(p.name) else SourceSet(files=[p])
+    return parse_filelist(p, env=env) if is_filelist(p.name) else SourceSet(files=[p])
 
 
-def expand(entries: list[str], base: Path, where: str) -> SourceSet:
+def expand(entries: list[str], base: Path, where: str, env: Collection[str] = ()) -> SourceSet:
     out = SourceSet()
     for i, e in enumerate(entries):
-        out.merge(expand_entry(e, base, f"{where}[{i}]" if len(entries) > 1 else where))
+        out.merge(expand_entry(e, base, f"{where}[{i}]" if len(entries) > 1 else where, env))
     return out

@@ -8,12 +8,14 @@ ordering files by hand; a filelist's own order is otherwise kept.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from ..candidate import Candidate
 from ..config import DesignConfig
 from ..errors import ConfigError, InputError
+from ..inputs import input_problem
 from .filelist import RTL_EXT, SourceSet, expand, parse_filelist
 
 _INCLUDE = re.compile(r'^\s*`include\s+"([^"]+)"', re.M)
@@ -107,7 +109,7 @@ def candidate_from(ss: SourceSet, design: DesignConfig, *, origin: str, label: s
 def design_sources(design: DesignConfig) -> SourceSet:
     if not design.sources:
         raise ConfigError(f"{design.source}: no RTL given: pass files, -f FILELIST, or set sources: in design.yaml")
-    return expand(design.sources, design.base_dir or Path("."), f"{design.source}: sources")
+    return expand(design.sources, design.base_dir or Path("."), f"{design.source}: sources", design.filelist_env)
 
 
 def cli_sources(design: DesignConfig, files: tuple[str, ...], filelists: tuple[str, ...]) -> SourceSet:
@@ -118,12 +120,18 @@ def cli_sources(design: DesignConfig, files: tuple[str, ...], filelists: tuple[s
     for f in filelists:
         if not Path(f).is_file():
             raise InputError(f"-f {f}: file not found")
-        out.merge(parse_filelist(Path(f)))
+        out.merge(parse_filelist(Path(f), env=design.filelist_env))
     for f in files:
         p = Path(f)
         if not p.is_file():
             raise InputError(f"{p}: file not found")
-        out.merge(parse_filelist(p) if p.suffix.lower() in (".f", ".vc") else SourceSet(files=[p.resolve()]))
+        problem = input_problem(Path(os.path.abspath(p)), None)  # /proc/self/environ, a device
+        if problem:
+            raise InputError(problem)
+        if p.suffix.lower() in (".f", ".vc"):
+            out.merge(parse_filelist(p, env=design.filelist_env))
+        else:
+            out.merge(SourceSet(files=[p.resolve()]))
     return out
 
 

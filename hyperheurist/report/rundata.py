@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from ..config import yamlsafe
 from ..errors import InputError
 from ..flow.summary import Phase1Entry, Phase1Stats, RunSummary
 from ..jsonio import as_dict, read_jsonl
@@ -97,8 +98,8 @@ def _read_yaml_dict(path: Path, problems: list[str]) -> Json:
     if text is None:
         return {}
     try:
-        data = yaml.safe_load(text)
-    except (yaml.YAMLError, RecursionError, ValueError):
+        data = yamlsafe.load(text)
+    except (yaml.YAMLError, ValueError):  # YamlLimitError is a ValueError
         problems.append(f"{path.name}: not valid YAML")
         return {}
     return as_dict(data)

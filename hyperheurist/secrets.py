@@ -1,0 +1,16 @@
+"""Which environment variables hold secrets: never passed to a tool, expanded into a file or written down."""
+
+from __future__ import annotations
+
+import re
+
+SECRET_ENV = re.compile(
+    r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|_PAT$)"
+    r"|^(OPENAI_|ANTHROPIC_|AZURE_|AWS_|GOOGLE_|GCP_|GEMINI_|MISTRAL_|COHERE_|GROQ_|HF_|HUGGING|GH_|GITHUB_|GITLAB_"
+    r"|NPM_|PYPI_|TWINE_|DOCKER_|SSH_AUTH|GPG_|VAULT_)",
+    re.I,
+)
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(SECRET_ENV.search(name))
