@@ -80,6 +80,10 @@ def _factoring() -> list[Rule]:
         # with a constant only: a*b + a == a*(b+1) for a variable b would grow b+1, b+2, ... without end
         Rule("factor-mul-add-one", "factoring", "(Add w (Mul w a (Const w c)) a)",
              f"(Mul w a (Const w (& (+ c 1) {mask('w')})))", ("(<= w 62)",)),
+        # and back (distribution): a*(b + c) == a*b + a*c lets a product another output already computes
+        # serve this one too (a*(b+1) beside a*b is a*b + a); extraction keeps it only where that is cheaper
+        Rule("distribute-mul-add", "factoring", "(Mul w a (Add w b c))", "(Add w (Mul w a b) (Mul w a c))"),
+        Rule("distribute-mul-sub", "factoring", "(Mul w a (Sub w b c))", "(Sub w (Mul w a b) (Mul w a c))"),
         Rule("factor-and-or", "factoring", "(Or w (And w a b) (And w a c))", "(And w a (Or w b c))"),
         Rule("factor-or-and", "factoring", "(And w (Or w a b) (Or w a c))", "(Or w a (And w b c))"),
         Rule("factor-and-xor", "factoring", "(Xor w (And w a b) (And w a c))", "(And w a (Xor w b c))"),
