@@ -10,8 +10,10 @@ from .accumulators import CondIncrementToAdd, NarrowAccumulator
 from .arith import BalanceChain, ConstMultShiftAdd
 from .counters import CounterDeadCompare, CounterWidth
 from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
+from .dontcare import UnobservableGating
 from .egraph import EgraphRewrite
 from .fsm import FsmEncoding
+from .invariants import SequentialInvariant
 from .llm import llm_moves
 from .looplift import LoopLift
 from .operators import OperatorLibrary
@@ -27,7 +29,8 @@ def rtl_moves() -> list[Move]:
     return [ConstMultShiftAdd(), BalanceChain(), FsmEncoding(), DropDatapathReset(), EnableGating(),
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
             SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
-            CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite(), OperatorLibrary(), TruthTable(), LoopLift()]
+            CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite(), OperatorLibrary(), TruthTable(), LoopLift(),
+            SequentialInvariant(), UnobservableGating()]
 
 
 def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -> list[Move]:
@@ -49,4 +52,5 @@ __all__ = [
     "FsmEncoding", "LoopLift", "NarrowAccumulator", "OperatorLibrary", "RecipeKnobMove", "ShareAddSub",
     "ShareMuxOperator", "SharePartialSum", "SharedAbsDiff", "TruthTable", "TunableParamMove", "default_moves",
     "llm_moves", "recipe_moves", "rtl_moves",
+    "SequentialInvariant", "UnobservableGating",
 ]
