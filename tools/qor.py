@@ -8,7 +8,12 @@ reached the hand-optimised cost. Only a ``proven`` verdict counts; ``bounded`` i
 Also the distinct-netlist rate of the run (Phase-2 evaluations whose mapped netlist had not been seen
 before in that run).
 
-    python tools/qor.py [--pairs a,b] [--iterations N] [--out results]
+The suite is split into a development half and a blind half (``benchmarks/qor/split.txt``, rule in
+docs/qor.md): the blind half is run only to report. ``--split`` runs one half; the rows of pairs not run
+are kept from the previous report (labelled with when they were measured), and the report gives the
+figures of each half separately.
+
+    python tools/qor.py [--split dev|blind|all] [--pairs a,b] [--iterations N] [--out results]
     python tools/qor.py --distinct RUN_DIR [RUN_DIR ...]     # distinct-netlist rate of finished runs
 """
 
@@ -31,15 +36,50 @@ from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.jsonio import read_json, read_jsonl, write_json
 
 SUITE = REPO / "benchmarks" / "qor"
+SPLIT_FILE = SUITE / "split.txt"
+HALVES = ("dev", "blind")
 REACH_TOL = 0.01  # hh "reaches" the hand version when its best cost is within 1% of the hand cost
 NOTES = """Notes. Start and hand are measured at the flow's default recipe; hh also tunes the recipe, so an hh best
 below the hand cost partly comes from recipe knobs (column "hh best via": the RTL move that made the best
 design and the knobs changed from the default). Pairs and accepted RTL changes are proven against `slow.v` with
 the formal engines (X-aware miter; ABC `&cec` for combinational pairs, `scorr`+`pdr` from reset for sequential
 ones, `bmc3` to 24 cycles when no unbounded proof comes); only the verdict `proven` counts. hh runs offline,
-seed 1, 2 chains, the iterations in each design.yaml (30), one evaluation job, on a shared loaded machine.
+seed 1, 2 chains, the iterations in each design.yaml (30) unless a half's "Measured" line names
+--iterations, one evaluation job, on a shared loaded machine. A pair whose hh run failed scores 1.0 (its start)
+in the geometric mean.
 """
 SEQ_DEPTH = 24  # cycles bmc3 searches when no unbounded proof comes; a pair asks for more in its design.yaml
+
+
+# the pairs of the suite before the split: rules were written against them, so they are all development pairs
+ORIGINAL = ("absdiff", "const_mul", "cse_sum", "dead_acc", "decoder_shift", "factor_mul", "fsm_onehot", "mult_chain",
+            "mux_addsub", "mux_share_add", "mux_share_cmp", "popcount", "reassoc_cmp", "reassoc_const", "width_counter")
+
+
+def split_rule(classes: dict[str, str]) -> dict[str, str]:
+    """The half of each pair (name -> class), by the rule fixed before any measurement: the original pairs are
+    'dev'; the new pairs of each class, in name order, go blind, blind, dev, blind, blind, dev, ..."""
+    out = {n: "dev" for n in classes if n in ORIGINAL}
+    by_class: dict[str, list[str]] = {}
+    for n in sorted(classes):
+        if n not in ORIGINAL:
+            by_class.setdefault(classes[n], []).append(n)
+    for names in by_class.values():
+        out.update({n: "dev" if i % 3 == 2 else "blind" for i, n in enumerate(names)})
+    return out
+
+
+def load_split(path: Path = SPLIT_FILE) -> dict[str, str]:
+    """Pair name -> 'dev' or 'blind', from the list file (``<pair> <half>`` a line, ``#`` comments)."""
+    out: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) != 2 or words[1] not in HALVES or words[0] in out:
+            raise ValueError(f"{path}:{n}: expected '<pair> dev|blind' once per pair, got {line.strip()!r}")
+        out[words[0]] = words[1]
+    return out
 
 
 def prove(design: DesignConfig, gold: str, gate: str, workdir: Path) -> dict:
@@ -201,6 +241,8 @@ def table(rows: list[dict]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", choices=(*HALVES, "all"), default="all",
+                    help="run the development half, the blind half or all pairs (benchmarks/qor/split.txt)")
     ap.add_argument("--pairs", help="comma-separated pair names (default: all of benchmarks/qor)")
     ap.add_argument("--iterations", type=int, default=None,
                     help="annealing iterations per chain (default: design.yaml)")
@@ -212,6 +254,8 @@ def main() -> int:
     ap.add_argument("--moves", help="comma-separated anneal.moves for every run ('recipes' = every recipe knob "
                                     "move), e.g. egraph_rewrite,recipes: what a subset of the moves reaches")
     ap.add_argument("--name", default="qor", help="report name: <out>/<name>.md and <out>/<name>.json")
+    ap.add_argument("--fresh", action="store_true",
+                    help="report only the pairs run now (default: keep the previous rows of the other pairs)")
     a = ap.parse_args()
     if a.distinct:
         for d in a.distinct:
@@ -221,24 +265,49 @@ def main() -> int:
         rows = read_json(a.out / f"{a.name}.json")["rows"]
         write_report(a.out, rows, a.name, read_json(a.out / f"{a.name}.json").get("moves"))
         return 0
+    try:
+        split = load_split()
+    except (OSError, ValueError) as e:
+        print(f"qor: {e}", file=sys.stderr)
+        return 2
     pairs = sorted(p for p in SUITE.iterdir() if (p / "design.yaml").is_file())
+    missing = sorted({p.name for p in pairs} ^ set(split))
+    if missing:
+        print(f"qor: {SPLIT_FILE}: pair(s) without a folder or without a half: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if a.split != "all":
+        pairs = [p for p in pairs if split[p.name] == a.split]
     if a.pairs:
         want = set(a.pairs.split(","))
         unknown = want - {p.name for p in pairs}
         if unknown:
-            print(f"qor: unknown pair(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+            print(f"qor: unknown pair(s) (in --split {a.split}): {', '.join(sorted(unknown))}", file=sys.stderr)
             return 2
         pairs = [p for p in pairs if p.name in want]
     a.work.mkdir(parents=True, exist_ok=True)
     moves = expand_moves(a.moves) if a.moves else None
+    stamp = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _head(),
+             "iterations": a.iterations}
     rows = []
     for p in pairs:
         r = one_pair(p, a.work.resolve(), a.iterations, a.timeout, moves)
+        r["split"], r["measured"] = split[p.name], stamp
         rows.append(r)
         print(f"{r['pair']:15s} hand {r['hand']['cost']:.3f} hh {r['hh']['cost'] if r.get('hh') else 'failed'} "
               f"reached={r.get('reached')} proven={r.get('all_proven')} distinct={r.get('distinct')}", flush=True)
-    write_report(a.out, rows, a.name, moves)
+    prev = a.out / f"{a.name}.json"
+    if not a.fresh and prev.is_file() and read_json(prev).get("moves") == moves:
+        done = {r["pair"] for r in rows}
+        rows += [{**r, "split": split[r["pair"]]} for r in read_json(prev)["rows"]
+                 if r["pair"] in split and r["pair"] not in done]
+    write_report(a.out, sorted(rows, key=lambda r: r["pair"]), a.name, moves)
     return 0
+
+
+def _head() -> str:
+    proc = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], check=False,
+                          capture_output=True, text=True, timeout=30)
+    return proc.stdout.strip() or "unknown"
 
 
 def expand_moves(spec: str) -> list[str]:
@@ -250,23 +319,63 @@ def expand_moves(spec: str) -> list[str]:
     return out
 
 
+def half_summary(rows: list[dict]) -> dict:
+    """The figures of one half: pairs measured, reached the hand cost, geometric means, accepted RTL proven.
+
+    A pair whose hh run failed scores its start (1.0) in the geometric mean of hh best/start."""
+    measured = [r for r in rows if r.get("hand")]
+    acc = [p for r in measured for p in r.get("accepted_rtl") or []]
+    evals = sum((r.get("distinct") or {}).get("evaluations") or 0 for r in measured)
+    return {"pairs": len(measured), "reached": sum(bool(r.get("reached")) for r in measured),
+            "geomean_best": _geomean([(r.get("hh") or {}).get("cost") or 1.0 for r in measured]),
+            "geomean_hand": _geomean([r["hand"]["cost"] for r in measured]),
+            "accepted_rtl": len(acc), "proven": sum(bool(p["proven"]) for p in acc),
+            "evaluations": evals, "distinct": sum((r.get("distinct") or {}).get("distinct") or 0 for r in measured),
+            "pairs_proven": sum(bool(r["pair_proof"]["proven"]) for r in measured)}
+
+
+def _geomean(xs: list[float]) -> float | None:
+    import math
+
+    return round(math.exp(sum(math.log(x) for x in xs) / len(xs)), 4) if xs else None
+
+
+def _when(rows: list[dict]) -> str:
+    seen = sorted({"{date}, commit {commit}, {its}".format(
+        its=f"--iterations {m['iterations']}" if m.get("iterations") else "design.yaml iterations", **m)
+        for m in (r.get("measured") for r in rows) if m})
+    old = sum(not r.get("measured") for r in rows)
+    return "; ".join(seen + ([f"{old} pair(s) from an earlier run before the split (not re-run)"] if old else []))
+
+
 def write_report(out: Path, rows: list[dict], name: str = "qor", moves: list[str] | None = None) -> None:
-    reached = sum(bool(r.get("reached")) for r in rows)
-    accepted = sum(len(r.get("accepted_rtl") or []) for r in rows)
-    proven = sum(sum(p["proven"] for p in r.get("accepted_rtl") or []) for r in rows)
-    evals = sum((r.get("distinct") or {}).get("evaluations") or 0 for r in rows)
-    distinct = sum((r.get("distinct") or {}).get("distinct") or 0 for r in rows)
-    head = (f"hh reached the hand-optimised cost (within {REACH_TOL:.0%}) on **{reached}/{len(rows)}** pairs; "
-            f"{proven}/{accepted} accepted RTL changes proven equivalent to the start; "
-            f"{distinct}/{evals} Phase-2 evaluations yielded a distinct netlist.")
+    halves = {h: [r for r in rows if r.get("split", "dev") == h] for h in HALVES}
+    summary = {h: half_summary(rs) for h, rs in halves.items()}
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / f"{name}.json", {"rows": rows, "reached": reached, "pairs": len(rows), "moves": moves})
+    reached = sum(s["reached"] for s in summary.values())
+    write_json(out / f"{name}.json", {"rows": rows, "reached": reached, "pairs": len(rows), "moves": moves,
+                                      "halves": summary})
+    parts = ["# QoR suite (make qor)", ""]
+    parts.append("Two halves (benchmarks/qor/split.txt, rule in docs/qor.md): the **blind** half is run only "
+                 "to report, never to decide a rule; the **dev** half holds the pairs rules may be written against.")
     if moves:
-        head += f" Moves restricted to: {', '.join(f'`{m}`' for m in moves)}."
+        parts.append(f"Moves restricted to: {', '.join(f'`{m}`' for m in moves)}.")
+    parts += ["", "| half | pairs | reached hand cost (within 1%) | geomean hh best/start | geomean hand/start "
+              "| accepted RTL changes proven | distinct netlists |", "|---|---|---|---|---|---|---|"]
+    for h in ("blind", "dev"):
+        s = summary[h]
+        parts.append(f"| {h} | {s['pairs']} | {s['reached']}/{s['pairs']} | {s['geomean_best']} | "
+                     f"{s['geomean_hand']} | {s['proven']}/{s['accepted_rtl']} | {s['distinct']}/{s['evaluations']} |")
     legend = "A/D/P = area um2 / delay ns / power mW; cost under each pair's objective (the start scores 1.0)."
-    (out / f"{name}.md").write_text(f"# QoR suite (make qor)\n\n{head}\n\n{legend}\n\n{table(rows)}\n\n{NOTES}",
-                                encoding="utf-8")
-    print(head)
+    parts += ["", legend]
+    for h in ("blind", "dev"):
+        if halves[h]:
+            parts += ["", f"## {h} half", "", f"Measured: {_when(halves[h])}.", "", table(halves[h])]
+    (out / f"{name}.md").write_text("\n".join(parts) + f"\n\n{NOTES}", encoding="utf-8")
+    for h in ("blind", "dev"):
+        s = summary[h]
+        print(f"{h}: reached {s['reached']}/{s['pairs']}, geomean best/start {s['geomean_best']}, "
+              f"{s['proven']}/{s['accepted_rtl']} accepted RTL changes proven")
 
 
 if __name__ == "__main__":
