@@ -341,11 +341,19 @@ def _geomean(xs: list[float]) -> float | None:
 
 
 def _when(rows: list[dict]) -> str:
-    seen = sorted({"{date}, commit {commit}, {its}".format(
-        its=f"--iterations {m['iterations']}" if m.get("iterations") else "design.yaml iterations", **m)
-        for m in (r.get("measured") for r in rows) if m})
-    old = sum(not r.get("measured") for r in rows)
-    return "; ".join(seen + ([f"{old} pair(s) from an earlier run before the split (not re-run)"] if old else []))
+    """When the rows were measured: date range, commits and iterations of the stamped rows; unstamped rows."""
+    stamps = [r["measured"] for r in rows if r.get("measured")]
+    parts = []
+    if stamps:
+        dates = sorted(m["date"] for m in stamps)
+        its = sorted({f"--iterations {m['iterations']}" if m.get("iterations") else "design.yaml iterations"
+                      for m in stamps})
+        parts.append(f"{len(stamps)} pair(s) {dates[0]} to {dates[-1]}, commit(s) "
+                     f"{', '.join(sorted({m['commit'] for m in stamps}))}, {', '.join(its)}")
+    old = len(rows) - len(stamps)
+    if old:
+        parts.append(f"{old} pair(s) from an earlier run before the split (not re-run)")
+    return "; ".join(parts)
 
 
 def write_report(out: Path, rows: list[dict], name: str = "qor", moves: list[str] | None = None) -> None:
