@@ -7,7 +7,8 @@
 3. The best design's PPA is computed again from its sources and recipe, without the cache, and
    must reproduce the numbers recorded in best/ppa.json, summary.json and the journal.
 4. Every design the run accepted (initial, best, each accepted proposal) is re-gated from scratch
-   against the reference, exactly as ``hh gate`` would, with parameter overrides baked in.
+   against the reference, exactly as ``hh gate`` would, with parameter overrides baked in (with
+   ``equivalence.against: parent`` the formal check against the reference too, as evidence: ``gates.evidence``).
 """
 
 from __future__ import annotations
@@ -139,6 +140,8 @@ def audit_run(run_dir: Path, workdir: Path) -> tuple[list[tuple[str, Candidate, 
     """(recorded digest, design with parameters baked in, its GateReport) for every accepted design, and
     the problems with the recorded best (its metrics do not reproduce, a better one is in the journal)."""
     from .gates import run_gates
+    from .gates.chain import default_golden
+    from .gates.evidence import with_reference_evidence
     from .search.moves.params import bake_parameters
 
     rd = RunDir.open(run_dir)
@@ -154,7 +157,10 @@ def audit_run(run_dir: Path, workdir: Path) -> tuple[list[tuple[str, Candidate, 
             raise InputError(f"{folder}: candidate folder missing")
         cand = load_candidate(folder)
         baked = bake_parameters(cand)
-        out.append((digest, cand, run_gates(baked, design, workdir / digest[:12])))
+        report = run_gates(baked, design, workdir / digest[:12])
+        golden = default_golden(design)
+        out.append((digest, cand, with_reference_evidence(report, baked, design, workdir / digest[:12],
+                                                          reference=golden, equivalence=None)))
     return out, check_best(rd, design, records, workdir)
 
 

@@ -29,17 +29,18 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_multi_file_project_through_init_gate_ppa_run_audit(project: Path) -> None:
-    res = hh("init", "--top", "acc_top", "-f", "rtl.f", "-o", "design.yaml", cwd=project)
+    res = hh("init", "--top", "acc_top", "-f", "rtl.f", "-o", "design.yaml", "--golden", "golden", cwd=project)
     assert res.returncode == 0, res.stderr
     data = yaml.safe_load((project / "design.yaml").read_text())
+    assert data["verification"]["reference"] == "golden/reference.f"  # a copy, never the design's own files
     ports = {p["name"]: p for p in data["interface"]["ports"]}
     assert ports["din"]["width"] == 8 and ports["acc"]["dir"] == "output" and ports["parity"]["width"] == 1
     assert data["interface"]["clock"] == "clk"
     assert data["interface"]["reset"] == {"name": "rst_n", "active": "low", "sync": False}
     assert "REVIEW" in (project / "design.yaml").read_text() and (project / "spec.md").is_file()
 
-    # the written file passes the gate on its own sources (no files on the command line)
-    res = hh("gate", "design.yaml", "--equivalence", "--junit", "gate.xml", "--json", cwd=project)
+    # the written file passes the gate on its own sources (no files on the command line); equivalence is on
+    res = hh("gate", "design.yaml", "--junit", "gate.xml", "--json", cwd=project)
     assert res.returncode == 0, res.stdout + res.stderr
     verdict = json.loads(res.stdout)
     assert verdict["defines"] == {"HH_PROJECT_MODE": "1"}
@@ -100,15 +101,17 @@ def test_init_refuses_unknown_top_and_existing_file(project: Path) -> None:
 
 def test_init_from_plain_files_writes_a_filelist(project: Path) -> None:
     """Files instead of a filelist: hh init writes one (with the include folder and define it was told of
-    through a filelist on the line too), used as sources, reference and seed."""
+    through a filelist on the line too), used as sources and seed; the golden copy keeps both."""
     (project / "extra.f").write_text("+incdir+include\n+define+HH_PROJECT_MODE\n")
     res = hh("init", "--top", "acc_top", "rtl/acc_top.sv", "rtl/sub/acc_stage.sv", "pkg/acc_pkg.sv", "extra.f",
-             "-o", "design.yaml", cwd=project)
+             "-o", "design.yaml", "--golden", "golden", cwd=project)
     assert res.returncode == 0, res.stderr
     flist = (project / "acc_top.f").read_text()
     assert "+incdir+include" in flist and "+define+HH_PROJECT_MODE" in flist and "rtl/acc_top.sv" in flist
     data = yaml.safe_load((project / "design.yaml").read_text())
-    assert data["verification"]["reference"] == "acc_top.f" and data["sources"] == ["-f acc_top.f"]
+    assert data["verification"]["reference"] == "golden/reference.f" and data["sources"] == ["-f acc_top.f"]
+    golden = (project / "golden" / "reference.f").read_text()
+    assert "+incdir+include" in golden and "+define+HH_PROJECT_MODE" in golden
     res = hh("gate", "design.yaml", cwd=project)
     assert res.returncode == 0, res.stdout + res.stderr
 
@@ -121,7 +124,7 @@ def test_init_reads_a_fusesoc_core(project: Path) -> None:
         "parameters": {"HH_PROJECT_MODE": {"datatype": "int", "paramtype": "vlogdefine", "default": 1}},
         "targets": {"default": {"filesets": ["rtl"], "parameters": ["HH_PROJECT_MODE"], "toplevel": "acc_top"}},
     }))
-    res = hh("init", "--top", "acc_top", "acc.core", cwd=project)
+    res = hh("init", "--top", "acc_top", "acc.core", "--golden", "golden", cwd=project)
     assert res.returncode == 0, res.stderr
     assert "+define+HH_PROJECT_MODE=1" in (project / "acc_top.f").read_text()
     assert hh("gate", "design.yaml", "--only", "safety", "--only", "compile", cwd=project).returncode == 0

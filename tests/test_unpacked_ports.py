@@ -169,7 +169,7 @@ def test_ppa_netlist_has_the_flat_port_bits(design: Path) -> None:
 @pytest.mark.tools
 def test_parameterized_sequential_arrays_pass_every_gate_with_a_sequential_proof(tmp_path: Path) -> None:
     shutil.copy(DATA / "taps.sv", tmp_path)
-    res = hh("init", "--top", "taps", "taps.sv", cwd=tmp_path)
+    res = hh("init", "--top", "taps", "taps.sv", "--golden", "golden", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     ports = {p["name"]: p for p in yaml.safe_load((tmp_path / "design.yaml").read_text())["interface"]["ports"]}
     assert ports["coef"] == {"name": "coef", "dir": "input", "width": 8, "unpacked": [0, 3]}
@@ -182,7 +182,7 @@ def test_parameterized_sequential_arrays_pass_every_gate_with_a_sequential_proof
 @pytest.mark.tools
 def test_init_writes_an_interface_that_gates_and_runs(tmp_path: Path) -> None:
     shutil.copy(DATA / "ref.sv", tmp_path)
-    res = hh("init", "--top", "sort4", "ref.sv", cwd=tmp_path)
+    res = hh("init", "--top", "sort4", "ref.sv", "--golden", "golden", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     data = yaml.safe_load((tmp_path / "design.yaml").read_text())
     assert data["interface"]["ports"] == [

@@ -150,5 +150,7 @@ class Verification(Model):
     @model_validator(mode="after")
     def _some_check(self) -> Verification:
         if not (self.cocotb or self.testbench or self.reference):
-            raise ValueError("give at least one of cocotb, testbench or reference")
+            raise ValueError("nothing judges the design's function: give at least one of cocotb (your test module), "
+                             "testbench (a self-checking bench) or reference (a golden copy of the RTL: "
+                             "`hh init --golden DIR` writes one)")
         return self

@@ -8,13 +8,16 @@ summary.json has always had, plus ``proofs`` and the per-design ``proof`` verdic
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..jsonio import as_dict, as_list, num, text
 
 Json = dict[str, Any]
 PROOF_KINDS = ("proven", "bounded", "refuted", "inconclusive", "not checked")
+# what a design's function rests on, against the reference, strongest first: an unbroken chain of proofs
+# from a Phase-1 design proven against the reference; a chain with a bounded link; simulation only
+EVIDENCE = ("proven", "bounded", "simulated only")
 
 
 def _int(x: Any) -> int | None:
@@ -49,6 +52,36 @@ def proof_kind(proof: Any) -> str:
     """The verdict an evaluation's ``proof`` record names, or "not checked" when no check ran."""
     kind = as_dict(proof).get("verdict")
     return kind if isinstance(kind, str) and kind in PROOF_KINDS else "not checked"
+
+
+def evidence_of(kind: str | None) -> str:
+    """One check's verdict as evidence: proven, bounded, or (anything else) simulated only."""
+    return kind if kind in ("proven", "bounded") else "simulated only"
+
+
+def weaker(a: str, b: str) -> str:
+    return EVIDENCE[max(EVIDENCE.index(a), EVIDENCE.index(b))]
+
+
+def evidence_by_design(records: list[Json], accepted: list[AcceptedChange]) -> dict[str, str]:
+    """RTL digest -> the evidence against the reference of every valid Phase-1 design and accepted change.
+
+    Phase 1 checks a design against the reference; Phase 2 checks a change against its parent (differential
+    and formal), so a change's evidence is the weakest link of its chain back to Phase 1, and the strongest
+    such chain when several reach the same RTL. ``accepted`` is ``ProofStats.accepted``, in journal order."""
+    out: dict[str, str] = {}
+    for r in records:
+        if r.get("type") == "phase1" and r.get("verdict") == "valid":
+            d = text(r.get("digest"))
+            ev = evidence_of(proof_kind(r.get("proof")))
+            out[d] = ev if d not in out else EVIDENCE[min(EVIDENCE.index(ev), EVIDENCE.index(out[d]))]
+    for a in accepted:
+        if not a.digest:
+            continue
+        ev = weaker(evidence_of(a.verdict), out.get(a.parent_digest, "simulated only"))
+        held = out.get(a.digest)
+        out[a.digest] = ev if held is None else EVIDENCE[min(EVIDENCE.index(ev), EVIDENCE.index(held))]
+    return out
 
 
 @dataclass(frozen=True)
@@ -167,25 +200,33 @@ class AcceptedChange:
     proof_s: float | None
     engine: str | None
     proof_seq: int | None = None  # the journal record holding the verdict (None: none does)
+    digest: str = ""  # the RTL digests of the change and its parent
+    parent_digest: str = ""
+    evidence: str | None = None  # against the reference, one of EVIDENCE (None: not recorded)
 
     def to_dict(self) -> Json:
         return {"key": self.key, "parent": self.parent, "move": self.move, "verdict": self.verdict,
-                "proof_s": self.proof_s, "engine": self.engine, "proof_seq": self.proof_seq}
+                "proof_s": self.proof_s, "engine": self.engine, "proof_seq": self.proof_seq, "digest": self.digest,
+                "parent_digest": self.parent_digest, "evidence": self.evidence}
 
     @classmethod
     def from_dict(cls, d: Any) -> AcceptedChange:
         d = as_dict(d)
-        v = text(d.get("verdict"))
+        v, e = text(d.get("verdict")), d.get("evidence")
         return cls(key=text(d.get("key")), parent=text(d.get("parent")), move=_opt_text(d.get("move")),
                    verdict=v if v in PROOF_KINDS else "not checked", proof_s=num(d.get("proof_s")),
-                   engine=_opt_text(d.get("engine")), proof_seq=_int(d.get("proof_seq")))
+                   engine=_opt_text(d.get("engine")), proof_seq=_int(d.get("proof_seq")),
+                   digest=text(d.get("digest")), parent_digest=text(d.get("parent_digest")),
+                   evidence=e if e in EVIDENCE else None)
 
 
 @dataclass(frozen=True)
 class ProofStats:
-    """Phase 2's accepted RTL changes counted by equivalence verdict, with the median proof time."""
+    """Phase 2's accepted RTL changes counted by equivalence verdict, with the median proof time, and the
+    evidence against the reference of every accepted design (RTL digest -> one of EVIDENCE)."""
 
     accepted: list[AcceptedChange] = field(default_factory=list)
+    evidence: dict[str, str] = field(default_factory=dict)
 
     @property
     def by_verdict(self) -> dict[str, int]:
@@ -230,17 +271,26 @@ class ProofStats:
             out.append(AcceptedChange(key=pair[0], parent=pair[1], move=_opt_text(r.get("move")),
                                       verdict=proof_kind(proof), proof_s=num(proof.get("wall_s")),
                                       engine=_opt_text(proof.get("engine")),
-                                      proof_seq=_int(holder.get("seq")) if holder else None))
-        return cls(out)
+                                      proof_seq=_int(holder.get("seq")) if holder else None,
+                                      digest=text(r.get("proposal_digest")),
+                                      parent_digest=text(r.get("parent_digest"))))
+        evidence = evidence_by_design(records, out)
+        return cls([replace(a, evidence=evidence.get(a.digest)) for a in out], evidence)
+
+    def evidence_of(self, digest: str) -> str | None:
+        """The evidence against the reference of the design with this RTL digest (None: not recorded)."""
+        return self.evidence.get(digest)
 
     def to_dict(self) -> Json:
         return {"accepted_rtl_changes": len(self.accepted), "by_verdict": self.by_verdict,
                 "proven_rate": self.proven_rate, "median_proof_s": self.median_proof_s,
-                "accepted": [a.to_dict() for a in self.accepted]}
+                "accepted": [a.to_dict() for a in self.accepted], "evidence": dict(self.evidence)}
 
     @classmethod
     def from_dict(cls, d: Any) -> ProofStats:
-        return cls([AcceptedChange.from_dict(a) for a in as_list(as_dict(d).get("accepted")) if isinstance(a, dict)])
+        d = as_dict(d)
+        evidence = {str(k): v for k, v in as_dict(d.get("evidence")).items() if v in EVIDENCE}
+        return cls([AcceptedChange.from_dict(a) for a in as_list(d.get("accepted")) if isinstance(a, dict)], evidence)
 
 
 @dataclass(frozen=True)

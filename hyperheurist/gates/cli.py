@@ -5,6 +5,13 @@ config, 3 infrastructure fault (a tool missing or crashing). No files: the desig
 ``--junit`` writes JUnit XML whatever the exit code (exit 2/3 as an ``<error>``); ``--json`` prints
 the verdict as JSON. Without ``--workdir`` the stage folders are temporary, so messages never
 point into them.
+
+The reference is always in the loop: ``equivalence.against: parent`` narrows only Phase-2 changes in
+``hh run``; here (and in ``hh audit``) the formal check runs against the reference (``gates.evidence``).
+A reference that reads every file of the design's own ``sources:`` is a self-reference (the design
+compared with itself passes every check): exit 2; files named on the command line that are the reference
+get a note. A golden copy
+(``hh init --golden``) is other files: it equals the design until the design changes, which is its point.
 """
 
 from __future__ import annotations
@@ -19,10 +26,13 @@ from ..candidate import Candidate
 from ..config import DesignConfig, load_design, parse_override
 from ..errors import EXIT_INFRA, EXIT_INVALID, EXIT_OK, ConfigError, HHError
 from ..jsonio import dumps
+from ..project.filelist import RTL_EXT, expand
 from ..project.messages import scrub_temp
-from ..project.sources import load_candidate, path_candidate
+from ..project.sources import candidate_from, cli_sources, path_candidate
 from ..sandbox import enforce as enforce_sandbox
+from ..stages.model import StageId
 from .chain import run_gates
+from .evidence import with_reference_evidence
 from .junit import write_junit, write_junit_error
 from .result import GATES, GateReport
 
@@ -33,6 +43,24 @@ def _golden(reference: str | None, design: DesignConfig) -> Candidate | None:
     if not Path(reference).exists():
         raise ConfigError(f"--reference {reference}: file not found")
     return path_candidate(Path(reference).resolve(), design, origin="reference", label="reference")
+
+
+def self_reference(design: DesignConfig, gated: list[Path], reference: str | None) -> str | None:
+    """Why the reference cannot judge the gated files (it reads every one of them), else None."""
+    ref = Path(reference) if reference else design.verification.reference
+    mine = {p.resolve() for p in gated if p.suffix.lower() in RTL_EXT}
+    if ref is None or not mine:
+        return None
+    try:
+        theirs = {p.resolve() for p in expand([str(ref)], Path("."), str(ref)).files}
+    except HHError:
+        return None  # loading the reference names its own problem
+    if not mine <= theirs:
+        return None
+    where = "--reference" if reference else "verification.reference"
+    return (f"{where} {ref}: reads the design's own sources, so the design is compared with itself and "
+            f"nothing judges its function: point it at a golden copy (`hh init --golden DIR` writes one) "
+            f"or give verification.cocotb / testbench")
 
 
 def _scrubbed(report: GateReport, tmp: Path | None) -> GateReport:
@@ -82,13 +110,21 @@ def gate(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...
 def _gate(design: DesignConfig, rtl_files: tuple[str, ...], filelists: tuple[str, ...], junit_path: str | None,
           as_json: bool, reference: str | None, equivalence: bool | None, only: tuple[str, ...],
           workdir: str | None) -> int:
-    cand = load_candidate(design, rtl_files, filelists, origin="gate")
+    ss = cli_sources(design, rtl_files, filelists)
+    why = self_reference(design, ss.files, reference)
+    if why and not (rtl_files or filelists):  # the design's own sources: what CI and the pre-commit hook gate
+        raise ConfigError(why)
+    if why:  # files named on the command line: the user's choice (e.g. checking the reference itself)
+        click.echo(f"hh gate: note: the files given are the reference itself: {why.partition(': ')[2]}", err=True)
+    cand = candidate_from(ss, design, origin="gate", label=ss.files[0].name if ss.files else "")
     golden = _golden(reference, design)
     with tempfile.TemporaryDirectory(prefix="hh-gate-") as tmp:
         temp = None if workdir else Path(tmp)
         wd = Path(workdir).resolve() if workdir else Path(tmp) / cand.short  # tools run in stage folders
         try:
             report = run_gates(cand, design, wd, reference=golden, equivalence=equivalence, only=only or None)
+            if not only or str(StageId.EQUIVALENCE) in only:
+                report = with_reference_evidence(report, cand, design, wd, reference=golden, equivalence=equivalence)
         except HHError as exc:
             if temp is not None:
                 exc.args = (scrub_temp(str(exc), temp),)

@@ -1,10 +1,16 @@
-"""``hh init --top TOP (-f FILELIST | FILES...) [-o design.yaml]``: a design.yaml from existing RTL.
+"""``hh init --top TOP (-f FILELIST | FILES...) [--golden DIR | --cocotb MODULE | --testbench FILE]``.
 
-The interface is read from the elaborated top module by pyslang (names, directions, widths after
-default parameters, signedness); the clock and reset are guessed from names and sensitivity lists and
-marked ``# REVIEW``; the given sources become ``sources:``, the reference and the seed, so the file
-passes ``hh gate`` on its own sources; ``spec.md`` gets a stub listing the ports for the user to
-complete. A FuseSoC ``.core`` or EDAM ``.eda.yml`` works too (via ``project.cores``).
+A design.yaml from existing RTL. The interface is read from the elaborated top module by pyslang (names,
+directions, widths after default parameters, signedness); the clock and reset are guessed from names and
+sensitivity lists and marked ``# REVIEW``; the given sources become ``sources:`` and the seed; ``spec.md``
+gets a stub listing the ports for the user to complete. A FuseSoC ``.core`` or EDAM ``.eda.yml`` works too
+(via ``project.cores``).
+
+The design's own sources are never its reference (a design compared with itself passes every check).
+What judges its function is the user's choice: ``--golden DIR`` (today's sources copied into DIR as the
+reference, see ``project.golden``), ``--cocotb MODULE`` / ``--testbench FILE`` (the project's own tests),
+or nothing yet, in which case the written file says so and ``hh gate`` exits 2 until one is added. The
+formal check is on; with a clock the objective is ``constrained`` (meet the clock, then area and power).
 """
 
 from __future__ import annotations
@@ -94,8 +100,40 @@ def _flow(data: object) -> str:
     return yaml.safe_dump(data, default_flow_style=True, sort_keys=False, width=1000).strip()
 
 
+@dataclass(frozen=True)
+class Checks:
+    """What judges the design's function, as paths relative to design.yaml (all None: nothing yet)."""
+
+    reference: str | None = None
+    cocotb: str | None = None
+    test_dir: str | None = None
+    testbench: str | None = None
+
+
+def _verification(checks: Checks) -> list[str]:
+    lines = ["verification:"]
+    if checks.reference:
+        lines.append(f"  reference: {checks.reference}   # a copy of the RTL as it was at hh init: every change must "
+                     "match it")
+    if checks.cocotb:
+        lines.append(f"  cocotb: {checks.cocotb}")
+        if checks.test_dir:
+            lines.append(f"  test_dir: {checks.test_dir}")
+    if checks.testbench:
+        lines.append(f"  testbench: {checks.testbench}   # REVIEW: prints PASSED (pass_regex) when it passes")
+    if not (checks.reference or checks.cocotb or checks.testbench):
+        lines += ["  # NOTHING judges the design's function yet: hh gate exits 2 until one of these is set",
+                  "  # reference: golden/reference.f   # a copy of today's RTL: hh init ... --golden golden --force",
+                  "  # cocotb: test_mydesign           # your cocotb test module (test_dir: its folder)",
+                  "  # testbench: tb.v                 # a self-checking testbench that prints PASSED"]
+    lines += ["  differential: {cycles: 400, seed: 1}",
+              "  # the formal check against the reference: proven, or bounded when no proof finishes in its budget",
+              "  equivalence: {enabled: true, timeout_s: 120}"]
+    return lines
+
+
 def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, reset: ResetGuess | None,
-                sources: list[str], reference: str, period_ns: float) -> str:
+                sources: list[str], checks: Checks, seeds: str, period_ns: float) -> str:
     lines = ["# written by hh init: check every line marked REVIEW, then run `hh gate {this file}`",
              f"name: {name}", f"top: {top}", "spec: spec.md                # REVIEW: describe the behaviour",
              f"sources: {_flow(sources)}", "interface:"]
@@ -111,15 +149,15 @@ def design_yaml(name: str, top: str, ports: list[PortSpec], clock: str | None, r
         if p.unpacked is not None:
             d["unpacked"] = list(p.unpacked)
         lines.append(f"    - {_flow(d)}")
-    lines += ["verification:",
-              f"  reference: {reference}     # the RTL as it is today: every candidate must match it",
-              "  differential: {cycles: 400, seed: 1}",
-              "ppa:",
-              "  liberty: osu018",
-              f"  clock_period_ns: {period_ns:g}      # REVIEW: your target clock",
-              "generation:",
+    lines += _verification(checks)
+    lines += ["ppa:", "  liberty: osu018", f"  clock_period_ns: {period_ns:g}      # REVIEW: your target clock"]
+    if clock:
+        lines += ["  # constrained: meet clock_period_ns first, then minimise area and power (slack beyond the clock",
+                  "  # earns nothing); `objective: weighted` trades delay against area and power by `weights:`",
+                  "  objective: constrained"]
+    lines += ["generation:",
               "  provider: offline",
-              f"  seeds: {reference}",
+              f"  seeds: {seeds}",
               "anneal: {iterations: 20, seed: 1, chains: 2}", ""]
     return "\n".join(lines)
 
@@ -143,9 +181,38 @@ def _rel(p: Path, base: Path) -> str:
         return str(Path(p).resolve())
 
 
+def _checks(base: Path, design: Path, ss: SourceSet, golden: str | None, cocotb: str | None,
+            testbench: str | None, force: bool) -> tuple[Checks, list[Path]]:
+    """What judges the design (``--golden``, ``--cocotb``, ``--testbench``) and the files written for it."""
+    from .golden import snapshot, write_hook
+
+    written: list[Path] = []
+    ref = test_dir = tb = None
+    if golden:
+        folder = Path(golden).resolve()
+        reffile = snapshot(ss, folder, force=force)
+        written += [reffile, write_hook(design, folder, force=force)]
+        ref = _rel(reffile, base)
+    if cocotb:
+        given = Path(cocotb)
+        if given.suffix == ".py" or len(given.parts) > 1:  # a path to the test module
+            if not given.with_suffix(".py").is_file():
+                raise InputError(f"--cocotb {cocotb}: file not found")
+            test_dir, cocotb = _rel(given.resolve().parent, base), given.stem
+        elif not (base / f"{cocotb}.py").is_file():
+            raise InputError(f"--cocotb {cocotb}: no {cocotb}.py beside {design.name} (give its path)")
+    if testbench:
+        if not Path(testbench).is_file():
+            raise InputError(f"--testbench {testbench}: file not found")
+        tb = _rel(Path(testbench), base)
+    return Checks(reference=ref, cocotb=cocotb, test_dir=test_dir, testbench=tb), written
+
+
 def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], out: Path, *, name: str | None,
-                 period_ns: float, force: bool) -> list[Path]:
-    """Write design.yaml (and spec.md, and a filelist when plain files were given); return what was written."""
+                 period_ns: float, force: bool, golden: str | None = None, cocotb: str | None = None,
+                 testbench: str | None = None) -> list[Path]:
+    """Write design.yaml (and spec.md, a filelist when plain files were given, the golden copy and its
+    pre-commit entry with ``golden``); return what was written."""
     from .cores import core_sources
 
     out = Path(out).resolve()
@@ -175,8 +242,8 @@ def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], o
         raise InputError(f"top module {top}: no output port")
     clock, reset = guess_clock_reset(ports, events)
     if len(lists) == 1 and not plain and not cores:
-        reference = _rel(Path(lists[0]), base)
-    else:  # one filelist names the design for sources, reference and seed alike
+        design_f = _rel(Path(lists[0]), base)
+    else:  # one filelist names the design for sources and seed alike
         flist = base / f"{top}.f"
         if flist.exists() and not force:
             raise ConfigError(f"{flist}: already exists (use --force to overwrite)")
@@ -185,10 +252,11 @@ def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], o
         body += [_rel(f, base) for f in ss.files]
         write_text_atomic(flist, "// written by hh init\n" + "\n".join(body) + "\n")
         written.append(flist)
-        reference = _rel(flist, base)
-    text = design_yaml(name or top, top, ports, clock, reset, [f"-f {reference}"], reference, period_ns)
+        design_f = _rel(flist, base)
+    checks, extra = _checks(base, out, ss, golden, cocotb, testbench, force)
+    text = design_yaml(name or top, top, ports, clock, reset, [f"-f {design_f}"], checks, design_f, period_ns)
     write_text_atomic(out, text)
-    written.insert(0, out)
+    written = [out, *written, *extra]
     spec = base / "spec.md"
     if not spec.exists():
         write_text_atomic(spec, spec_stub(top, ports, clock, reset))
@@ -206,12 +274,23 @@ def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], o
 @click.option("--name", default=None, help="Design name (default: the top module).")
 @click.option("--clock-period", "period_ns", default=10.0, show_default=True,
               type=click.FloatRange(min=0, min_open=True), help="Target clock period in ns.")
-@click.option("--force", is_flag=True, help="Overwrite an existing design.yaml or filelist.")
+@click.option("--golden", type=click.Path(file_okay=False),
+              help="Copy today's sources into this folder as the reference (and write pre-commit-hh.yaml).")
+@click.option("--cocotb", help="Your cocotb test module: a name beside design.yaml or a path to the .py file.")
+@click.option("--testbench", type=click.Path(dir_okay=False), help="Your self-checking testbench (prints PASSED).")
+@click.option("--force", is_flag=True, help="Overwrite an existing design.yaml, filelist or golden copy.")
 def init(files: tuple[str, ...], top: str, filelists: tuple[str, ...], output: str, name: str | None,
-         period_ns: float, force: bool) -> int:
-    """Write a design.yaml for existing RTL: FILES (.v/.sv, filelists, a FuseSoC .core or EDAM .eda.yml) or -f."""
-    written = init_project(top, files, filelists, Path(output), name=name, period_ns=period_ns, force=force)
+         period_ns: float, golden: str | None, cocotb: str | None, testbench: str | None, force: bool) -> int:
+    """Write a design.yaml for existing RTL: FILES (.v/.sv, filelists, a FuseSoC .core or EDAM .eda.yml) or -f.
+
+    What judges the design's function: --golden DIR, --cocotb MODULE and/or --testbench FILE; with none,
+    `hh gate` exits 2 until verification.reference, cocotb or testbench is set."""
+    written = init_project(top, files, filelists, Path(output), name=name, period_ns=period_ns, force=force,
+                           golden=golden, cocotb=cocotb, testbench=testbench)
     for p in written:
         click.echo(f"wrote {p}")
+    if not (golden or cocotb or testbench):
+        click.echo("note: nothing judges the design's function yet: add --golden DIR, --cocotb MODULE or "
+                   "--testbench FILE (or set verification.reference/cocotb/testbench)", err=True)
     click.echo(f"next: review the lines marked REVIEW, then `hh gate {written[0]}`", err=True)
     return 0

@@ -36,6 +36,13 @@ def _proof(d: dict[str, Any]) -> str:
     return kind if kind == "proven" else f"{kind} ⚠"
 
 
+def _evidence(rd: RunData, d: dict[str, Any]) -> str:
+    """Proven / bounded / simulated only against the reference (the chain of checks; see ``flow.summary``)."""
+    ps = rd.summary.proofs
+    kind = ps.evidence_of(text(d.get("digest"))) if ps is not None and d else None
+    return MISSING if kind is None else kind if kind == "proven" else f"{kind} ⚠"
+
+
 def _yes_no(v: object) -> str:
     return "yes" if v is True else "no" if v is False else MISSING
 
@@ -62,7 +69,8 @@ def ppa_table(rd: RunData) -> str:
              ("critical path", _path(ini), _path(best)),
              ("power estimate", text(ini.get("power_fidelity")) or MISSING,
               text(best.get("power_fidelity")) or MISSING),
-             ("equivalence check", _proof(ini), _proof(best)))
+             ("equivalence check", _proof(ini), _proof(best)),
+             ("evidence vs reference", _evidence(rd, ini), _evidence(rd, best)))
     rows += [[escape(a), escape(b), escape(c), ""] for a, b, c in extra]
     parts = [table(["metric", "initial", "best", "change"], rows, [False, True, True, True], raw=True),
              '<p class="muted">Cost = weighted mean of area/area₀, delay/delay₀ and power/power₀ plus a penalty '

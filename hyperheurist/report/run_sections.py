@@ -40,6 +40,19 @@ def proof_pill(verdict: str | None) -> str:
     return f'<span class="pill {cls}" title="equivalence check">{escape(kind)}{mark}</span>'
 
 
+EVIDENCE_NOTE = ('<p class="muted">Evidence vs reference: the weakest link of the chain of checks back to a Phase-1 '
+                 "design checked against the reference (proven; bounded: no difference within the searched depth; "
+                 "simulated only: no formal check covers some link).</p>")
+
+
+def evidence_pill(evidence: str | None) -> str:
+    """What a design's function rests on, against the reference; anything short of a proof is marked."""
+    kind = evidence or "not recorded"
+    cls = "valid" if kind == "proven" else "unproven"
+    mark = "" if kind == "proven" else " ⚠"
+    return f'<span class="pill {cls}" title="evidence against the reference">{escape(kind)}{mark}</span>'
+
+
 def phase1(rd: RunData) -> str:
     p1 = rd.phase1_stats
     if not rd.has_summary and not p1.entries:
@@ -78,11 +91,13 @@ def proofs(rd: RunData) -> str:
             f"median proof time {seconds(ps.median_proof_s, missing='—')}. "
             + ", ".join(f"{k}: {n}" for k, n in counts.items() if n) + ". Anything not proven is marked ⚠.</p>")
     rows = [[f"<code>{escape(a.key)}</code>", f"<code>{escape(a.parent)}</code>", escape(a.move or "—"),
-             proof_pill(a.verdict), seconds(a.proof_s, missing="—"), escape(a.engine or "—")]
+             proof_pill(a.verdict), evidence_pill(a.evidence), seconds(a.proof_s, missing="—"),
+             escape(a.engine or "—")]
             for a in ps.accepted[:MAX_ROWS]]
     more = f'<p class="muted">First {MAX_ROWS} of {len(ps.accepted)} shown.</p>' if len(ps.accepted) > MAX_ROWS else ""
     return section("Equivalence of accepted RTL changes", head,
-                   table(["design", "parent", "move", "verdict", "proof time", "engine"], rows, raw=True) + more,
+                   table(["design", "parent", "move", "verdict vs parent", "evidence vs reference", "proof time",
+                          "engine"], rows, raw=True) + more + EVIDENCE_NOTE,
                    anchor="proofs")
 
 

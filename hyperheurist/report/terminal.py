@@ -72,6 +72,9 @@ def _summary_text(run_dir: Path) -> str:
             counts = ", ".join(f"{k} {n}" for k, n in s.proofs.by_verdict.items() if n)
             lines.append(f"  equivalence of {len(s.proofs.accepted)} accepted RTL change(s): {counts}; "
                          f"median proof {seconds(s.proofs.median_proof_s, missing='-')}")
+        if s.proofs is not None and s.proofs.evidence_of(s.best.digest):
+            lines.append(f"  evidence of the best design against the reference: {s.proofs.evidence_of(s.best.digest)} "
+                         "(proven / bounded / simulated only)")
     report = run_dir / "report.html"
     lines.append(f"  report: {report}" if report.is_file() else f"  report: not written (hh report {run_dir})")
     lines.append(f"  run directory: {run_dir}")

@@ -1,0 +1,3 @@
+// the project's filelist
+rtl/uart_tx.v
+rtl/baud_tick.v
