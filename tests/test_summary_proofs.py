@@ -32,3 +32,26 @@ def test_a_composed_step_takes_the_verdict_of_its_own_rtl_pair_not_the_rtls_stro
                 "proposal_digest": "cfull", "parent_digest": "pfull", "move": "m", "composed": True}]
     (change,) = ProofStats.from_journal(records).accepted
     assert (change.verdict, change.proof_seq) == ("inconclusive", 1)
+
+
+def test_the_report_gives_each_accepted_design_its_evidence_against_the_reference(tmp_path) -> None:
+    """Phase 2 proves a change against its parent; the report's evidence column follows the chain back to a
+    Phase-1 design, so a proof against a parent only simulated against the reference reads 'simulated only'."""
+    from hyperheurist.flow.summary import Point, ProofStats, RunSummary
+    from hyperheurist.report.detail_sections import ppa_table
+    from hyperheurist.report.run_sections import proofs
+    from hyperheurist.report.rundata import RunData
+
+    records = [{"type": "phase1", "verdict": "valid", "digest": "s1", "proof": None},
+               {"type": "eval", "seq": 1, "digest": "a", "key": "a-r", "parent": "s1-r",
+                "proof": {"verdict": "proven", "wall_s": 1.0}},
+               {"type": "step", "accepted": True, "proposal": "a-r", "parent": "s1-r", "proposal_digest": "a",
+                "parent_digest": "s1", "move": "m"}]
+    ps = ProofStats.from_journal(records)
+    rd = RunData(path=tmp_path, summary=RunSummary(initial=Point(digest="s1", key="s1-r"),
+                                                   best=Point(digest="a", key="a-r", proof="proven"), proofs=ps))
+    section = proofs(rd)
+    assert "evidence vs reference" in section and ">simulated only ⚠</span>" in section
+    table = ppa_table(rd)
+    row = table[table.index("evidence vs reference"):]
+    assert row.count("simulated only ⚠") == 2, row[:300]
