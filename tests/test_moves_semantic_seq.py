@@ -125,6 +125,32 @@ def test_isolation_the_consumer_masks_is_removed_and_proven(tmp_path: Path) -> N
     assert v.kind == "proven", v.summary()
 
 
+def test_isolation_written_as_an_if_in_a_combinational_block_is_removed_and_proven(tmp_path: Path) -> None:
+    """The same gating in another form: ``if (en) xi = x; else xi = 0;``, and the register's enable a delayed
+    copy of en (en_q) for a pipelined adder: found through the data flow, not one text."""
+    parent = """module t(input clk, input rst, input en, input [3:0] x, input [3:0] y, output reg [4:0] r);
+  reg [3:0] xi;
+  reg [4:0] s;
+  reg en_q;
+  always @* begin
+    if (en) xi = x;
+    else xi = 4'd0;
+  end
+  always @(posedge clk)
+    if (rst) begin s <= 5'd0; en_q <= 1'b0; r <= 5'd0; end
+    else begin
+      s <= xi + y;
+      en_q <= en;
+      if (en_q) r <= s;
+    end
+endmodule
+"""
+    kids = _children(UnobservableGating(), parent)
+    assert kids == [parent.replace("if (en) xi = x;\n    else xi = 4'd0;", "xi = x;")], kids
+    v = _prove(tmp_path, parent, kids[0])
+    assert v.kind == "proven", v.summary()
+
+
 def test_isolation_an_output_observes_is_refuted(tmp_path: Path) -> None:
     parent = ISOLATED.replace("LOAD", "en || ld")  # r also loads the sum when en is low
     kids = _children(UnobservableGating(), parent)

@@ -5,7 +5,7 @@ A gating site forces a value to zero under a condition: ``c ? x : 0`` (or ``c ? 
 zeroed ``x``, nothing downstream observes the difference: typically the consumer of the result is itself
 gated by the same condition (a register loaded only when ``c``, a mux that selects the result only when
 ``c``). The site is offered when the data flow of the module reaches, from the gated signal, through
-combinational assignments, an assignment guarded by a signal of ``c`` (an enclosing ``if``/``case``, or a
+assignments and pipeline registers, an assignment guarded by a signal of ``c`` (an enclosing ``if``/``case``, or a
 ``?:`` select in its right-hand side), where a register that merely copies such a signal counts as that
 signal (a delayed valid qualifies the next stage). That is where a designer looks, whatever the text's
 form; whether the gating is really unobservable is left to the proof: every child is proven against its
@@ -24,7 +24,7 @@ from .rtl import RtlMove
 from .verilog import Edit, K, identifiers, modules, node_text, walk
 
 ASSIGNS = (K.AssignmentExpression, K.NonblockingAssignmentExpression)
-MAX_HOPS = 6  # combinational assignments followed from the gated signal
+MAX_HOPS = 6  # assignments followed from the gated signal
 
 
 @dataclass
@@ -78,8 +78,8 @@ def dataflow(mod: Syntax) -> list[Assign]:
 def related(flow: list[Assign], names: set[str]) -> set[str]:
     """``names`` and the signals that only copy one of them (or that they copy), to a fixed point."""
     out = set(names)
-    copies = [(next(iter(a.targets)), next(iter(a.reads))) for a in flow
-              if len(a.targets) == 1 and len(a.reads) == 1 and not a.guards]
+    copies = [(next(iter(a.targets)), next(iter(a.reads))) for a in flow  # guarded copies too (by a reset)
+              if len(a.targets) == 1 and len(a.reads) == 1]
     grew = True
     while grew:
         grew = False
@@ -91,7 +91,8 @@ def related(flow: list[Assign], names: set[str]) -> set[str]:
 
 
 def gated_consumer(flow: list[Assign], start: set[str], conds: set[str]) -> bool:
-    """Some assignment reached from ``start`` through combinational assignments is guarded by ``conds``."""
+    """Some assignment reached from ``start`` (through assignments and pipeline registers) is guarded by
+    ``conds`` or a copy of them."""
     names = related(flow, conds)
     seen = set(start)
     todo = deque((s, 0) for s in start)
@@ -102,7 +103,7 @@ def gated_consumer(flow: list[Assign], start: set[str], conds: set[str]) -> bool
                 continue
             if a.guards & names:
                 return True
-            if a.registered or hops >= MAX_HOPS:
+            if hops >= MAX_HOPS:
                 continue
             for t in a.targets - seen:
                 seen.add(t)
@@ -139,6 +140,32 @@ def _logic(node: Syntax) -> bool:
     return False
 
 
+def _single(stmt: Syntax) -> Syntax | None:
+    """The blocking assignment a statement (or a begin/end of one statement) is, else None."""
+    while stmt.kind == K.SequentialBlockStatement and len(stmt.items) == 1:
+        stmt = stmt.items[0]
+    ok = stmt.kind == K.ExpressionStatement and stmt.expr.kind == K.AssignmentExpression
+    return stmt.expr if ok else None
+
+
+def if_gating(node: Syntax, text: str) -> tuple[Syntax, str, set[str]] | None:
+    """``if (c) s = x; else s = 0;`` (either way round) in a combinational block: (condition, the statement
+    ``s = x;``, {s}), else None."""
+    if node.kind != K.ConditionalStatement or node.elseClause is None:
+        return None
+    p = node.parent
+    while p is not None and p.kind not in (K.AlwaysBlock, K.AlwaysCombBlock, K.AlwaysFFBlock):
+        p = p.parent
+    if p is None or p.kind == K.AlwaysFFBlock or "edge" in str(getattr(p.statement, "timingControl", "")):
+        return None
+    a, b = _single(node.statement), _single(node.elseClause.clause)
+    if a is None or b is None or a.left.kind != K.IdentifierName or node_text(a.left, text) != node_text(b.left, text):
+        return None
+    kept = a if _zero(b.right) and not _zero(a.right) else b if _zero(a.right) and not _zero(b.right) else None
+    stmt = node_text(kept, text) if kept is not None else None
+    return (node.predicate, stmt + ";", set(identifiers(a.left))) if stmt is not None else None
+
+
 def _target(node: Syntax) -> set[str]:
     """The names the statement holding ``node`` assigns."""
     p = node.parent
@@ -162,19 +189,33 @@ class UnobservableGating(RtlMove):
         for mod in modules(tree):
             flow: list[Assign] | None = None
             for n in walk(mod):
-                if n.kind not in (K.ConditionalExpression, K.BinaryAndExpression) or not _logic(n):
+                site = self._site(n, text)
+                if site is None:
                     continue
-                g = gating(n)
-                if g is None:
-                    continue
-                cond, kept = g
-                kept_text = node_text(kept, text)
-                conds = set(identifiers(cond))
-                if kept_text is None or not conds or conds & set(identifiers(kept)):
-                    continue
+                conds, kept_text, start = site
                 flow = flow if flow is not None else dataflow(mod)
-                start = _target(n)
                 if start and gated_consumer(flow, start, conds):
                     r = n.sourceRange
-                    out.append([Edit(r.start.offset, r.end.offset, paren(kept_text))])
+                    out.append([Edit(r.start.offset, r.end.offset, kept_text)])
         return out
+
+    @staticmethod
+    def _site(n: Syntax, text: str) -> tuple[set[str], str, set[str]] | None:
+        """(condition names, the ungated text, the names it assigns) of a gating site at ``n``, else None."""
+        if n.kind == K.ConditionalStatement:
+            g = if_gating(n, text)
+            if g is None:
+                return None
+            cond, kept_text, start = g
+            conds = set(identifiers(cond))
+            return (conds, kept_text, start) if conds and not conds & start else None
+        if n.kind not in (K.ConditionalExpression, K.BinaryAndExpression) or not _logic(n):
+            return None
+        ge = gating(n)
+        if ge is None:
+            return None
+        kept = node_text(ge[1], text)
+        conds = set(identifiers(ge[0]))
+        if kept is None or not conds or conds & set(identifiers(ge[1])):
+            return None
+        return conds, paren(kept), _target(n)
