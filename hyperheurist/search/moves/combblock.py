@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pyslang import ast
 
-from ...egraph.bind import Binder, Bound, Unliftable, index, resize, truthy
+from ...egraph.bind import Binder, Bound, Unliftable, resize, truthy
 from ...egraph.ir import Term, TermError, const, evaluate, node, subterms
 from ...hdl.parse import Syntax, elaborate, parse
 
@@ -397,5 +397,3 @@ def support(terms: list[Term]) -> dict[str, int]:
                 out.setdefault(x.name, x.width)
     return out
 
-
-__all__ = ["Block", "blocks", "execute", "index", "support"]
