@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import errno
 import importlib
+import os
+import stat
 import sys
 import tempfile
 import traceback
@@ -53,8 +55,31 @@ def cli() -> None:
     """HyperHeurist: correct-first, then PPA-optimised RTL from LLM candidates."""
 
 
+CRASH_LOGS_KEPT = 20  # one folder per user, the newest kept: internal errors must not fill the temp folder
+
+
+def _crash_folder() -> str | None:
+    """``$TMPDIR/hh-crash-<uid>``, made private; None when that name is not a folder of ours (a link planted by
+    someone else, another user's folder)."""
+    folder = os.path.join(tempfile.gettempdir(), f"hh-crash-{os.getuid()}")
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        return None
+    old = sorted((e for e in os.scandir(folder) if e.name.startswith("hh-crash-") and e.is_file(follow_symlinks=False)),
+                 key=lambda e: e.stat(follow_symlinks=False).st_mtime)
+    for e in old[:max(0, len(old) - CRASH_LOGS_KEPT + 1)]:
+        os.unlink(e.path)
+    return folder
+
+
 def _crash_log() -> str:
-    fd, path = tempfile.mkstemp(prefix="hh-crash-", suffix=".log")
+    fd, path = tempfile.mkstemp(prefix="hh-crash-", suffix=".log", dir=_crash_folder())
     with open(fd, "w") as fh:
         traceback.print_exc(file=fh)
     return path

@@ -29,6 +29,7 @@ from .candidate import Candidate
 from .config import DesignConfig
 from .jsonio import read_json, write_json, write_text_atomic
 from .sandbox import describe as describe_sandbox
+from .secrets import without_credentials
 from .tools import tool_versions
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +57,7 @@ def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> 
         "design": design.name,
         "design_yaml": str(design.source) if design.source else None,
         "seed": seed,
-        "argv": list(argv if argv is not None else sys.argv),
+        "argv": [without_credentials(a) for a in (argv if argv is not None else sys.argv)],
         "tools": tool_versions(),
         "liberty": str(design.ppa.liberty_path),
         "sandbox": describe_sandbox(design.limits.sandbox),

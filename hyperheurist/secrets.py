@@ -14,3 +14,12 @@ SECRET_ENV = re.compile(
 
 def is_secret_name(name: str) -> bool:
     return bool(SECRET_ENV.search(name))
+
+
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]*@")
+
+
+def without_credentials(text: str) -> str:
+    """``text`` with the ``user:password@`` part of every URL in it removed (some proxies put credentials
+    there); what hh records of a command line or an endpoint goes through here."""
+    return _URL_CREDENTIALS.sub("", text)

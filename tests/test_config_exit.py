@@ -58,6 +58,16 @@ CASES = {
     "liberty without cells": (_liberty("library (x) {\n}\n"), "ppa.liberty"),
     "activity power, no cell models": (lambda data, d: (_liberty(OSU018.read_text())(data, d),
                                                         data["ppa"].update(power="activity")), "ppa.power"),
+    # before: exit 1 blaming the candidates (every gate timed out; costs overflowed to inf)
+    "simulation timeout 1 ms": (lambda data, d: data["verification"].update(timeout_s=0.001),
+                                "verification.timeout_s"),
+    "tool timeout 1 ms": (lambda data, d: data.update(limits={"tool_timeout_s": 0.001}), "limits.tool_timeout_s"),
+    "weights 1e308": (lambda data, d: data["ppa"].update(weights={"area": 1e308, "delay": 1e308}), "ppa.weights"),
+    # before: exit 3 (a folder), or exit 2 after a run folder was made
+    "rules_file a folder": (lambda data, d: data["generation"].update(rules_file=str(d)), "generation.rules_file"),
+    "rules_file /etc/passwd": (lambda data, d: data["generation"].update(rules_file="/etc/passwd"),
+                               "generation.rules_file"),
+    "seeds /": (lambda data, d: data["generation"].update(seeds="/"), "generation.seeds"),
 }
 
 

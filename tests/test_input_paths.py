@@ -123,3 +123,30 @@ def test_aliases_and_merge_keys_within_bounds_still_load() -> None:
         "b": {"x": 1, "y": 2}, "m": {"x": 1, "y": 3}, "l": [{"x": 1, "y": 2}, {"x": 1, "y": 2}]}
     with pytest.raises(yamlsafe.YamlLimitError, match="refers to itself"):
         yamlsafe.load("a: &a [1, *a]\n")
+
+
+def test_credentials_in_an_endpoint_url_stay_out_of_the_run_record(proj: Path) -> None:
+    from hyperheurist.rundir import manifest
+
+    url = "http://alice:hunter2@127.0.0.1:8000/v1"
+    cfg = load_design(design(proj, "[rtl/t.v]", f"generation: {{provider: openai, base_url: '{url}'}}\n"))
+    argv = manifest(cfg, 1, argv=["hh", "run", "design.yaml", "--base-url", url, f"--base-url={url}"])["argv"]
+    resolved = cfg.resolved_yaml()
+    assert "hunter2" not in " ".join(argv) + resolved and "alice" not in " ".join(argv) + resolved
+    assert "http://127.0.0.1:8000/v1" in argv and "127.0.0.1:8000/v1" in resolved
+
+
+def test_crash_logs_do_not_pile_up_in_the_temp_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from hyperheurist import cli
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    for _ in range(cli.CRASH_LOGS_KEPT + 5):
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            last = Path(cli._crash_log())
+    folder = tmp_path / f"hh-crash-{os.getuid()}"
+    assert last.parent == folder and "RuntimeError: boom" in last.read_text()
+    assert len(list(folder.iterdir())) == cli.CRASH_LOGS_KEPT and not list(tmp_path.glob("hh-crash-*.log"))

@@ -12,7 +12,7 @@ from pydantic import ValidationInfo, field_validator, model_validator
 from ..hdl.literals import define, identifier
 from ..inputs import input_problem
 from ..project.filelist import is_filelist
-from ..secrets import is_secret_name
+from ..secrets import is_secret_name, without_credentials
 from .generation import Generation
 from .interface import Interface
 from .limits import Limits
@@ -140,6 +140,8 @@ class DesignConfig(Model):
 
     def resolved_yaml(self) -> str:
         data = self.model_dump(mode="json", exclude={"source", "base_dir"})
+        if data["generation"]["base_url"]:  # credentials in the URL stay out of the run directory
+            data["generation"]["base_url"] = without_credentials(data["generation"]["base_url"])
         data["interface"] = _one_clock_spelling(data["interface"])
         return yaml.safe_dump(data, sort_keys=False)
 

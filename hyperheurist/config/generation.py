@@ -78,7 +78,10 @@ class Generation(Model):
     @field_validator("rules_file", mode="before")
     @classmethod
     def _rules(cls, v: object, info: ValidationInfo) -> Path | None:
-        return resolve_file(v, info, must_exist=False)
+        p = resolve_file(v, info, must_exist=False)  # hh writes it when it is not there yet
+        if p is not None and p.exists() and not is_file(p):
+            raise ValueError(f"{p}: not a regular file")
+        return p
 
     def seed_files(self) -> list[Path]:
         """One path per seed design: a Verilog file, a filelist, or a folder holding one multi-file design."""

@@ -13,7 +13,7 @@ class Limits(Model):
     max_file_bytes: int = Field(default=1_000_000, ge=1)
     max_files: int = Field(default=32, ge=1)
     tool_mem_mb: int = Field(default=4096, ge=64, le=4 * 1024 * 1024)
-    tool_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)
+    tool_timeout_s: float = Field(default=120, ge=1, le=MAX_TIMEOUT_S)  # under a second: no tool starts
     # every external tool in the bubblewrap sandbox (sandbox.py); "off" is an explicit, warned-about choice
     sandbox: Literal["required", "off"] = "required"
 

@@ -18,10 +18,13 @@ BUNDLED_LIBERTIES = {
 FLOWS_DIR = Path(__file__).resolve().parent.parent / "flows"  # package data: works from a wheel too
 
 
+MAX_WEIGHT = 1e6  # weights are relative: past this a sum of weighted ratios overflows into inf and NaN
+
+
 class Weights(Model):
-    area: float = Field(default=1.0, ge=0)
-    delay: float = Field(default=1.0, ge=0)
-    power: float = Field(default=1.0, ge=0)
+    area: float = Field(default=1.0, ge=0, le=MAX_WEIGHT)
+    delay: float = Field(default=1.0, ge=0, le=MAX_WEIGHT)
+    power: float = Field(default=1.0, ge=0, le=MAX_WEIGHT)
 
     @model_validator(mode="after")
     def _nonzero(self) -> Weights:
@@ -36,7 +39,7 @@ class PPA(Model):
     weights: Weights = Weights()
     input_activity: float = Field(default=0.1, ge=0, le=1)
     power: Literal["vectorless", "activity"] = "vectorless"
-    timing_penalty: float = Field(default=2.0, ge=0)
+    timing_penalty: float = Field(default=2.0, ge=0, le=MAX_WEIGHT)
     # weighted: mean of area/delay/power ratios; constrained: meet the clock, then minimise area and power
     objective: Literal["weighted", "constrained"] = "weighted"
     flow: str = "default"

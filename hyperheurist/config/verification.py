@@ -43,7 +43,7 @@ class Equivalence(Model):
     depth: int = Field(default=12, ge=1, le=1000)  # bounded search: cycles after the reset sequence
     # shared by the check's engines; the wall clock stops a run only at 4x its budget + 5 s, and a check it
     # stopped is a tool fault (exit 3, retried on resume), never a verdict: a busy machine changes no verdict
-    timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S)  # CPU-time budget of one check (spent: inconclusive)
+    timeout_s: float = Field(default=120, ge=1, le=MAX_TIMEOUT_S)  # CPU-time budget of one check (spent: inconclusive)
     engine: Literal["auto", "yosys-sat"] = "auto"  # auto: ABC unless a side can produce X
     policy: Literal["proven", "proven_or_bounded"] = "proven_or_bounded"
     reset_cycles: int = Field(default=2, ge=1, le=64)  # the declared reset sequence: reset held this long
@@ -75,7 +75,7 @@ class Verification(Model):
     # power_on_values: `initial` blocks that only assign constants to registers are FPGA-style power-on values
     # (simulated and proven from them; synthesis onto an ASIC liberty has none, so PPA ignores them)
     initial: Literal["reject", "power_on_values"] = "reject"  # what the structure stage does with `initial` blocks
-    timeout_s: float = Field(default=60, gt=0, le=86400)
+    timeout_s: float = Field(default=60, ge=1, le=86400)  # under a second no bench even starts
     differential: Differential = Differential()
     equivalence: Equivalence = Equivalence()
 

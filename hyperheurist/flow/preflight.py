@@ -7,6 +7,7 @@ from pathlib import Path
 from ..config import DesignConfig, Weights
 from ..errors import ConfigError, HHError, InputError
 from ..evaluate import first_line
+from ..project.filelist import expand
 from ..recipe import load_flow
 from .session import RunOptions
 
@@ -41,6 +42,18 @@ def preflight(design: DesignConfig, opts: RunOptions | None = None) -> None:
     gen = design.generation
     if gen.seeds and not gen.seed_files():
         raise ConfigError(f"{design.source}: generation.seeds: no file matches {gen.seeds}")
+    for seed in gen.seed_files():  # paths only (RTL that does not parse is that candidate's failure, exit 1)
+        try:
+            expand([str(seed)], Path("."), str(seed), design.filelist_env)
+        except ConfigError as exc:
+            raise ConfigError(f"{design.source}: generation.seeds: {first_line(exc)}") from None
+    if gen.rules_file is not None and gen.rules_file.exists():
+        from ..llm.rules import RuleMemory
+
+        try:
+            RuleMemory.read_shared(gen.rules_file)
+        except ConfigError as exc:
+            raise ConfigError(f"{design.source}: generation.rules_file: {first_line(exc)}") from None
     if design.anneal.moves:
         known = known_move_names(design)
         unknown = sorted(set(design.anneal.moves) - known)

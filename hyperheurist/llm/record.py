@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..jsonio import read_json, write_json
+from ..secrets import without_credentials
 from .chat import ChatMessage, Record, Sampling
 
 RECORD = re.compile(r"^(\d{4,})\.json$")
@@ -45,7 +46,7 @@ def scrub(obj: Any, secrets: list[str]) -> Any:
 
 def public_url(url: str | None) -> str | None:
     """The endpoint without user:password@ (some proxies put credentials there)."""
-    return re.sub(r"//[^/@]*@", "//", url) if url else url
+    return without_credentials(url) if url else url
 
 
 def _load(folder: Path) -> list[Record]:

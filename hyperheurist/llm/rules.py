@@ -96,7 +96,7 @@ class RuleMemory:
         if isinstance(saved, dict) and isinstance(saved.get("initial"), list):  # a resumed run
             initial = [Rule(d["text"], d.get("gate", ""), int(d.get("count", 0)), "file") for d in saved["initial"]]
         elif self.shared_file is not None and self.shared_file.is_file():
-            initial = self._read_shared(self.shared_file)
+            initial = self.read_shared(self.shared_file)
         else:
             initial = []
         self.initial = [r.to_dict() for r in initial]
@@ -104,7 +104,8 @@ class RuleMemory:
             self.rules[r.text] = r
 
     @staticmethod
-    def _read_shared(path: Path) -> list[Rule]:
+    def read_shared(path: Path) -> list[Rule]:
+        """The rules of a shared rules file; ConfigError naming the file and the entry when it is not one."""
         try:
             data = yamlsafe.load(path.read_text(encoding="utf-8")) or []
         except (OSError, UnicodeDecodeError, yaml.YAMLError, yamlsafe.YamlLimitError) as exc:
