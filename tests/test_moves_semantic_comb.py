@@ -83,6 +83,12 @@ COMPARATOR = """module t(input [5:0] a, input [5:0] b, output reg gt, output reg
   end
 endmodule
 """
+BIT_CHAIN = """module t(input [3:0] a, input [3:0] b, output eq, output ge);
+  assign eq = (a[0] ~^ b[0]) & (a[1] ~^ b[1]) & (a[2] ~^ b[2]) & (a[3] ~^ b[3]);
+  assign ge = (a[3] & ~b[3]) | ((a[3] ~^ b[3]) & ((a[2] & ~b[2]) | ((a[2] ~^ b[2]) &
+              ((a[1] & ~b[1]) | ((a[1] ~^ b[1]) & (a[0] | ~b[0]))))));
+endmodule
+"""
 NOT_AN_OPERATOR = """module t(input [5:0] a, input [5:0] b, output reg [5:0] y);
   integer i;
   always @* for (i = 0; i < 6; i = i + 1) y[i] = a[5 - i] & b[i];
@@ -155,6 +161,12 @@ def test_a_ripple_carry_loop_becomes_an_addition(tmp_path: Path) -> None:
 def test_a_bitwise_comparator_becomes_word_compares(tmp_path: Path) -> None:
     children = _all_proven(tmp_path, LoopLift(), COMPARATOR)
     assert any("eq = a == b" in c and "lt = a < b" in c and "gt = a > b" in c for c in children), children
+
+
+def test_a_comparator_of_bit_selects_becomes_word_compares(tmp_path: Path) -> None:
+    children = _all_proven(tmp_path, LoopLift(), BIT_CHAIN)
+    assert any("assign eq = a == b;" in c for c in children), children
+    assert any("assign ge = a >= b;" in c for c in children), children
 
 
 def test_a_loop_that_is_no_word_operator_is_left_alone() -> None:
