@@ -25,7 +25,7 @@ def gate(tmp_path: Path, design: str, rtl: str, **kw):
 def test_valid_combinational_design_passes_every_gate(tmp_path: Path) -> None:
     rep = gate(tmp_path, "alu", "good.v")
     assert rep.passed, rep.to_dict()
-    stages = ["safety", "compile", "structure", "simulation", "equivalence", "synthesis"]
+    stages = ["safety", "compile", "structure", "simulation", "equivalence", "synthesis", "netlist_sim"]
     assert [r.gate for r in rep.results] == stages
     assert not any(r.skipped for r in rep.results)
     assert "full proof" in rep.results[4].message

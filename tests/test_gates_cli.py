@@ -31,10 +31,10 @@ def test_exit_0_json_and_junit(tmp_path: Path) -> None:
     out = hh("gate", str(DATA / "design.yaml"), str(DATA / "good.v"), "--json", "--junit", str(junit))
     assert out.returncode == 0, out.stderr
     verdict = json.loads(out.stdout)
-    assert verdict["passed"] is True and len(verdict["results"]) == 6
+    assert verdict["passed"] is True and len(verdict["results"]) == 7
     cases = ET.parse(junit).getroot().findall(".//testcase")
     assert [c.get("name") for c in cases] == ["safety", "compile", "structure", "simulation", "equivalence",
-                                              "synthesis"]
+                                              "synthesis", "netlist_sim"]
     assert not ET.parse(junit).getroot().findall(".//failure")
 
 
@@ -45,7 +45,7 @@ def test_exit_1_names_gate_and_reason(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert "structure gate" in out.stderr and "inferred latch" in out.stderr
     root = ET.parse(junit).getroot()
-    assert len(root.findall(".//failure")) == 1 and len(root.findall(".//skipped")) == 3
+    assert len(root.findall(".//failure")) == 1 and len(root.findall(".//skipped")) == 4
 
 
 def test_exit_2_bad_usage(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ def test_exit_0_and_1_give_one_case_per_gate(tmp_path: Path, rtl: str, code: int
     assert res.returncode == code, res.stderr
     cases = _cases(xml)
     assert [c.get("name") for c in cases] == ["safety", "compile", "structure", "simulation", "equivalence",
-                                              "synthesis"]
+                                              "synthesis", "netlist_sim"]
     assert len(ET.parse(xml).getroot().findall(".//failure")) == code
 
 

@@ -74,7 +74,7 @@ def test_area_grows_with_width_and_params_are_applied(tmp_path: Path) -> None:
     assert m16.cells > m8.cells
     assert sum(m8.cell_histogram.values()) == m8.cells
     assert m8.power_fidelity == "vectorless" and m8.power_mw > 0 and m8.leakage_mw > 0
-    for stage in ("01-safety", "02-synthesis", "03-sta", "04-power"):
+    for stage in ("01-safety", "02-synthesis", "03-netlist_sim", "04-sta", "05-power"):
         assert (tmp_path / "w8" / stage / "result.json").is_file()
 
 
@@ -200,7 +200,7 @@ def test_gated_activity_draws_less_activity_power(tmp_path: Path) -> None:
         det = m.details["power"]
         assert det["nets_seen"] >= det["nets_in_netlist"] - 2, "VCD names must map onto the netlist's nets"
         assert det["toggles"] > 0 and m.power_split["switching_mw"] > 0 and m.power_split["internal_mw"] > 0
-        assert m.leakage_mw > 0 and not (tmp_path / "g" / "04-power" / "activity.vcd").exists()
+        assert m.leakage_mw > 0 and not (tmp_path / "g" / "05-power" / "activity.vcd").exists()
     again = estimate(_cand("gated", "gated.v"), d, Recipe(), tmp_path / "g2", power="activity")
     assert again.power_mw == gated.power_mw, "activity power is deterministic (seeded stimulus)"
 

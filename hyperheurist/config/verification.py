@@ -38,6 +38,14 @@ class Differential(Model):
     seed: int = 1
 
 
+class NetlistSim(Model):
+    """The synthesized netlist (the one PPA scores in a run; Yosys' generic one in ``hh gate``) simulated
+    beside the design's own RTL on the differential bench's stimulus (``gates.netlist_sim``)."""
+
+    enabled: bool = True  # simulate the synthesized netlist beside the RTL; any difference: the design is invalid
+    cycles: int | None = Field(default=None, ge=1, le=1_000_000)  # cycles of that bench (null: differential.cycles)
+
+
 class Equivalence(Model):
     enabled: bool = False
     depth: int = Field(default=12, ge=1, le=1000)  # bounded search: cycles after the reset sequence
@@ -78,6 +86,7 @@ class Verification(Model):
     timeout_s: float = Field(default=60, ge=1, le=86400)  # under a second no bench even starts
     differential: Differential = Differential()
     equivalence: Equivalence = Equivalence()
+    netlist_sim: NetlistSim = NetlistSim()
 
     @field_validator("testbench", mode="before")
     @classmethod

@@ -11,9 +11,9 @@ from typing import Any
 from ..stages.model import StageId, StageResult, failed, passed
 
 GateResult = StageResult
-# what `hh gate` judges, in order: "synthesizes" is the synthesis stage's verdict
+# what `hh gate` judges, in order: "synthesizes" is the synthesis stage's verdict; netlist_sim simulates its netlist
 GATES: tuple[StageId, ...] = (StageId.SAFETY, StageId.COMPILE, StageId.STRUCTURE, StageId.SIMULATION,
-                              StageId.EQUIVALENCE, StageId.SYNTHESIS)
+                              StageId.EQUIVALENCE, StageId.SYNTHESIS, StageId.NETLIST_SIM)
 
 
 @dataclass(frozen=True)

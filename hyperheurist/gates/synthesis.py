@@ -7,26 +7,37 @@ instead; ``hh gate`` needs no liberty, so it asks Yosys' technology-independent 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, call, failed, passed
 from .tooling import clip, strip_paths
 
+NETLIST = "netlist.v"
 # Yosys writes `file.v:17: ERROR: ...` for front-end errors
 ERROR = re.compile(r"^((?:\S+?:\d+:\s*)?)ERROR: (.*)$", re.M)
+
+
+@dataclass(frozen=True)
+class GenericNetlist:
+    """The generic synthesis's output: its netlist (run-folder-relative) and text (Yosys' gate-level Verilog)."""
+
+    path: str
+    text: str
 
 
 def script(ctx: StageContext) -> str:
     chparam = "".join(f" -chparam {k} {v}" for k, v in ctx.params.items())
     return (f"read_verilog -sv -I{ctx.src_dir()} {' '.join(ctx.sources())}\n"
             f"hierarchy -check -top {ctx.top}{chparam}\n"
-            f"synth -top {ctx.top} -flatten\n")
+            f"synth -top {ctx.top} -flatten\n"
+            f"write_verilog -noattr {NETLIST}\n")  # what the netlist_sim stage simulates
 
 
 class GenericSynthesisStage:
     id = StageId.SYNTHESIS
     inputs = ("canonical/canonical.v",)
-    outputs = ("synth.ys",)
+    outputs = ("synth.ys", NETLIST)
     config = ("top", "limits.tool_timeout_s", "limits.tool_mem_mb")
 
     def skip_reason(self, ctx: StageContext) -> str | None:
@@ -34,7 +45,7 @@ class GenericSynthesisStage:
 
     def plan(self, ctx: StageContext) -> Plan:
         run = yield from call(Invocation("yosys", ("yosys", "-q", "-s", "synth.ys"),
-                                         files={"synth.ys": script(ctx), **ctx.data_files()}))
+                                         files={"synth.ys": script(ctx), **ctx.data_files()}, outputs=(NETLIST,)))
         res = run.result
         if res.timed_out:
             return failed(self.id, f"yosys timed out after {ctx.tool_timeout:g} s (design too large?)")
@@ -42,4 +53,6 @@ class GenericSynthesisStage:
             err = ERROR.search(clip(run.text()))
             msg = strip_paths(err.group(1) + err.group(2)) if err else res.describe()
             return failed(self.id, f"yosys synthesis failed: {msg}")
-        return passed(self.id, "synthesizes (yosys synth)")
+        res_ok = passed(self.id, "synthesizes (yosys synth)")
+        text = run.outputs.get(NETLIST)
+        return res_ok if text is None else replace(res_ok, value=GenericNetlist(ctx.own(NETLIST), text))

@@ -50,6 +50,10 @@ def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power:
     extra: dict[str, Any] = {"top": cand.top, "interface": design.interface.model_dump(mode="json")}
     if power == "activity":
         extra["verification"] = design.verification.model_dump(mode="json")
+    ns = design.verification.netlist_sim
+    if ns.enabled:  # an entry answers the netlist_sim stage too: only one made with it, on the same bench
+        extra["netlist_sim"] = {"cycles": ns.cycles or design.verification.differential.cycles,
+                                "seed": design.verification.differential.seed}
     maps = map_files(recipe, read_liberty(lib)) if recipe is not None and not netlist else {}
     return cache_key(candidate=f"netlist:{netlist}" if netlist else cand.digest,
                      recipe={} if netlist or recipe is None else recipe.to_dict(), liberty_digest=lib_digest, maps=maps,

@@ -35,6 +35,7 @@ class StageId(StrEnum):
     SIMULATION = "simulation"
     EQUIVALENCE = "equivalence"
     SYNTHESIS = "synthesis"
+    NETLIST_SIM = "netlist_sim"  # the synthesized netlist simulated beside its own RTL
     STA = "sta"
     POWER = "power"
 

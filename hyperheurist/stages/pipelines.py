@@ -1,7 +1,9 @@
 """Pipelines as data: which declared stages run, in which order.
 
-- ``GATE_PIPELINE`` (``hh gate``, ``hh audit``): the gates, and "synthesizes" as Yosys' generic synthesis;
-- ``PPA_PIPELINE`` (``hh ppa``, ``ppa.estimate``): the canonical design, synthesis onto the liberty, STA, power;
+- ``GATE_PIPELINE`` (``hh gate``, ``hh audit``): the gates, and "synthesizes" as Yosys' generic synthesis, whose
+  netlist ``netlist_sim`` simulates beside the RTL;
+- ``PPA_PIPELINE`` (``hh ppa``, ``ppa.estimate``): the canonical design, synthesis onto the liberty, the scored
+  netlist simulated beside the RTL (``netlist_sim``), STA, power;
 - ``EVAL_PIPELINE`` (one evaluation of ``hh run``): the gates, then the PPA stages, the liberty synthesis
   being the synthesis verdict.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from ..gates.compile import CompileStage
 from ..gates.equivalence import EquivalenceStage
+from ..gates.netlist_sim import NetlistSimStage
 from ..gates.simulation import SimulationStage
 from ..gates.structure import StructureStage
 from ..gates.synthesis import GenericSynthesisStage
@@ -20,7 +23,7 @@ from ..ppa.synth import SynthesisStage
 from .model import Stage
 
 CHECKS: tuple[Stage, ...] = (SafetyStage(), CompileStage(), StructureStage(), SimulationStage(), EquivalenceStage())
-GATE_PIPELINE: tuple[Stage, ...] = (*CHECKS, GenericSynthesisStage())
-PPA_STAGES: tuple[Stage, ...] = (SynthesisStage(), StaStage(), PowerStage())
+GATE_PIPELINE: tuple[Stage, ...] = (*CHECKS, GenericSynthesisStage(), NetlistSimStage())
+PPA_STAGES: tuple[Stage, ...] = (SynthesisStage(), NetlistSimStage(), StaStage(), PowerStage())
 PPA_PIPELINE: tuple[Stage, ...] = (SafetyStage(), *PPA_STAGES)
 EVAL_PIPELINE: tuple[Stage, ...] = (*CHECKS, *PPA_STAGES)

@@ -1,0 +1,145 @@
+"""The netlist_sim stage: the synthesized netlist, simulated beside the design's own RTL.
+
+Yosys and Icarus can read one text as two circuits (a comparison with x, an incomplete sensitivity list,
+a delay, a synthesis pragma): every RTL check passes on what Icarus runs while PPA scores what Yosys built.
+This stage closes that gap. The netlist of the synthesis stage that ran before it (in ``hh run`` and
+``hh ppa`` the one PPA scores, mapped onto the liberty and simulated with the liberty's Verilog cell
+models; in ``hh gate`` Yosys' generic netlist, with Yosys' own cell models where it instantiates any) is
+put in the differential bench (``sim.difftb``: the same seeded stimulus, every output every cycle) as the
+candidate, and the design's own canonical RTL, renamed, as the golden side. The first output that
+differs is the verdict: the cycle, the port, both values and the inputs.
+No second synthesis: the netlist is the synthesis stage's. A failure to compile or run the netlist, or
+the wall clock stopping it, is a tool fault, never a verdict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from ..errors import ToolError
+from ..hdl.rename import declared_names, prefix_names
+from ..ppa.activity import cell_models
+from ..ppa.synth import Synthesized
+from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
+from ..sim.netbench import WRAPPER, generic_cells, port_wrapper, yosys_share
+from ..stages.context import CANONICAL, StageContext
+from ..stages.model import Invocation, Plan, StageId, call, failed, passed
+from .golden import PREFIX
+from .simulation import MISMATCH
+from .synthesis import GenericNetlist
+from .tooling import strip_paths
+
+RTL = "hh_rtl.v"  # the design's canonical text with its modules renamed (the golden side)
+BENCH = "hh_diff_tb.v"
+HINT = ("the netlist Yosys builds does not behave as the RTL simulates (a comparison with x/z, an incomplete "
+        "sensitivity list, a delay or a synthesis pragma?)")
+
+
+def spec_of(ctx: StageContext, cycles: int) -> TbSpec:
+    """The differential bench's spec for this design, with ``cycles`` and a token of its own."""
+    iface, vcfg = ctx.design.interface, ctx.design.verification.differential
+    token = hashlib.sha256(f"{ctx.cand.digest}:{vcfg.seed}:netlist".encode()).hexdigest()[:12]
+    ports = [TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")]
+    clk = clocking(iface, ctx.design.ppa.clock_period_ns)
+    # FPGA-style power-on values: the RTL starts from them, an ASIC netlist from X; compared after the reset
+    power_on = ctx.design.verification.initial == "power_on_values" and iface.reset is not None
+    return TbSpec(ports=ports, clock=iface.clock, reset=iface.reset.name if iface.reset else None,
+                  reset_active_low=bool(iface.reset and iface.reset.active == "low"), cycles=cycles, seed=vcfg.seed,
+                  token=token, compare_from=2 * clk["reset_hold"] if power_on else 0,
+                  compare_when=tuple(sorted(ctx.design.verification.equivalence.compare_when.items())), **clk)
+
+
+def cycles_of(ctx: StageContext) -> int:
+    v = ctx.design.verification
+    return v.netlist_sim.cycles or v.differential.cycles
+
+
+def _netlist(ctx: StageContext, spec: TbSpec) -> tuple[str, list[Path], dict[str, str], str]:
+    """(the netlist, run-folder-relative; its cell models; a port wrapper's files; the module the bench
+    instantiates) of the synthesis that ran."""
+    value = ctx.results[StageId.SYNTHESIS].value
+    if isinstance(value, Synthesized):
+        assert ctx.liberty is not None
+        ports = value.modules[ctx.top].ports if ctx.top in value.modules else {}
+        split = {p.name for p in spec.ports if p.width > 1 and p.name not in ports and f"{p.name}[0]" in ports}
+        if not split:
+            return value.netlist, [cell_models(ctx.liberty)], {}, ctx.top
+        return value.netlist, [cell_models(ctx.liberty)], {"hh_netlist_wrap.v": port_wrapper(spec.ports, ctx.top,
+                                                                                             split)}, WRAPPER
+    if isinstance(value, GenericNetlist):
+        from ..tools import tool_path
+
+        try:
+            models = generic_cells(value.text, yosys_share(Path(tool_path("yosys"))))
+        except FileNotFoundError:
+            raise ToolError("netlist_sim: the generic netlist instantiates Yosys' internal cells, and their models "
+                            "(simcells.v) are not found beside the yosys binary or in /usr/share/yosys") from None
+        return value.path, models, {}, ctx.top
+    raise ToolError(f"netlist_sim: the synthesis stage left no netlist ({type(value).__name__})")
+
+
+def _mismatch(out: str, token: str, seed: int) -> tuple[str, dict[str, Any]] | None:
+    for m in MISMATCH.finditer(out):
+        if m.group(1) == token:
+            mism = {"cycle": int(m.group(2)), "port": m.group(3), "rtl": m.group(4), "netlist": m.group(5),
+                    "inputs": m.group(6).strip()}
+            msg = (f"netlist simulation: cycle {mism['cycle']}: output `{mism['port']}` is {mism['rtl']} in the RTL, "
+                   f"{mism['netlist']} in the synthesized netlist (inputs {mism['inputs']}; seed {seed}): {HINT}")
+            return msg, mism
+    return None
+
+
+class NetlistSimStage:
+    """The synthesis stage's netlist in the differential bench, the design's own RTL as the golden side."""
+
+    id = StageId.NETLIST_SIM
+    inputs = ("canonical/canonical.v", "synthesis netlist.v")
+    outputs = (BENCH, RTL)
+    config = ("verification.netlist_sim", "verification.differential", "verification.initial", "interface",
+              "ppa.liberty", "verification.timeout_s")
+
+    def skip_reason(self, ctx: StageContext) -> str | None:
+        if not ctx.design.verification.netlist_sim.enabled:
+            return "verification.netlist_sim.enabled is off"
+        syn = ctx.results.get(StageId.SYNTHESIS)
+        if syn is None:
+            return "no synthesis ran (no netlist to simulate)"
+        if syn.skipped:  # a PPA cache hit: this RTL and recipe were estimated, and their netlist simulated, before
+            return "reused: this netlist was simulated when this RTL and recipe were estimated (PPA cache)"
+        lib = ctx.liberty if isinstance(syn.value, Synthesized) else None
+        models = Path(lib.path).with_suffix(".v") if lib is not None else None
+        if models is not None and not models.is_file():  # a user's .lib without its Verilog models: said, not hidden
+            return f"not simulated: no Verilog cell models beside the liberty ({models.name} not found)"
+        return None
+
+    def plan(self, ctx: StageContext) -> Plan:
+        spec = spec_of(ctx, cycles_of(ctx))
+        netlist, models, wrap, dut = _netlist(ctx, spec)
+        text = (ctx.root / CANONICAL).read_text(encoding="utf-8", errors="surrogateescape")
+        rtl = prefix_names(text, set(declared_names(text)), PREFIX)
+        bench = differential_tb(spec, dut, PREFIX + ctx.top, {}, ctx.params)
+        files = {**stimulus_files(spec), **ctx.data_files(), **wrap, RTL: rtl, BENCH: bench}
+        argv = ("iverilog", "-g2012", "-o", "netlist_sim.vvp", "-s", "hh_diff_tb", f"-I{ctx.src_dir()}", BENCH,
+                *wrap, ctx.rel(netlist), *(str(m) for m in models), RTL)
+        readable = tuple(dict.fromkeys(m.parent for m in models))
+        res = (yield from call(Invocation("iverilog-netlist", argv, files=files, readable=readable))).result
+        if not res.ok:
+            lines = strip_paths(res.stderr + "\n" + res.stdout).strip().splitlines()
+            raise ToolError(f"netlist_sim: the netlist and its RTL do not compile together: "
+                            f"{lines[0] if lines else res.describe()} (see {ctx.root / ctx.here})")
+        sim = (yield from call(Invocation("vvp-netlist", ("vvp", "-n", "netlist_sim.vvp"),
+                                          timeout_s=ctx.sim_timeout))).result
+        if sim.timed_out or sim.output_limited:
+            raise ToolError(f"netlist_sim: the netlist simulation was stopped ({sim.describe()}; "
+                            f"verification.timeout_s {ctx.sim_timeout:g} s)")
+        info: dict[str, Any] = {"cycles": spec.cycles, "seed": spec.seed, "netlist": ctx.rel(netlist),
+                                "models": [m.name for m in models]}
+        bad = _mismatch(sim.stdout, spec.token, spec.seed)
+        if bad is not None:
+            return failed(self.id, bad[0], **info, mismatch=bad[1])
+        if f"HH_PASS_{spec.token}" not in sim.stdout:
+            return failed(self.id, "netlist simulation ended before all cycles ran ($finish or $stop in the "
+                                   "design?)", **info)
+        return passed(self.id, f"the synthesized netlist matches the RTL for {spec.cycles} cycles", **info)
