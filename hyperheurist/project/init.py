@@ -184,16 +184,11 @@ def _rel(p: Path, base: Path) -> str:
 def _checks(base: Path, design: Path, ss: SourceSet, golden: str | None, cocotb: str | None,
             testbench: str | None, force: bool) -> tuple[Checks, list[Path]]:
     """What judges the design (``--golden``, ``--cocotb``, ``--testbench``) and the files written for it."""
-    from .golden import snapshot, write_hook
+    from .golden import HOOK_FILE, snapshot, write_hook
 
     written: list[Path] = []
     ref = test_dir = tb = None
-    if golden:
-        folder = Path(golden).resolve()
-        reffile = snapshot(ss, folder, force=force)
-        written += [reffile, write_hook(design, folder, force=force)]
-        ref = _rel(reffile, base)
-    if cocotb:
+    if cocotb:  # the arguments first: an error leaves no golden copy behind
         given = Path(cocotb)
         if given.suffix == ".py" or len(given.parts) > 1:  # a path to the test module
             if not given.with_suffix(".py").is_file():
@@ -205,6 +200,13 @@ def _checks(base: Path, design: Path, ss: SourceSet, golden: str | None, cocotb:
         if not Path(testbench).is_file():
             raise InputError(f"--testbench {testbench}: file not found")
         tb = _rel(Path(testbench), base)
+    if golden:
+        folder = Path(golden).resolve()
+        if (base / HOOK_FILE).exists() and not force:
+            raise ConfigError(f"{base / HOOK_FILE}: already exists (use --force to overwrite)")
+        reffile = snapshot(ss, folder, force=force)
+        written += [reffile, write_hook(design, folder, force=True)]
+        ref = _rel(reffile, base)
     return Checks(reference=ref, cocotb=cocotb, test_dir=test_dir, testbench=tb), written
 
 
