@@ -28,6 +28,7 @@ from . import __version__
 from .candidate import Candidate
 from .config import DesignConfig
 from .jsonio import read_json, write_json, write_text_atomic
+from .safeio import sweep
 from .sandbox import describe as describe_sandbox
 from .secrets import without_credentials
 from .tools import tool_versions
@@ -76,6 +77,11 @@ class RunDir:
             stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             base = Path(root) / design.name
             base.mkdir(parents=True, exist_ok=True)
+            if base.is_symlink():  # hh's own folder under --out: a link planted there would take the run elsewhere
+                from .errors import InputError
+
+                raise InputError(f"{base}: a symbolic link where hh keeps the runs of {design.name!r}; remove it "
+                                 "(hh does not follow links it did not make)")
             n = 1
             while True:
                 path = base / (f"{stamp}-s{seed}" if n == 1 else f"{stamp}-s{seed}-{n}")
@@ -129,9 +135,10 @@ class RunDir:
             os.close(fd)  # closing the descriptor releases the flock
 
     def remove_stale_temp_files(self) -> int:
-        """Delete the ``.<name>.<random>.tmp`` files an atomic write leaves when the run is killed mid-write
-        (call only when no process is writing the run: on resume)."""
-        n = 0
+        """Delete the ``.<name>.<random>.tmp`` files an atomic write leaves when the run is killed mid-write, and
+        whatever a tool killed with hh left that is not a file or folder (``safeio.sweep``: run_tool sweeps after
+        each tool, but the kill may come first). Call only when no process is writing the run: on resume."""
+        n = len(sweep(self.path))
         for f in self.path.rglob(".*.tmp"):
             try:
                 f.unlink()

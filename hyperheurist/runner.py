@@ -5,7 +5,8 @@ on timeout or runaway output, stdout/stderr kept in log files, the command line 
 ``COMMANDS`` beside the logs (and to the run-level file when one is set), and by default inside the
 sandbox (``sandbox.py``): no network, own PID namespace, an environment built from nothing, write
 access to ``log_dir`` and ``cwd`` only. With ``sandbox="off"`` the environment is hh's own stripped
-of secrets.
+of secrets. Once the tool has ended, what it left in those folders that is not a file or folder (a link, a
+FIFO) is removed, and hh's own logs there are read and written only as regular files (``safeio``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import safeio
 from .errors import ToolError
 from .rlimits import GateError, Limit, StartGate, preexec, rlimits
 from .sandbox import BASE_PATH, Sandbox, check_mode, probe
@@ -145,12 +147,11 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _read_back(path: Path) -> str:
-    size = path.stat().st_size
-    with open(path, "rb") as fh:
-        if size > READ_BACK_LIMIT:
-            fh.seek(size - READ_BACK_LIMIT)
-        data = fh.read()
+def _read_back(fd: int) -> str:
+    """The last READ_BACK_LIMIT bytes of a log, read through hh's own descriptor: the name in the stage folder
+    may by now be a link the tool planted."""
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, min(size, READ_BACK_LIMIT), max(0, size - READ_BACK_LIMIT))
     return data.decode("utf-8", errors="replace")
 
 
@@ -174,18 +175,21 @@ def _gate_note(limits: Sequence[Limit]) -> str:
             f"prlimit {given} <the line below>\n")
 
 
-def _log_command(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: ToolResult | None) -> None:
+def _log_command(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: ToolResult | None,
+                 removed: Sequence[str] = ()) -> None:
+    """Append the command line to COMMANDS (never through a link: ``safeio``), saying what the sweep removed."""
     line = f"cd {shlex.quote(str(cwd))} && {shlex.join(argv)}"
     status = f"# {name}: {res.describe()}" if res else f"# {name}: started"
     if res is not None and res.sandbox != "off":
         status += f" [sandboxed: see {name}.sandbox for the bwrap line]"
+    if removed:
+        shown = ", ".join(removed[:5]) + (f" and {len(removed) - 5} more" if len(removed) > 5 else "")
+        status += f" [removed what it left that is not a file or folder: {shown}]"
     text = f"{status}\n{line}\n"
     with _lock:
-        with open(log_dir / "COMMANDS", "a", encoding="utf-8") as fh:
-            fh.write(text)
+        safeio.append_text(log_dir / "COMMANDS", text)
         if _run_commands_file is not None:
-            with open(_run_commands_file, "a", encoding="utf-8") as fh:
-                fh.write(text)
+            safeio.append_text(_run_commands_file, text)
 
 
 class _ExitWaiter:
@@ -279,7 +283,7 @@ def run_tool(
         box = Sandbox(writable=(log_dir.resolve(), cwd.resolve()),
                       readable=(*(Path(r).resolve() for r in readable), *([exe.parent] if exe.is_absolute() else [])))
         wrapped = box.wrap(args, inner_env, cwd.resolve())
-        (log_dir / f"{name}.sandbox").write_text(_gate_note(limits) + shlex.join(wrapped) + "\n", encoding="utf-8")
+        safeio.write_text(log_dir / f"{name}.sandbox", _gate_note(limits) + shlex.join(wrapped) + "\n")
         full_env = {"PATH": BASE_PATH}
         gate = StartGate()  # the last step before the launch: its descriptors are closed on every path from here
         popen_argv = gate.command(wrapped)
@@ -287,7 +291,8 @@ def run_tool(
     err_path = log_dir / f"{name}.stderr"
     t0 = time.monotonic()
     timed_out = limited = False
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+    removed: list[str] = []  # what the tool left in its folders that is not a file or folder (swept away)
+    with os.fdopen(safeio.create(out_path), "wb") as out, os.fdopen(safeio.create(err_path), "wb") as err:
         try:
             # sandboxed: no preexec_fn (it costs a full fork of hh); the start gate applies the limits
             proc = subprocess.Popen(
@@ -308,7 +313,7 @@ def run_tool(
                 if time.monotonic() >= deadline:
                     timed_out = True
                 elif out.tell() + err.tell() > max_output or (
-                    out_path.stat().st_size + err_path.stat().st_size > max_output
+                    os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size > max_output
                 ):
                     limited = True
                 if timed_out or limited:
@@ -326,12 +331,14 @@ def run_tool(
                 gate.close()
             exited.close()
             _kill_group(proc.pid)  # reap anything the tool left running in its group
-    if proc.returncode == -signal.SIGXFSZ or max(out_path.stat().st_size, err_path.stat().st_size) >= max_file_bytes:
+            removed = safeio.sweep(log_dir, cwd)  # the sandbox has ended: nothing writes there any more
+        biggest = max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size)
+        stdout, stderr = _read_back(out.fileno()), _read_back(err.fileno())
+    if proc.returncode == -signal.SIGXFSZ or biggest >= max_file_bytes:
         limited = True  # killed by the file-size cap (Python children get EFBIG instead of the signal)
-    stdout, stderr = _read_back(out_path), _read_back(err_path)
     rc = proc.returncode
     if sandbox != "off" and rc != 0 and not stdout and BWRAP_FAILED.match(stderr):
-        _log_command(log_dir, name, args, cwd, None)
+        _log_command(log_dir, name, args, cwd, None, removed)
         raise ToolError(f"cannot start {args[0]} in the sandbox: {stderr.strip().splitlines()[0][:300]}")
     if sandbox != "off" and rc > 128 and _is_signal(rc - 128):
         rc = -(rc - 128)  # bwrap reports a tool killed by signal N as 128+N
@@ -348,5 +355,5 @@ def run_tool(
         memory_limited=mem_hit, cpu_limited=cpu_hit, mem_mb=mem_mb or None, sandbox=sandbox,
         stdout_path=out_path, stderr_path=err_path, stdout=stdout, stderr=stderr,
     )
-    _log_command(log_dir, name, args, cwd, res)
+    _log_command(log_dir, name, args, cwd, res, removed)
     return res

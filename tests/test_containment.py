@@ -341,3 +341,94 @@ def test_hh_ppa_refuses_what_the_canonical_scan_refuses(tmp_path: Path) -> None:
     res = hh("ppa", str(UNTRUSTED), str(src), "--no-cache", "--workdir", str(tmp_path / "wd"))
     assert res.returncode == 1 and "after preprocessing" in res.stderr and "$fopen" in res.stderr, res.stderr
     assert_contained(res, tmp_path / "wd")
+
+
+# ---- hh's own reads and writes never follow what a tool left in its stage folder (issue 29, item 1) ---------
+
+PLANTING_TEST = '''
+"""A cocotb test module that, inside the sandbox, replaces hh's files in its build folder with links to host
+files and a FIFO: hh, outside the sandbox, must neither write through them nor read them."""
+import os
+import cocotb
+from cocotb.triggers import Timer
+
+
+@cocotb.test()
+async def plants_links(dut):
+    await Timer(1, unit="ns")
+    for name in ("COMMANDS", "sim.log", "build.log", "cocotb-build.stdout"):
+        if os.path.lexists(name):
+            os.unlink(name)
+        os.symlink("VICTIM", name)
+    os.mkfifo("dump.vcd")
+'''
+
+
+def test_links_planted_in_a_stage_folder_are_never_followed(tmp_path: Path) -> None:
+    """The test module replaces COMMANDS, sim.log and build.log with links to a host file, and plants a FIFO:
+    after the stage, hh appended its command line and wrote the simulator's output through the links (an
+    arbitrary host file, written as root). Now the host file is untouched and the links are gone."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("host file\n")
+    d = tmp_path / "design"
+    d.mkdir()
+    for name in ("design.yaml", "ref.v", "spec.md"):
+        (d / name).write_bytes((COUNTER.parent / name).read_bytes())
+    (d / "test_counter.py").write_text(PLANTING_TEST.replace("VICTIM", str(victim)))
+    src = tmp_path / "cand.v"
+    src.write_text(COUNTER_BODY + "endmodule\n")
+    wd = tmp_path / "wd"
+    res = hh("gate", str(d / "design.yaml"), str(src), "--workdir", str(wd), "--json",
+             "--set", "verification.equivalence.enabled=false", "--set", "verification.differential.enabled=false")
+    assert_contained(res, wd)
+    assert res.returncode == 0, res.stderr
+    assert victim.read_text() == "host file\n", "hh wrote a host file through a link planted in a stage folder"
+    assert [p for p in wd.rglob("*") if p.is_symlink() or not (p.is_file() or p.is_dir())] == []
+    commands = next(wd.rglob("cocotb/COMMANDS")).read_text()
+    assert "removed what it left that is not a file or folder: " in commands, commands
+
+
+def test_run_tool_reads_its_logs_through_its_own_descriptors(tmp_path: Path) -> None:
+    """A tool that swaps its own stdout log for a link to a host file: what hh reads back is what the tool wrote,
+    never the host file's text (a link to /proc/self/environ would have been hh's own environment)."""
+    from hyperheurist.runner import run_tool
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text(f"{CANARY_KEY}\n")
+    stage = tmp_path / "stage"
+    script = f"echo tool-output; rm t.stdout; ln -s {secret} t.stdout; ln -s {secret} COMMANDS"
+    res = run_tool(["/bin/sh", "-c", script], name="t", log_dir=stage, timeout_s=60)
+    assert res.ok, res.describe()
+    assert res.stdout.strip() == "tool-output" and CANARY_KEY not in res.stdout
+    assert secret.read_text() == f"{CANARY_KEY}\n"
+    assert not (stage / "t.stdout").is_symlink() and not (stage / "COMMANDS").is_symlink()
+
+
+def test_a_link_planted_at_out_name_is_not_followed(tmp_path: Path) -> None:
+    """``--out/<design name>`` is hh's own folder: a link planted there would take the run (and every file hh
+    writes) elsewhere. Refused, exit 2, one line naming it; nothing is made at the link's target."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "runs"
+    out.mkdir()
+    (out / "mac_small").symlink_to(elsewhere)
+    res = hh("run", str(DATA / "flow" / "design.yaml"), "--out", str(out), "--quiet", "--no-report")
+    assert res.returncode == 2, res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and str(out / "mac_small") in res.stderr, res.stderr
+    assert not list(elsewhere.iterdir())
+
+
+def test_resume_sweeps_what_a_killed_tool_left(tmp_path: Path) -> None:
+    """A kill can come between a tool and hh's sweep of its folder: resuming the run removes the links and FIFOs
+    left in it (their targets untouched) before anything there is read or written."""
+    from hyperheurist.rundir import RunDir
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("host file\n")
+    stage = tmp_path / "run" / "candidates" / "abc" / "eval-1" / "04-simulation"
+    stage.mkdir(parents=True)
+    (stage / "COMMANDS").symlink_to(victim)
+    os.mkfifo(stage / "results.xml")
+    (stage / "sim.log").write_text("kept\n")
+    assert RunDir(tmp_path / "run").remove_stale_temp_files() == 2
+    assert sorted(p.name for p in stage.iterdir()) == ["sim.log"] and victim.read_text() == "host file\n"

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
+from .. import safeio
 from ..errors import ToolError
 from ..jsonio import write_json
 from ..runner import ToolResult, run_tool
@@ -78,9 +79,9 @@ def _short(text: str) -> str:
 
 
 def parse_results(xml_path: Path) -> tuple[int, int, str]:
-    """(tests, failures, first failure text) from a cocotb/JUnit results XML."""
+    """(tests, failures, first failure text) from a cocotb/JUnit results XML (a regular file: never a link)."""
     try:
-        root = ET.parse(xml_path).getroot()
+        root = ET.fromstring(safeio.read_bytes(xml_path))
     except (ET.ParseError, OSError) as exc:
         raise ToolError(f"cannot read cocotb results {xml_path}: {exc}") from None
     tests = failures = 0
@@ -219,9 +220,8 @@ def _reuse(image: Path, build_dir: Path, build: Sequence[str]) -> None:
     shutil.copyfile(image, build_dir / SIM_IMAGE)
     note = (f"# cocotb-build: not run: {SIM_IMAGE} is a copy of {image}, compiled from the same text with the "
             f"same flags (its folder's COMMANDS); this build would have been: {shlex.join(build)}\n")
-    with open(build_dir / "COMMANDS", "a", encoding="utf-8") as fh:
-        fh.write(note)
-    (build_dir / "build.log").write_text(note[2:], encoding="utf-8")
+    safeio.append_text(build_dir / "COMMANDS", note)
+    safeio.write_text(build_dir / "build.log", note[2:])
 
 
 def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
@@ -264,7 +264,7 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
         if res is None or res.timed_out:
             return timeout()
         build_log.append(res.stdout + res.stderr)
-        (build_dir / "build.log").write_text("".join(build_log), encoding="utf-8", errors="replace")
+        safeio.write_text(build_dir / "build.log", "".join(build_log), errors="replace")
         if not res.ok:
             msg = _first_line(res.stdout + res.stderr, ("error", "syntax")) if not res.limited else res.describe()
             return CocotbOutcome(False, 0, 0, _short(f"build failed: {msg}"), False, None, time.monotonic() - t0,
@@ -274,15 +274,15 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
     if res is None or res.timed_out:
         return timeout()
     log = res.stdout + res.stderr
-    (build_dir / "sim.log").write_text(log, encoding="utf-8", errors="replace")
+    safeio.write_text(build_dir / "sim.log", log, errors="replace")  # hh's files there: never through a link
     wall = time.monotonic() - t0
     results = build_dir / "results.xml"
-    if not results.is_file():  # a simulator that exits non-zero may still leave results: the XML decides
+    if not safeio.is_regular(results):  # a simulator that exits non-zero may still leave results: the XML decides
         msg = ("simulation stopped: output exceeded the limit" if res.output_limited
                else f"no results: {_first_line(log, ('error', 'syntax', 'exception'))}")
         return CocotbOutcome(False, 0, 0, _short(msg), False, None, wall, "no_results")
     tests, failures, first = parse_results(results)
-    if vcd_path is not None and (build_dir / "dump.vcd").is_file():
+    if vcd_path is not None and safeio.is_regular(build_dir / "dump.vcd"):
         Path(vcd_path).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(build_dir / "dump.vcd"), str(vcd_path))
     if tests == 0:
