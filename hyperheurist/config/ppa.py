@@ -43,6 +43,8 @@ class PPA(Model):
     # weighted: mean of area/delay/power ratios; constrained: meet the clock, then minimise area and power
     objective: Literal["weighted", "constrained"] = "weighted"
     flow: str = "default"
+    # Yosys' own $div/$mod map took over 600 s on a 32-bit divider (ppa/techmap/wide.py)
+    wide_operator_bits: int | None = Field(default=24, ge=2, le=4096)  # $div/$mod this wide: array divider; null: never
     liberty_path: Path | None = None  # filled in by the validator
 
     @model_validator(mode="before")

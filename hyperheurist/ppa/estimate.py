@@ -16,12 +16,14 @@ from ..stages.context import StageContext
 from ..stages.model import Stage, StageId, StageResult, skipped
 from ..stages.runner import StageRunner
 from ..tools import version_key
+from . import techmap
 from .activity import Power
 from .cache import PPACache, cache_key
 from .liberty import file_digest, read_liberty
 from .metrics import FIDELITIES, PPAMetrics
 from .sta import StaResult
-from .synth import SynthesisRejected, Synthesized, map_files
+from .synth import WIDE_MAP, SynthesisRejected, Synthesized, map_files
+from .techmap import wide
 
 
 @functools.lru_cache(maxsize=16)
@@ -55,6 +57,9 @@ def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power:
         extra["netlist_sim"] = {"cycles": ns.cycles or design.verification.differential.cycles,
                                 "seed": design.verification.differential.seed}
     maps = map_files(recipe, read_liberty(lib)) if recipe is not None and not netlist else {}
+    bits = design.ppa.wide_operator_bits
+    if bits is not None and not netlist and wide.may_divide(t for _, t in cand.files):  # the fallback may map
+        extra["wide"] = {"bits": bits, "map": techmap.digest({WIDE_MAP: techmap.text(wide.FILE)})}
     return cache_key(candidate=f"netlist:{netlist}" if netlist else cand.digest,
                      recipe={} if netlist or recipe is None else recipe.to_dict(), liberty_digest=lib_digest, maps=maps,
                      tools=tools_key(power), power=power, clock_period_ns=design.ppa.clock_period_ns,

@@ -9,6 +9,9 @@ Every Recipe knob changes the script: ``flatten``, ``fsm``/``fsm_encoding`` (``f
 before ``alumacc``, ``ppa.techmap``, its files written beside the script; ``yosys`` adds no line, so the
 default script is what it always was), ``adder`` (the ``$lcu`` carry trees, with Yosys' generic map) and
 ``adder_cells`` (``extract_fa``, then the library's full/half adder cells, ``ppa.adder_cells``).
+A ``$div``/``$mod`` of ``ppa.wide_operator_bits`` or more is mapped by our array divider (``techmap/wide.py``:
+Yosys' own map did not finish a 32-bit one in 600 s); a quick front-end pass counts them first, for RTL with
+such an operator only, and the estimate records the count (``SynthFacts.wide_operators``).
 The netlist is written in the form OpenSTA 2019 accepts (``-simple-lhs``: no concatenated assign
 targets, which it rejects when output bits share a driver). The same netlist is written as JSON
 (``write_json``): the cell histogram and the connectivity are read from it (``ppa.netlist``), exactly,
@@ -21,6 +24,7 @@ relative to the stage folder it runs in. What the log says about the FSM and sha
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NotRequired, TypedDict
@@ -28,12 +32,13 @@ from typing import NotRequired, TypedDict
 from ..errors import EXIT_INVALID, ToolError
 from ..recipe import Recipe
 from ..stages.context import StageContext
-from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
+from ..stages.model import Invocation, Plan, Reply, Request, StageId, StageResult, call, failed
 from . import adder_cells as adder_cells_map
 from . import techmap
 from .liberty import Liberty
 from .nethash import netlist_digest
 from .netlist import Module, histogram, parse_netlist
+from .techmap import wide
 
 # ABC command sequences per abc_script value; ``{D}`` becomes ``-D <ps>`` when a target is set.
 # "default" uses Yosys' own liberty script (no -script argument); "fast" uses ``abc -fast``.
@@ -74,6 +79,7 @@ class SynthFactsDict(TypedDict):
     multipliers: NotRequired[int | None]  # absent from evaluations made before these two facts
     alu_cells: NotRequired[int | None]
     adder_cells: NotRequired[int | None]  # absent from evaluations made before the adder_cells knob
+    wide_operators: NotRequired[int]  # present only when the wide-operator fallback mapped some
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,8 @@ class SynthFacts:
     ``multiplier: yosys``); ``alu_cells``: the ``$alu`` and ``$macc`` cells it made, whose carry trees the
     adder knob maps. Both under every recipe, so the search knows before trying a knob that it cannot act.
     ``adder_cells``: the full and half adders ``extract_fa`` found under the ``adder_cells`` knob (None
-    when the knob is off or the library has no adder cells)."""
+    when the knob is off or the library has no adder cells).
+    ``wide_operators``: the ``$div``/``$mod`` cells the wide-operator fallback mapped (None: it did not run)."""
 
     fsm_state_registers: int | None
     fsm_auto_encodings: tuple[str, ...]
@@ -99,6 +106,7 @@ class SynthFacts:
     multipliers: int | None = None
     alu_cells: int | None = None
     adder_cells: int | None = None
+    wide_operators: int | None = None
 
     def to_dict(self) -> SynthFactsDict:
         out: SynthFactsDict = {
@@ -107,12 +115,15 @@ class SynthFacts:
             "multipliers": self.multipliers, "alu_cells": self.alu_cells}
         if self.adder_cells is not None:  # evaluations without the knob read as they always did
             out["adder_cells"] = self.adder_cells
+        if self.wide_operators is not None:
+            out["wide_operators"] = self.wide_operators
         return out
 
     @classmethod
     def from_dict(cls, d: SynthFactsDict) -> SynthFacts:
         return cls(d["fsm_state_registers"], tuple(d["fsm_auto_encodings"]), d["share_candidates"],
-                   d.get("techmap_cells"), d.get("multipliers"), d.get("alu_cells"), d.get("adder_cells"))
+                   d.get("techmap_cells"), d.get("multipliers"), d.get("alu_cells"), d.get("adder_cells"),
+                   d.get("wide_operators"))
 
 
 NO_FACTS = SynthFacts(None, (), None)
@@ -120,6 +131,7 @@ NO_FACTS = SynthFacts(None, (), None)
 
 def synth_facts(log: str, recipe: Recipe) -> SynthFacts:
     """The facts of one synthesis log (``build_script``'s script for ``recipe``)."""
+    wide_cells, log = wide.count(log), wide.without_count(log)
     fsm = len(_FSM_FOUND.findall(log)) if recipe.fsm else None
     share = sum(int(n) for n in _SHARE_FOUND.findall(log)) if recipe.share else None
     before, marker, after = log.partition(ADDERS_FOUND)
@@ -129,7 +141,7 @@ def synth_facts(log: str, recipe: Recipe) -> SynthFacts:
     muls = len(_MUL_MODEL.findall(log)) if alumacc else None
     alus = sum(int(a) + int(m) for a, m in _ALU_CREATED.findall(log)) if alumacc else None
     return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share, offered, muls, alus,
-                      int(found.group(1)) if found else None)
+                      int(found.group(1)) if found else None, wide_cells)
 
 
 @dataclass(frozen=True)
@@ -159,27 +171,39 @@ def _maps(tm: techmap.Techmap) -> list[str]:
 ADDER_MAP = f"{techmap.FOLDER}/{adder_cells_map.FILE}"
 
 
-def map_files(recipe: Recipe, lib: Liberty) -> dict[str, str]:
-    """The map files the recipe's script reads (path in the stage folder -> text): our techmaps, and the
-    adder-cell map made from ``lib`` when the knob is on and the library has adder cells."""
+WIDE_MAP = f"{techmap.FOLDER}/{wide.FILE}"
+
+
+def map_files(recipe: Recipe, lib: Liberty, *, wide_cells: bool = False) -> dict[str, str]:
+    """The map files the recipe's script reads (path in the stage folder -> text): our techmaps, the
+    adder-cell map made from ``lib`` when the knob is on and the library has adder cells, and the array
+    divider when the design has cells for the wide-operator fallback (``wide_cells``)."""
     maps = techmap.files(recipe.to_dict())
+    if wide_cells:
+        maps[WIDE_MAP] = techmap.text(wide.FILE)
     cells = adder_cells_map.find(lib) if recipe.adder_cells else None
     if cells is not None:
         maps[ADDER_MAP] = adder_cells_map.map_text(cells)
     return maps
 
 
-def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, params: dict[str, str], *,
-                 include_dirs: tuple[str, ...] = (), adder_cells: bool = False) -> str:
-    """The Yosys script for one recipe (pure: easy to test that every knob matters); ``params`` checked
-    by ``hdl.literals``, folders our own, relative to the stage folder. ``adder_cells``: the library has
-    them (``ppa.adder_cells``), so the knob of that name maps to them."""
-    lib = _quote(str(liberty))
-    opt = "opt -full" if recipe.opt_full else "opt"
+def front_end(sources: list[str], top: str, params: dict[str, str], include_dirs: tuple[str, ...] = ()) -> list[str]:
+    """The lines that read and elaborate the design (``build_script``'s first, and the fallback's count)."""
     front = "".join(f"-I{d} " for d in include_dirs)
     # -sv always, as the structure and equivalence gates read it: one language for one canonical text
     lines = [f"read_verilog -defer -sv {front}{_quote(s)}" for s in sources]
-    lines.append(" ".join(["hierarchy -check -top", top, *(f"-chparam {k} {v}" for k, v in sorted(params.items()))]))
+    return [*lines, " ".join(["hierarchy -check -top", top, *(f"-chparam {k} {v}" for k, v in sorted(params.items()))])]
+
+
+def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, params: dict[str, str], *,
+                 include_dirs: tuple[str, ...] = (), adder_cells: bool = False, wide_bits: int | None = None) -> str:
+    """The Yosys script for one recipe (pure: easy to test that every knob matters); ``params`` checked
+    by ``hdl.literals``, folders our own, relative to the stage folder. ``adder_cells``: the library has
+    them (``ppa.adder_cells``), so the knob of that name maps to them. ``wide_bits``: the design has cells
+    for the wide-operator fallback at that width (``techmap/wide.py``); None: no fallback lines at all."""
+    lib = _quote(str(liberty))
+    opt = "opt -full" if recipe.opt_full else "opt"
+    lines = front_end(sources, top, params, include_dirs)
     lines += ["proc", "flatten" if recipe.flatten else "# flatten: off (hierarchy kept)", "opt_expr", "opt_clean"]
     if recipe.fsm:
         lines.append("fsm" if recipe.fsm_encoding == "auto" else f"fsm -encoding {recipe.fsm_encoding}")
@@ -187,6 +211,9 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
         lines.append("# fsm: off")
     lines += [opt, "wreduce", "peepopt", "opt_clean"]
     lines.append("share" if recipe.share else "# share: off")
+    if wide_bits is not None:  # before any of our maps and alumacc: the divider's subtractors are ordinary $sub
+        sel = wide.selection(wide_bits)
+        lines += [*wide.count_line(wide_bits), f"techmap -map {_quote(WIDE_MAP)} {sel}", opt, "wreduce", "opt_clean"]
     maps = techmap.passes(recipe.to_dict())
     for tm in maps:  # operators mapped by our own files, the rest by alumacc
         if tm.stage == "before_alumacc":
@@ -244,7 +271,7 @@ class SynthesisStage:
     id = StageId.SYNTHESIS
     inputs = ("canonical/canonical.v",)
     outputs = (NETLIST, NETLIST_JSON, "yosys.log")
-    config = ("top", "ppa.liberty", "recipe", "limits.tool_timeout_s", "limits.tool_mem_mb")
+    config = ("top", "ppa.liberty", "ppa.wide_operator_bits", "recipe", "limits.tool_timeout_s", "limits.tool_mem_mb")
 
     def skip_reason(self, ctx: StageContext) -> str | None:
         return None
@@ -252,9 +279,15 @@ class SynthesisStage:
     def plan(self, ctx: StageContext) -> Plan:
         assert ctx.recipe is not None and ctx.liberty is not None
         lib = ctx.liberty
-        maps = map_files(ctx.recipe, lib)
+        bits = ctx.design.ppa.wide_operator_bits
+        if bits is not None and wide.may_divide(t for _, t in ctx.cand.files):
+            found = yield from self._count_wide(ctx, bits)
+            bits = bits if found else None
+        else:
+            bits = None
+        maps = map_files(ctx.recipe, lib, wide_cells=bits is not None)
         script = build_script(ctx.sources(), ctx.top, ctx.recipe, Path(lib.path), ctx.params,
-                              include_dirs=(ctx.src_dir(),), adder_cells=ADDER_MAP in maps)
+                              include_dirs=(ctx.src_dir(),), adder_cells=ADDER_MAP in maps, wide_bits=bits)
         run = yield from call(Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
                                          files={"synth.ys": script, **ctx.data_files(), **maps},
                                          outputs=self.outputs, readable=(Path(lib.path).parent,)))
@@ -278,8 +311,17 @@ class SynthesisStage:
         facts = synth_facts(run.outputs.get("yosys.log", ""), ctx.recipe)
         out = Synthesized(ctx.own(NETLIST), digest, modules, hist, area_by, warnings, facts)
         area = sum(area_by.values())
-        return StageResult(self.id, True, f"{sum(hist.values())} cells, {area:.1f} um2",
+        fallback = f"; {facts.wide_operators} wide $div/$mod by the array divider" if facts.wide_operators else ""
+        return StageResult(self.id, True, f"{sum(hist.values())} cells, {area:.1f} um2{fallback}",
                            {"netlist": NETLIST, "recipe": ctx.recipe.to_dict(), "area_um2": area,
                             "cells": sum(hist.values()), "cell_histogram": hist, "netlist_digest": digest,
                             "facts": facts.to_dict()},
                            value=out)
+
+    def _count_wide(self, ctx: StageContext, bits: int) -> Generator[Request, Reply, int]:
+        """How many cells the wide-operator fallback would take (a front-end pass); 0 when the pass fails (the
+        synthesis proper then reports the design's error as it always did)."""
+        script = wide.detect_script(front_end(ctx.sources(), ctx.top, ctx.params, (ctx.src_dir(),)), bits)
+        run = yield from call(Invocation("yosys-wide", ("yosys", "-q", "-l", "wide.log", "-s", "wide.ys"),
+                                         files={"wide.ys": script, **ctx.data_files()}, outputs=("wide.log",)))
+        return (wide.count(run.outputs.get("wide.log", "")) or 0) if run.result.ok else 0
