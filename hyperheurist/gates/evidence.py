@@ -11,6 +11,7 @@ is a gate like any other and ``verification.equivalence.policy`` decides.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -51,12 +52,14 @@ def with_reference_evidence(report: GateReport, cand: Candidate, design: DesignC
     res = report.result(StageId.EQUIVALENCE)
     if eq.against != "parent" or not on or not report.passed or res is None or not res.skipped:
         return report
+    t0 = time.monotonic()
     try:
         again = run_gates(cand, reference_in_loop(design), workdir / EVIDENCE_DIR, reference=reference,
                           equivalence=True, only=[str(StageId.EQUIVALENCE)])
         new = again.result(StageId.EQUIVALENCE)
     except ToolError as exc:  # the wall clock stopped the check before its budget: no verdict either way
-        new = StageResult(StageId.EQUIVALENCE, False, short(f"no verdict: {exc}"), {"verdict": "inconclusive"})
+        new = StageResult(StageId.EQUIVALENCE, False, short(f"no verdict: {exc}"), {"verdict": "inconclusive"},
+                          time.monotonic() - t0)
     if new is None or new.skipped:
         return report
     return GateReport(tuple(_as_evidence(new) if r.stage == StageId.EQUIVALENCE else r for r in report.results))
