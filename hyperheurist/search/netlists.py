@@ -15,7 +15,8 @@ knob acts on), a knob that never changed a netlist under the same other knobs is
 for a value already shown equal to another one (nor for one another chain tries in the same batch). What
 is predicted holds for the exact recipe context it was seen in, as the equalities do: a delay target inert
 under the default ABC script said nothing about ``delay``/``resyn2`` with a target (a family-wide
-prediction left 70 of 80 steps of one design without a proposal and lost 8 of 38 pairs' best recipes).
+prediction left 70 of 80 steps of one design without a proposal; on 8 of 38 pairs of a held-out suite the
+previous version's best recipe, applied to the unchanged start, beat the run).
 Every value gets its own trial (traffic_fsm's best needs ``fsm_encoding=binary`` where ``one-hot`` changes
 nothing) and every family its own (fir4's ``opt_full`` changes nothing on one seed and gives the best on
 another).
