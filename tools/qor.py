@@ -359,6 +359,12 @@ def _when(rows: list[dict]) -> str:
 def write_report(out: Path, rows: list[dict], name: str = "qor", moves: list[str] | None = None) -> None:
     halves = {h: [r for r in rows if r.get("split", "dev") == h] for h in HALVES}
     summary = {h: half_summary(rs) for h, rs in halves.items()}
+    try:
+        split = load_split()
+    except (OSError, ValueError):
+        split = {}
+    for h, s in summary.items():
+        s["in_half"] = sum(v == h for v in split.values()) or s["pairs"]
     out.mkdir(parents=True, exist_ok=True)
     reached = sum(s["reached"] for s in summary.values())
     write_json(out / f"{name}.json", {"rows": rows, "reached": reached, "pairs": len(rows), "moves": moves,
@@ -368,11 +374,12 @@ def write_report(out: Path, rows: list[dict], name: str = "qor", moves: list[str
                  "to report, never to decide a rule; the **dev** half holds the pairs rules may be written against.")
     if moves:
         parts.append(f"Moves restricted to: {', '.join(f'`{m}`' for m in moves)}.")
-    parts += ["", "| half | pairs | reached hand cost (within 1%) | geomean hh best/start | geomean hand/start "
-              "| accepted RTL changes proven | distinct netlists |", "|---|---|---|---|---|---|---|"]
+    parts += ["", "| half | pairs measured | reached hand cost (within 1%) | geomean hh best/start "
+              "| geomean hand/start | accepted RTL changes proven | distinct netlists |",
+              "|---|---|---|---|---|---|---|"]
     for h in ("blind", "dev"):
         s = summary[h]
-        parts.append(f"| {h} | {s['pairs']} | {s['reached']}/{s['pairs']} | {s['geomean_best']} | "
+        parts.append(f"| {h} | {s['pairs']}/{s['in_half']} | {s['reached']}/{s['pairs']} | {s['geomean_best']} | "
                      f"{s['geomean_hand']} | {s['proven']}/{s['accepted_rtl']} | {s['distinct']}/{s['evaluations']} |")
     legend = "A/D/P = area um2 / delay ns / power mW; cost under each pair's objective (the start scores 1.0)."
     parts += ["", legend]
