@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import ToolError
 from ..sim.cocotb_run import COMMAND_FILE, icarus_flags
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
@@ -47,10 +48,11 @@ def iverilog(ctx: StageContext) -> Invocation:
     then is what the simulation stage's cocotb run would build (``CocotbImage``)."""
     if not TIME_UNITS.search(ctx.value(StageId.SAFETY, Vetted).canonical.text):
         return Invocation("iverilog", ("iverilog", "-o", IMAGE, *icarus_flags(ctx.top, ctx.params),
-                                       f"-I{ctx.src_dir()}", *ctx.sources()), files=dict([COMMAND_FILE]))
+                                       f"-I{ctx.src_dir()}", *ctx.sources()), files=dict([COMMAND_FILE]),
+                          crash_is_data=True)
     argv = ["iverilog", "-g2012", "-o", IMAGE, "-s", ctx.top, f"-I{ctx.src_dir()}"]
     argv += [f"-P{ctx.top}.{k}={v}" for k, v in ctx.params.items()]
-    return Invocation("iverilog", (*argv, *ctx.sources()))
+    return Invocation("iverilog", (*argv, *ctx.sources()), crash_is_data=True)
 
 
 def verilator(ctx: StageContext) -> Invocation:
@@ -69,14 +71,21 @@ def _iverilog_error(text: str) -> str | None:
 
 
 def iverilog_problem(run: ToolRun, timeout_s: float) -> str | None:
+    """Why Icarus refused the design, or None. A crash after Icarus reported errors in the design (Icarus 11
+    can hit an internal assertion then) is the design's failure; a crash with no error reported is the tool's
+    (ToolError, exit 3)."""
     res = run.result
     if res.timed_out:
         return f"iverilog timed out after {timeout_s:g} s"
     if res.returncode == 0:
         return None
     text = strip_paths(run.text())
-    line = _iverilog_error(text) or next((ln for ln in text.splitlines() if ln.strip()), res.describe())
-    return f"iverilog: {line.strip()}"
+    error = _iverilog_error(text)
+    if res.signal_name and not res.limited and error is None:
+        raise ToolError(f"iverilog: {res.describe()} with no error reported in the design; see {res.stderr_path}")
+    line = error or next((ln for ln in text.splitlines() if ln.strip()), res.describe())
+    suffix = f" (then iverilog crashed: {res.describe()})" if res.signal_name else ""
+    return f"iverilog: {line.strip()}{suffix}"
 
 
 def verilator_verdict(run: ToolRun, timeout_s: float) -> tuple[str | None, list[str]]:

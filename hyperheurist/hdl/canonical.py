@@ -28,6 +28,7 @@ from ..runner import ToolResult
 from ..stages.model import Invocation, ToolRun
 from .arrays import ArrayPortError, flatten_array_ports
 from .literals import define
+from .parse import depth_problem
 from .tokens import conditionals
 
 CANONICAL = "canonical.v"
@@ -103,6 +104,9 @@ def interpret(cand: Candidate, limits: Limits, run: ToolRun, src: str) -> Canoni
     errors = _errors(res, src)
     if res.returncode != 0 or errors or text is None:
         raise PreprocessError(errors[0] if errors else f"preprocessing failed: {res.describe()}")
+    deep = depth_problem(text)
+    if deep:
+        raise PreprocessError(deep)
     try:
         text = flatten_array_ports(text)
     except ArrayPortError as exc:
