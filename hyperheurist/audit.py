@@ -5,7 +5,8 @@
    journal whose tail no longer matches what summary.json was written with.
 2. The summary's best is the best the journal holds (every valid record rescored).
 3. The best design's PPA is computed again from its sources and recipe, without the cache, and
-   must reproduce the numbers recorded in best/ppa.json, summary.json and the journal.
+   must reproduce the numbers recorded in best/ppa.json, summary.json and the journal (its scored
+   netlist simulated beside its RTL on the way: ``netlist_sim``, as in step 4 with the generic netlist).
 4. Every design the run accepted (initial, best, each accepted proposal) is re-gated from scratch
    against the reference, exactly as ``hh gate`` would, with parameter overrides baked in (with
    ``equivalence.against: parent`` the formal check against the reference too, as evidence: ``gates.evidence``).

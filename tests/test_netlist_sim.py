@@ -190,3 +190,16 @@ def test_port_wrapper_and_generic_cell_models() -> None:
     assert word_level == [share / "simcells.v", share / "simlib.v"]
     with pytest.raises(FileNotFoundError):
         generic_cells("  \\$_DFF_P_ _1_ (.C(clk));\n", None)
+
+
+def test_cocotb_tests_run_on_the_netlist_in_hh_gate(tmp_path: Path) -> None:
+    """``cocotb: gate`` (default): the design's cocotb module runs on the generic netlist too; ``never`` skips it."""
+    data = Path(__file__).parent / "data" / "gates" / "alu"
+    design = load_design(data / "design.yaml")
+    cand = Candidate.from_paths([data / "good.v"], top=design.top)
+    rep = run_gates(cand, design, tmp_path / "gate", only=ONLY)
+    assert rep.passed, rep.to_dict()
+    assert rep.results[-1].details["cocotb"]["tests"] >= 1 and "passes cocotb" in rep.results[-1].message
+    never = load_design(data / "design.yaml", {"verification.netlist_sim.cocotb": "never"})
+    rep = run_gates(cand, never, tmp_path / "never", only=ONLY)
+    assert rep.passed and "cocotb" not in rep.results[-1].details

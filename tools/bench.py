@@ -85,6 +85,8 @@ class OverheadResult(TypedDict):
     second_eval_s: float
     cache_hit_s: float
     samples: list[OverheadSample]
+    netlist_sim_s: float  # median wall of the netlist_sim stage (the scored netlist simulated beside its RTL)
+    netlist_sim_share: float  # median over repeats of netlist_sim wall / evaluation wall
 
 
 class SandboxResult(TypedDict):
@@ -341,6 +343,9 @@ def measure_overhead(design: DesignConfig, cand: Candidate, root: Path, repeats:
         "per_command_last": per_command,
         "second_eval_s": round(wall2, 4), "cache_hit_s": round(wall3, 4),
         "samples": samples,
+        "netlist_sim_s": round(statistics.median(s["stages"].get("netlist_sim", 0.0) for s in samples), 4),
+        "netlist_sim_share": round(statistics.median(s["stages"].get("netlist_sim", 0.0) / s["hh_s"]
+                                                     for s in samples), 4),
     }
 
 
@@ -656,6 +661,11 @@ def render(res: Results) -> str:
                   f"In situ (tool wall as run_tool measured it during the evaluation, same moment, less noise, "
                   f"but run_tool's own start/wait latency counts as tool time): median "
                   f"{100 * statistics.median(situ):.1f}%, max {100 * max(situ):.1f}%.", ""]
+        ns = {r["design"]: r.get("netlist_sim_share", 0.0) for r in res["overhead"]}
+        lines += [f"netlist_sim (the scored netlist simulated beside its RTL, cell models, differential stimulus) "
+                  f"share of an evaluation: median {100 * statistics.median(ns.values()):.1f}%, max "
+                  f"{100 * max(ns.values()):.1f}% (" + ", ".join(f"{k} {100 * v:.1f}%" for k, v in ns.items()) + ").",
+                  ""]
     if res.get("sandbox"):
         lines += render_sandbox(res["sandbox"])
     if res.get("launch"):
@@ -719,6 +729,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"bench: {n}: hh {o['hh_s']:.2f} s, tools {o['tool_s']:.2f} s, "
                           f"share {100 * o['overhead_ratio']:.1f}% (in situ {100 * o['insitu_ratio']:.1f}%), "
                           f"2nd eval {o['second_eval_s']:.2f} s, cache hit {o['cache_hit_s']:.3f} s", flush=True)
+                    print(f"bench: {n}: netlist_sim {o['netlist_sim_s']:.2f} s, "
+                          f"{100 * o['netlist_sim_share']:.1f}% of the evaluation", flush=True)
             if "sandbox" not in skip:
                 res["sandbox"] = []
                 for n in names:

@@ -15,6 +15,7 @@ the wall clock stopping it, is a tool fault, never a verdict.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from ..ppa.synth import Synthesized
 from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
 from ..sim.netbench import WRAPPER, generic_cells, port_wrapper, yosys_share
 from ..stages.context import CANONICAL, StageContext
-from ..stages.model import Invocation, Plan, StageId, call, failed, passed
+from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed
 from .golden import PREFIX
 from .simulation import MISMATCH
 from .synthesis import GenericNetlist
@@ -91,6 +92,22 @@ def _mismatch(out: str, token: str, seed: int) -> tuple[str, dict[str, Any]] | N
     return None
 
 
+def _cocotb_on_netlist(ctx: StageContext, sources: tuple[str, ...], dut: str,
+                       info: dict[str, Any]) -> Generator[Request, Reply, str | None]:
+    """The design's cocotb tests on the netlist (``sources``: it, its models' copies, the port wrapper);
+    None when they pass, else the verdict's message."""
+    v = ctx.design.verification
+    assert v.cocotb is not None and v.test_dir is not None
+    out = yield from cocotb(CocotbRun(sources=sources, toplevel=dut, test_module=v.cocotb,
+                                      test_dir=v.test_dir, build_dir="cocotb", timeout_s=ctx.sim_timeout,
+                                      simulator="icarus", params={}, seed=v.differential.seed))
+    info["cocotb"] = {"tests": out.tests, "failures": out.failures, "kind": out.kind}
+    if out.timed_out or out.kind in ("build", "no_results"):
+        raise ToolError(f"netlist_sim: cocotb {v.cocotb} on the synthesized netlist did not run: "
+                        f"{strip_paths(out.message)}")
+    return None if out.passed else f"cocotb {v.cocotb} on the synthesized netlist: {strip_paths(out.message)}"
+
+
 class NetlistSimStage:
     """The synthesis stage's netlist in the differential bench, the design's own RTL as the golden side."""
 
@@ -120,7 +137,15 @@ class NetlistSimStage:
         text = (ctx.root / CANONICAL).read_text(encoding="utf-8", errors="surrogateescape")
         rtl = prefix_names(text, set(declared_names(text)), PREFIX)
         bench = differential_tb(spec, dut, PREFIX + ctx.top, {}, ctx.params)
-        files = {**stimulus_files(spec), **ctx.data_files(), **wrap, RTL: rtl, BENCH: bench}
+        v = ctx.design.verification
+        mode = v.netlist_sim.cocotb  # gate: on hh gate's (and hh audit's) netlist; always: on every scored one too
+        generic = isinstance(ctx.results[StageId.SYNTHESIS].value, GenericNetlist)
+        wanted = v.cocotb is not None and (mode == "always" or (mode == "gate" and generic))
+        with_cocotb = wanted and v.simulator == "icarus"
+        # cocotb's build reads its sources from the run folder: the cell models are copied there for it
+        copies = {f"cells/{m.name}": m.read_text(encoding="utf-8", errors="surrogateescape")
+                  for m in models} if with_cocotb else {}
+        files = {**stimulus_files(spec), **ctx.data_files(), **wrap, **copies, RTL: rtl, BENCH: bench}
         argv = ("iverilog", "-g2012", "-o", "netlist_sim.vvp", "-s", "hh_diff_tb", f"-I{ctx.src_dir()}", BENCH,
                 *wrap, ctx.rel(netlist), *(str(m) for m in models), RTL)
         readable = tuple(dict.fromkeys(m.parent for m in models))
@@ -142,4 +167,12 @@ class NetlistSimStage:
         if f"HH_PASS_{spec.token}" not in sim.stdout:
             return failed(self.id, "netlist simulation ended before all cycles ran ($finish or $stop in the "
                                    "design?)", **info)
-        return passed(self.id, f"the synthesized netlist matches the RTL for {spec.cycles} cycles", **info)
+        if not with_cocotb:
+            if wanted:  # the cell models are simulated with Icarus only
+                info["cocotb"] = "not run: verification.simulator is not icarus"
+            return passed(self.id, f"the synthesized netlist matches the RTL for {spec.cycles} cycles", **info)
+        err = yield from _cocotb_on_netlist(ctx, (ctx.rel(netlist), *copies, *wrap), dut, info)
+        if err:
+            return failed(self.id, err, **info)
+        return passed(self.id, f"the synthesized netlist matches the RTL for {spec.cycles} cycles and passes "
+                               f"cocotb {v.cocotb}", **info)

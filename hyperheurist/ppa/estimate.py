@@ -55,7 +55,7 @@ def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power:
     ns = design.verification.netlist_sim
     if ns.enabled:  # an entry answers the netlist_sim stage too: only one made with it, on the same bench
         extra["netlist_sim"] = {"cycles": ns.cycles or design.verification.differential.cycles,
-                                "seed": design.verification.differential.seed}
+                                "seed": design.verification.differential.seed, "cocotb": ns.cocotb == "always"}
     maps = map_files(recipe, read_liberty(lib)) if recipe is not None and not netlist else {}
     bits = design.ppa.wide_operator_bits
     if bits is not None and not netlist and wide.may_divide(t for _, t in cand.files):  # the fallback may map
