@@ -44,9 +44,6 @@ class NetlistSim(Model):
 
     enabled: bool = True  # simulate the synthesized netlist beside the RTL; any difference: the design is invalid
     cycles: int | None = Field(default=None, ge=1, le=1_000_000)  # cycles of that bench (null: differential.cycles)
-    # verification.cocotb's tests on the netlist too (Icarus): gate = in hh gate and hh audit (5-15 s a design
-    # at gate level); always = on every scored netlist of a run as well; never
-    cocotb: Literal["gate", "always", "never"] = "gate"
 
 
 class Equivalence(Model):
@@ -61,6 +58,20 @@ class Equivalence(Model):
     reset_inputs: dict[str, int] = {}  # data input values during the reset sequence (others 0)
     compare_when: dict[str, str] = {}  # output -> 1-bit output: compared only while the reference's is 1
     against: Literal["all", "parent"] = "all"  # parent: only Phase-2 changes against their parent
+
+
+MismatchAction = Literal["refuse", "warn", "allow"]
+
+
+class Mismatch(Model):
+    """What the structure stage does with constructs that simulation and synthesis read as two circuits
+    (docs/mismatch.md: the constructs, what Icarus, Verilator and Yosys each do, and the rules). ``refuse``: the
+    design is invalid (file:line and why); ``warn``: it passes, the stage names each one; ``allow``: silent."""
+
+    x_compare: MismatchAction = "refuse"  # ===, !==, ==?, x/z literals compared, casex, x/z case items, $isunknown
+    sensitivity: MismatchAction = "refuse"  # always @(a) that reads b: simulation lags, synthesis does not
+    delays: MismatchAction = "refuse"  # `#` delays in design code (Yosys ignores them)
+    synthesis_pragmas: MismatchAction = "refuse"  # // synopsys full_case, (* parallel_case *), unique case...
 
 
 class Verification(Model):
@@ -86,6 +97,7 @@ class Verification(Model):
     # power_on_values: `initial` blocks that only assign constants to registers are FPGA-style power-on values
     # (simulated and proven from them; synthesis onto an ASIC liberty has none, so PPA ignores them)
     initial: Literal["reject", "power_on_values"] = "reject"  # what the structure stage does with `initial` blocks
+    mismatch: Mismatch = Mismatch()  # simulation/synthesis mismatch rules of the structure stage
     timeout_s: float = Field(default=60, ge=1, le=86400)  # under a second no bench even starts
     differential: Differential = Differential()
     equivalence: Equivalence = Equivalence()

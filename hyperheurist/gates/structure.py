@@ -5,6 +5,8 @@ Tool choice:
   parameter overrides) match ``interface.all_ports()``, no ``#`` delays or ``final`` blocks, and no
   ``initial`` blocks unless ``verification.initial: power_on_values`` and each assigns only constants
   to registers (power-on values: simulation and the proof start from them; PPA ignores them).
+  Then the mismatch rules (``hdl.mismatch``, docs/mismatch.md): x/z comparisons, incomplete sensitivity
+  lists, synthesis-only pragmas and ``#`` delays, each refused, warned or allowed by ``verification.mismatch``.
   A full SystemVerilog front end gives exact widths and file:line at ~1 ms; Yosys would drop
   delays and turn ``initial`` into init values without complaint.
 - Yosys (``hierarchy -check; proc; flatten; check``): inferred latches (``proc_dlatch`` reports
@@ -20,7 +22,9 @@ import json
 import re
 
 from ..config import Interface
+from ..config.verification import Mismatch
 from ..hdl.elaborate import CHILD_ARGV, CHILD_READABLE, Elaborated
+from ..hdl.mismatch import Finding
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
 from .tooling import clip, first_location, strip_paths
@@ -68,18 +72,34 @@ def port_problem(el: Elaborated, iface: Interface, top: str) -> str | None:
     return None
 
 
-def timing_problem(el: Elaborated, power_on_values: bool) -> str | None:
-    """The first simulation-only construct the policy does not accept, worded for a repair prompt."""
+def timing_problem(el: Elaborated, power_on_values: bool, delays: str = "refuse") -> str | None:
+    """The first simulation-only construct the policy does not accept, worded for a repair prompt
+    (``delays``: ``verification.mismatch.delays``; a delay inside an ``initial`` block is the initial policy's)."""
     for t in el.timing:
         if power_on_values and t in el.power_on:
+            continue
+        if delays != "refuse" and t.endswith(": # delay"):
             continue
         if power_on_values and t in el.not_power_on:
             return (f"{t} holds {el.not_power_on[t]}: only constant assignments to registers are accepted "
                     "(power-on values)")
         hint = " (verification.initial: power_on_values accepts constant power-on values)" \
-            if t.endswith("initial block") else ""
+            if t.endswith("initial block") else " (verification.mismatch.delays: warn accepts it)" \
+            if t.endswith("# delay") else ""
         return f"{t} is not allowed in a design (simulation-only construct){hint}"
     return None
+
+
+def mismatch_verdict(el: Elaborated, policy: Mismatch) -> tuple[str | None, list[str]]:
+    """The first mismatch the policy refuses (worded for a repair prompt), and the ones it only warns of."""
+    found = list(el.mismatch) + [Finding("delays", t.rsplit(": ", 1)[0], "a # delay: the simulators wait, Yosys "
+                                         "ignores it") for t in el.timing if t.endswith(": # delay")]
+    warn = [f"{f.where}: {f.what} ({f.rule})" for f in found if getattr(policy, f.rule) == "warn"]
+    for f in found:
+        if getattr(policy, f.rule) == "refuse":
+            return (f"{f.where}: {f.what} (simulation and synthesis disagree; verification.mismatch.{f.rule}: "
+                    "warn accepts it)"), warn
+    return None, warn
 
 
 def yosys_script(ctx: StageContext) -> str:
@@ -151,7 +171,8 @@ class StructureStage:
     id = StageId.STRUCTURE
     inputs = ("canonical/canonical.v",)
     outputs = ("proc.log", "check.log")
-    config = ("top", "interface", "verification.initial", "limits.tool_timeout_s", "limits.tool_mem_mb")
+    config = ("top", "interface", "verification.initial", "verification.mismatch", "limits.tool_timeout_s",
+              "limits.tool_mem_mb")
 
     def skip_reason(self, ctx: StageContext) -> str | None:
         return None
@@ -166,13 +187,20 @@ class StructureStage:
         problem = port_problem(el, ctx.design.interface, ctx.top)
         if problem:
             return failed(self.id, problem, ports=[p.__dict__ for p in el.ports])
-        problem = timing_problem(el, ctx.design.verification.initial == "power_on_values")
+        policy = ctx.design.verification.mismatch
+        problem = timing_problem(el, ctx.design.verification.initial == "power_on_values", policy.delays)
         if problem:
             return failed(self.id, problem, timing=el.timing)
+        problem, warnings = mismatch_verdict(el, policy)
+        if problem:
+            return failed(self.id, problem, mismatch=[f.__dict__ for f in el.mismatch])
         problem = yosys_problem((yield from call(yosys_invocation(ctx))), ctx.top, ctx.tool_timeout)
         if problem:
             return failed(self.id, problem)
         note = (f"; {len(el.power_on)} initial block(s) of power-on values (PPA ignores them: ASIC flip-flops "
                 "have no power-on state)") if el.power_on else ""
+        if warnings:
+            note += f"; {len(warnings)} simulation/synthesis mismatch(es) accepted by verification.mismatch: " \
+                    f"{warnings[0]}"
         return passed(self.id, f"top `{ctx.top}` and {len(el.ports)} ports match; no latches, loops, "
-                      f"multiple or missing drivers{note}", power_on=el.power_on)
+                      f"multiple or missing drivers{note}", power_on=el.power_on, mismatch_warnings=warnings)

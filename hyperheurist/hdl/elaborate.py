@@ -1,12 +1,12 @@
 """The elaborated view of a candidate the structure gate checks: the top's ports, the modules, the
 simulation-only constructs (``initial``/``final`` blocks, ``#`` delays), which ``initial`` blocks are
-power-on values (only constant assignments: what FPGA flows turn into register init values) and
-pyslang's errors.
+power-on values (only constant assignments: what FPGA flows turn into register init values),
+pyslang's errors and the constructs simulation and synthesis read apart (``hdl.mismatch``).
 
 Untrusted text is elaborated in a sandboxed child with the design's memory and time limits (a generate
 bomb or a pyslang crash ends the child, never hh): ``CHILD_ARGV + (TOP, PARAMS_JSON, FILE...)`` prints
 the view as JSON. The child is isolated (``-I``) and finds this package through an explicit path, so it
-needs to read only the package folder (``CHILD_READABLE``); it imports pyslang and hdl.parse/ports only.
+needs to read only the package folder (``CHILD_READABLE``); it imports pyslang and hdl.parse/ports/mismatch only.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pyslang import ast
 
+from .mismatch import Finding, findings
 from .parse import K, Syntax, elaborate, module_name, modules, nodes, parse_files, walk, where
 from .ports import Port, module_view
 
@@ -47,6 +48,7 @@ class Elaborated:
     errors: list[str]  # "file:line: DiagCode(...)"
     power_on: list[str] = field(default_factory=list)  # the timing entries of initial blocks of constants only
     not_power_on: dict[str, str] = field(default_factory=dict)  # timing entry of another initial block -> why
+    mismatch: list[Finding] = field(default_factory=list)  # constructs simulation and synthesis read apart
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -57,7 +59,8 @@ class Elaborated:
         data = json.loads(text)
         return cls(bool(data["top_found"]), list(data["modules"]), [Port(**p) for p in data["ports"]],
                    list(data["timing"]), list(data["errors"]), list(data["power_on"]),
-                   {str(k): str(v) for k, v in dict(data["not_power_on"]).items()})
+                   {str(k): str(v) for k, v in dict(data["not_power_on"]).items()},
+                   [Finding(str(f["rule"]), str(f["where"]), str(f["what"])) for f in data["mismatch"]])
 
 
 def _constant(expr: Syntax, allowed: set[K]) -> bool:
@@ -106,7 +109,7 @@ def elaborated(files: list[Path], top: str, params: dict[str, str]) -> Elaborate
     initial = {text: power_on_problem(n) for text, n in found if n.kind == K.InitialBlock}
     return Elaborated(bool(tops), names, ports, [text for text, _ in found], errors,
                       [text for text, why in initial.items() if why is None],
-                      {text: why for text, why in initial.items() if why is not None})
+                      {text: why for text, why in initial.items() if why is not None}, findings(trees, comp))
 
 
 def instance_paths(files: list[Path], module: str) -> list[str]:
