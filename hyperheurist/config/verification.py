@@ -44,6 +44,9 @@ class NetlistSim(Model):
 
     enabled: bool = True  # simulate the synthesized netlist beside the RTL; any difference: the design is invalid
     cycles: int | None = Field(default=None, ge=1, le=1_000_000)  # cycles of that bench (null: differential.cycles)
+    # verification.cocotb's tests on the netlist too (Icarus): gate = in hh gate and hh audit (5-15 s a design
+    # at gate level); always = on every scored netlist of a run as well; never
+    cocotb: Literal["gate", "always", "never"] = "gate"
 
 
 class Equivalence(Model):
