@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import itertools
 import json
 import os
 import resource
@@ -20,6 +21,7 @@ import signal
 import struct
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 Limit = tuple[int, tuple[int, int]]  # (resource.RLIMIT_*, (soft, hard))
 PR_SET_PDEATHSIG = 1
@@ -107,8 +109,9 @@ class StartGate:
         """What the bwrap process must inherit (``pass_fds``): the info's write end, the gate's read end."""
         return self._info_w, self._gate_r
 
-    def open(self, limits: Sequence[Limit], deadline: float) -> None:
-        """Once bwrap runs: set ``limits`` on the sandbox's first process, then let it start the tool. Returns
+    def open(self, limits: Sequence[Limit], deadline: float, cap: ProcessCap | None = None) -> None:
+        """Once bwrap runs: set ``limits`` on the sandbox's first process (and put it under ``cap``), then let it
+        start the tool. Returns
         without doing either when bwrap ends before it cloned (its own error then is in its stderr) or
         ``deadline`` passes (the caller kills it). GateError when the kernel refuses the limits."""
         self._close(self._info_w)  # bwrap's ends: hh holds the info's read end and the gate's write end
@@ -129,6 +132,8 @@ class StartGate:
         try:
             for which, value in limits:
                 resource.prlimit(pid, which, value)
+            if cap is not None:
+                cap.enter(pid)
         except ProcessLookupError:
             return  # its setup failed: bwrap reports why
         except OSError as exc:
@@ -148,3 +153,95 @@ class StartGate:
         if fd in self._open:
             self._open.remove(fd)
             os.close(fd)
+
+
+# ---- the process count: a pids cgroup per sandbox --------------------------------------------------------------
+_seq = itertools.count(1)
+
+
+@functools.lru_cache(maxsize=1)
+def pids_base() -> Path | None:
+    """The pids cgroup folder hh may make sandboxes' cgroups in (this process's own cgroup in the pids hierarchy:
+    cgroup v1, or v2 with the pids controller enabled below it), or None. Stale ``hh-<pid>-<n>`` cgroups of an
+    hh that was killed are removed here (empty once its sandboxes died with it)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, rel = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            base = Path("/sys/fs/cgroup/pids") / rel.lstrip("/")
+        elif controllers == "":
+            base = Path("/sys/fs/cgroup") / rel.lstrip("/")
+            try:
+                if "pids" not in (base / "cgroup.subtree_control").read_text().split():
+                    continue
+            except OSError:
+                continue
+        else:
+            continue
+        if base.is_dir() and os.access(base, os.W_OK):
+            for old in base.glob("hh-*-*"):
+                owner = old.name.split("-")[1]
+                if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+                    try:
+                        old.rmdir()
+                    except OSError:
+                        pass
+            return base
+    return None
+
+
+class ProcessCap:
+    """At most ``limit`` tasks (processes and threads) in one sandbox, through a pids cgroup of its own, which the
+    start gate puts the sandbox's first process in before the tool starts (the tool and all it forks stay in it).
+    RLIMIT_NPROC cannot do it: the kernel exempts uid 0, and hh often runs as root. Where no pids cgroup can be
+    made (``pids_base()`` is None) there is no cap; ``sandbox.probe`` says so."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.path: Path | None = None
+
+    def enter(self, pid: int) -> None:
+        """Put ``pid`` (and what it will start) under the cap; nothing where cgroups cannot be made."""
+        base = pids_base()
+        if base is None:
+            return
+        path = base / f"hh-{os.getpid()}-{next(_seq)}"
+        try:
+            path.mkdir()
+            self.path = path
+            (path / "pids.max").write_text(str(self.limit))
+            (path / "cgroup.procs").write_text(str(pid))
+        except ProcessLookupError:
+            raise
+        except OSError as exc:
+            raise GateError(exc.errno, f"cannot cap the sandbox's process count ({path}: {exc.strerror})") from None
+
+    def hit(self) -> bool:
+        """A fork or clone in the sandbox was refused at the cap."""
+        if self.path is None:
+            return False
+        try:
+            events = (self.path / "pids.events").read_text().split()
+        except OSError:
+            return False
+        return len(events) >= 2 and events[0] == "max" and events[1] != "0"
+
+    def remove(self) -> None:
+        """Once the tool has ended: kill what is left in the cgroup (nothing, normally), then remove it."""
+        path, self.path = self.path, None
+        if path is None:
+            return
+        for _ in range(50):
+            try:
+                path.rmdir()
+                return
+            except OSError:
+                try:
+                    for pid in (path / "cgroup.procs").read_text().split():
+                        os.kill(int(pid), signal.SIGKILL)
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.01)

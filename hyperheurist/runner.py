@@ -27,7 +27,7 @@ from typing import Any
 
 from . import safeio
 from .errors import ToolError
-from .rlimits import GateError, Limit, StartGate, preexec, rlimits
+from .rlimits import GateError, Limit, ProcessCap, StartGate, preexec, rlimits
 from .sandbox import BASE_PATH, Sandbox, check_mode, probe
 from .sandbox import tool_env as sandbox_env
 from .secrets import SECRET_ENV
@@ -41,6 +41,8 @@ MEMORY_ERRORS = re.compile(
 DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024  # bytes of stdout+stderr before the tool is stopped (polled)
 DEFAULT_MAX_FILE = 1024 * 1024 * 1024  # hard cap on any one file a tool writes (RLIMIT_FSIZE)
 READ_BACK_LIMIT = 8 * 1024 * 1024  # bytes of each stream kept in memory
+DEFAULT_MAX_PROCS = 256  # processes and threads at once in one sandbox (a pids cgroup: rlimits.ProcessCap)
+DEFAULT_MAX_DISK = 512 * 1024 * 1024  # bytes a tool's folders may hold (polled, and checked when it ends)
 
 _run_commands_file: Path | None = None
 _lock = threading.Lock()
@@ -72,6 +74,8 @@ class ToolResult:
     output_limited: bool = False
     memory_limited: bool = False  # died under the address-space cap (bad_alloc, MemoryError, ...)
     cpu_limited: bool = False  # killed by the CPU-time cap (SIGXCPU / SIGKILL at the hard limit)
+    process_limited: bool = False  # a fork refused at the sandbox's process cap (then stopped)
+    disk_limited: bool = False  # its folders grew past the disk cap (stopped)
     mem_mb: int | None = None
     sandbox: str = "required"
     stdout_path: Path | None = None
@@ -82,7 +86,8 @@ class ToolResult:
     @property
     def limited(self) -> bool:
         """Stopped by one of our own limits (wall time, output, memory, CPU): the input's fault, not the tool's."""
-        return self.timed_out or self.output_limited or self.memory_limited or self.cpu_limited
+        return (self.timed_out or self.output_limited or self.memory_limited or self.cpu_limited
+                or self.process_limited or self.disk_limited)
 
     @property
     def ok(self) -> bool:
@@ -105,6 +110,10 @@ class ToolResult:
             return f"{self.name} stopped: output exceeded the limit"
         if self.memory_limited:
             return f"{self.name} stopped: exceeded the memory limit ({self.mem_mb} MB, limits.tool_mem_mb)"
+        if self.process_limited:
+            return f"{self.name} stopped: exceeded the process limit (processes and threads at once)"
+        if self.disk_limited:
+            return f"{self.name} stopped: its folder exceeded the disk-use limit"
         if self.cpu_limited:
             return f"{self.name} stopped: exceeded the CPU-time limit"
         if self.signal_name:
@@ -128,7 +137,8 @@ class ToolResult:
             "name": self.name, "argv": self.argv, "cwd": self.cwd, "returncode": self.returncode,
             "wall_s": round(self.wall_s, 4), "timed_out": self.timed_out,
             "output_limited": self.output_limited, "memory_limited": self.memory_limited,
-            "cpu_limited": self.cpu_limited, "sandbox": self.sandbox,
+            "cpu_limited": self.cpu_limited, "process_limited": self.process_limited,
+            "disk_limited": self.disk_limited, "sandbox": self.sandbox,
         }
 
 
@@ -232,6 +242,8 @@ def run_tool(
     cpu_s: int | None = None,
     max_output: int = DEFAULT_MAX_OUTPUT,
     max_file_bytes: int = DEFAULT_MAX_FILE,
+    max_procs: int = DEFAULT_MAX_PROCS,
+    max_disk_bytes: int = DEFAULT_MAX_DISK,
     resolve: bool = True,
     sandbox: str = "required",
     readable: Sequence[Path] = (),
@@ -290,7 +302,8 @@ def run_tool(
     out_path = log_dir / f"{name}.stdout"
     err_path = log_dir / f"{name}.stderr"
     t0 = time.monotonic()
-    timed_out = limited = False
+    timed_out = limited = procs_hit = disk_hit = False
+    cap = ProcessCap(max_procs) if gate is not None else None
     removed: list[str] = []  # what the tool left in its folders that is not a file or folder (swept away)
     with os.fdopen(safeio.create(out_path), "wb") as out, os.fdopen(safeio.create(err_path), "wb") as err:
         try:
@@ -308,7 +321,7 @@ def run_tool(
         exited = _ExitWaiter(proc)
         try:
             if gate is not None:
-                gate.open(limits, deadline)
+                gate.open(limits, deadline, cap)
             while not exited(min(0.25, max(0.001, deadline - time.monotonic()))):
                 if time.monotonic() >= deadline:
                     timed_out = True
@@ -316,7 +329,9 @@ def run_tool(
                     os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size > max_output
                 ):
                     limited = True
-                if timed_out or limited:
+                procs_hit = cap is not None and cap.hit()
+                disk_hit = safeio.usage(log_dir, cwd) > max_disk_bytes
+                if timed_out or limited or procs_hit or disk_hit:
                     _kill_group(proc.pid)
                     break
             proc.wait()
@@ -332,6 +347,10 @@ def run_tool(
             exited.close()
             _kill_group(proc.pid)  # reap anything the tool left running in its group
             removed = safeio.sweep(log_dir, cwd)  # the sandbox has ended: nothing writes there any more
+            if cap is not None:
+                procs_hit = procs_hit or cap.hit()
+                cap.remove()
+        disk_hit = disk_hit or safeio.usage(log_dir, cwd) > max_disk_bytes
         biggest = max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size)
         stdout, stderr = _read_back(out.fileno()), _read_back(err.fileno())
     if proc.returncode == -signal.SIGXFSZ or biggest >= max_file_bytes:
@@ -345,7 +364,7 @@ def run_tool(
         if rc == -signal.SIGXFSZ:
             limited = True
     mem_hit = cpu_hit = False
-    if rc != 0 and not (timed_out or limited):
+    if rc != 0 and not (timed_out or limited or procs_hit or disk_hit):
         cpu_hit = bool(cpu_s) and rc == -signal.SIGXCPU
         if mem_mb and MEMORY_ERRORS.search(stderr[-4096:] + "\n" + stdout[-4096:]):
             mem_hit = True
@@ -353,6 +372,7 @@ def run_tool(
         name=name, argv=args, cwd=str(cwd), returncode=rc,
         wall_s=time.monotonic() - t0, timed_out=timed_out, output_limited=limited,
         memory_limited=mem_hit, cpu_limited=cpu_hit, mem_mb=mem_mb or None, sandbox=sandbox,
+        process_limited=procs_hit, disk_limited=disk_hit,
         stdout_path=out_path, stderr_path=err_path, stdout=stdout, stderr=stderr,
     )
     _log_command(log_dir, name, args, cwd, res, removed)

@@ -129,3 +129,24 @@ def sweep(*folders: Path | str) -> list[str]:
                 except OSError:
                     continue
     return removed
+
+
+def usage(*folders: Path | str) -> int:
+    """Bytes of disk the files under ``folders`` take (allocated blocks: a sparse file counts what it holds);
+    links to folders are not entered."""
+    total = 0
+    todo = list(dict.fromkeys(map(str, folders)))
+    while todo:
+        try:
+            entries = list(os.scandir(todo.pop()))
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    todo.append(e.path)
+                else:
+                    total += e.stat(follow_symlinks=False).st_blocks * 512
+            except OSError:
+                continue
+    return total

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, ToolError
-from .rlimits import StartGate, rlimits
+from .rlimits import StartGate, pids_base, rlimits
 
 MODES = ("required", "off")
 INSTALL_HINT = ("install bubblewrap (apt-get install bubblewrap) and allow user namespaces "
@@ -119,8 +119,7 @@ def _fixed_args() -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _in_etc_copy(p: Path) -> bool:
     """``p`` is the sandbox's /etc or inside it: visible through the copy when it is one of ETC_FILES,
     else a config error (a bind there would need a mount point inside the read-only copy)."""
-    s = str(p)
-    if s != "/etc" and not s.startswith("/etc/"):
+    if (s := str(p)) != "/etc" and not s.startswith("/etc/"):
         return False
     if s[len("/etc/"):].split("/", 1)[0] in ETC_FILES:
         return True
@@ -367,7 +366,8 @@ def probe() -> str:
                              stdin=subprocess.DEVNULL).stdout.strip()
     who = "as root" if os.geteuid() == 0 else "unprivileged (user namespaces)"
     return (f"{version or 'bubblewrap'} at {exe}, {who}: no network, own PID namespace, read-only system, "
-            f"/etc a copy of {len(ETC_FILES)} entries in {ETC.folder().parent}")
+            f"/etc a copy of {len(ETC_FILES)} entries in {ETC.folder().parent}; " + (
+                f"a pids cgroup per sandbox in {pids_base()}" if pids_base() else "no process cap (no pids cgroup)"))
 
 
 def check_mode(mode: str) -> None:

@@ -248,3 +248,36 @@ def test_version_probe_leaves_no_folder_behind(tmp_path: Path, monkeypatch) -> N
     finally:
         tools._version_of.cache_clear()
     assert not list(tmp_path.iterdir())
+
+
+# ---- the sandbox's resources: processes, disk (issue 29, item 4) ---------------------------------------------
+
+def test_a_fork_bomb_stops_at_the_process_cap(tmp_path: Path) -> None:
+    """As root RLIMIT_NPROC does not apply (the kernel exempts uid 0): a shell starting 300 children once got
+    all 300. The sandbox's pids cgroup refuses the fork past the cap and the tool is stopped, a limit of ours."""
+    from hyperheurist.rlimits import pids_base
+
+    if pids_base() is None:
+        pytest.skip("no writable pids cgroup here: no process cap (sandbox.probe says so)")
+    script = "for i in $(seq 300); do sleep 20 & done; wait"
+    res = run_tool(["/bin/sh", "-c", script], name="bomb", log_dir=tmp_path, timeout_s=60, max_procs=32)
+    assert res.process_limited and res.limited and not res.ok, res.describe()
+    assert "process limit" in res.describe()
+    assert not list(pids_base().glob(f"hh-{os.getpid()}-*")), "the sandbox's cgroup was left behind"
+    ok = run_tool(["/bin/sh", "-c", "for i in 1 2 3; do sleep 0.1 & done; wait"], name="few", log_dir=tmp_path,
+                  timeout_s=60, max_procs=32)
+    assert ok.ok and not ok.process_limited, ok.describe()
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_disk_use_past_the_cap_is_a_limit_of_ours(tmp_path: Path, slow: bool) -> None:
+    """Files each under the file-size cap, together past the folder's disk cap: stopped while it runs (slow) or
+    caught when it ends (fast), a limit of ours (a failed gate for the candidate), not the tool's fault."""
+    step = "sleep 0.3; " if slow else ""
+    script = f"for i in 1 2 3 4 5 6 7 8; do head -c 1000000 /dev/urandom > f$i; {step}done"
+    res = run_tool(["/bin/sh", "-c", script], name="fill", log_dir=tmp_path, timeout_s=60,
+                   max_disk_bytes=3_000_000)
+    assert res.disk_limited and res.limited and not res.ok, res.describe()
+    assert "disk-use limit" in res.describe()
+    if slow:
+        assert len(list(tmp_path.glob("f*"))) < 8, "the tool was not stopped"
