@@ -353,6 +353,8 @@ def run_tool(
         disk_hit = disk_hit or safeio.usage(log_dir, cwd) > max_disk_bytes
         biggest = max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size)
         stdout, stderr = _read_back(out.fileno()), _read_back(err.fileno())
+        for fh in (out, err):  # on disk too, a log keeps what hh reads back: its last READ_BACK_LIMIT bytes
+            safeio.keep_tail(fh.fileno(), READ_BACK_LIMIT)
     if proc.returncode == -signal.SIGXFSZ or biggest >= max_file_bytes:
         limited = True  # killed by the file-size cap (Python children get EFBIG instead of the signal)
     rc = proc.returncode

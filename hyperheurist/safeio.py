@@ -150,3 +150,16 @@ def usage(*folders: Path | str) -> int:
             except OSError:
                 continue
     return total
+
+
+def keep_tail(fd: int, limit: int) -> int:
+    """Cut the file open at ``fd`` (read and write) to its last ``limit`` bytes, after a line saying how many went;
+    the bytes dropped (0 when it was no longer)."""
+    size = os.fstat(fd).st_size
+    if size <= limit:
+        return 0
+    tail = os.pread(fd, limit, size - limit)
+    head = f"[hh: the first {size - limit} bytes of this log were dropped; the last {limit} are kept]\n".encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, head + tail, 0)
+    return size - limit

@@ -281,3 +281,16 @@ def test_disk_use_past_the_cap_is_a_limit_of_ours(tmp_path: Path, slow: bool) ->
     assert "disk-use limit" in res.describe()
     if slow:
         assert len(list(tmp_path.glob("f*"))) < 8, "the tool was not stopped"
+
+
+def test_a_huge_log_is_not_kept_whole(tmp_path: Path) -> None:
+    """A tool printing 20 MB (under the output cap: not stopped) once left all of it in its stage folder; the log
+    keeps what hh reads back, its last 8 MB, after a line saying what went."""
+    from hyperheurist.runner import READ_BACK_LIMIT
+
+    res = run_tool(["/bin/sh", "-c", "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo the-end"], name="loud",
+                   log_dir=tmp_path, timeout_s=60)
+    assert res.ok, res.describe()
+    kept = (tmp_path / "loud.stdout").read_bytes()
+    assert len(kept) < READ_BACK_LIMIT + 200 and kept.startswith(b"[hh: the first ") and kept.endswith(b"the-end\n")
+    assert res.stdout.endswith("the-end\n") and len(res.stdout) == READ_BACK_LIMIT
