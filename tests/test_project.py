@@ -116,6 +116,28 @@ def test_init_from_plain_files_writes_a_filelist(project: Path) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
 
 
+def test_init_outside_the_sources_writes_paths_relative_to_the_design_yaml(tmp_path: Path) -> None:
+    """`-o` in another folder: the filelist and sources name the RTL relative to the design.yaml (`../src/`),
+    never by absolute path, so the project can be committed and moved as a whole."""
+    src = tmp_path / "src"
+    make_project(src)
+    (src / "inc.f").write_text("+incdir+include\n")
+    res = hh("init", "--top", "acc_top", "rtl/acc_top.sv", "rtl/sub/acc_stage.sv", "pkg/acc_pkg.sv", "inc.f",
+             "--define", "HH_PROJECT_MODE", "-o", "../build/design.yaml", "--golden", "../build/golden", cwd=src)
+    assert res.returncode == 0, res.stderr
+    flist = (tmp_path / "build" / "acc_top.f").read_text()
+    assert "../src/rtl/acc_top.sv" in flist and str(tmp_path) not in flist
+    res = hh("init", "--top", "acc_top", "-f", "rtl.f", "-o", "../list/design.yaml", "--golden", "../list/g",
+             cwd=src)
+    assert res.returncode == 0, res.stderr
+    assert yaml.safe_load((tmp_path / "list" / "design.yaml").read_text())["sources"] == ["-f ../src/rtl.f"]
+    moved = tmp_path.parent / f"{tmp_path.name}-moved"
+    tmp_path.rename(moved)  # the whole tree moved: both still gate from their own folder
+    for folder in ("build", "list"):
+        res = hh("gate", "design.yaml", "--only", "safety", "--only", "compile", cwd=moved / folder)
+        assert res.returncode == 0, res.stdout + res.stderr
+
+
 def test_init_reads_a_fusesoc_core(project: Path) -> None:
     (project / "acc.core").write_text(yaml.safe_dump({
         "name": "::acc:1.0",

@@ -15,6 +15,7 @@ formal check is on; with a clock the objective is ``constrained`` (meet the cloc
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,10 +176,8 @@ def spec_stub(top: str, ports: list[PortSpec], clock: str | None, reset: ResetGu
 
 
 def _rel(p: Path, base: Path) -> str:
-    try:
-        return str(Path(p).resolve().relative_to(base))
-    except ValueError:
-        return str(Path(p).resolve())
+    """``p`` relative to ``base`` (the design.yaml's folder), ``../`` where needed: committable anywhere."""
+    return os.path.relpath(Path(p).resolve(), base)
 
 
 def _checks(base: Path, design: Path, ss: SourceSet, golden: str | None, cocotb: str | None,
@@ -210,12 +209,30 @@ def _checks(base: Path, design: Path, ss: SourceSet, golden: str | None, cocotb:
     return Checks(reference=ref, cocotb=cocotb, test_dir=test_dir, testbench=tb), written
 
 
+def _defines(items: tuple[str, ...]) -> dict[str, str]:
+    from ..hdl.literals import LiteralError, define
+
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        value = value if eq else "1"
+        try:
+            define(name, value)
+        except LiteralError as exc:
+            raise ConfigError(f"--define {item}: {exc}") from None
+        out[name] = value
+    return out
+
+
 def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], out: Path, *, name: str | None,
                  period_ns: float, force: bool, golden: str | None = None, cocotb: str | None = None,
-                 testbench: str | None = None) -> list[Path]:
-    """Write design.yaml (and spec.md, a filelist when plain files were given, the golden copy and its
-    pre-commit entry with ``golden``); return what was written."""
-    from .cores import core_sources
+                 testbench: str | None = None, defines: tuple[str, ...] = (),
+                 notes: list[str] | None = None) -> list[Path]:
+    """Write design.yaml (and spec.md, a filelist when plain files or ``defines`` were given, the golden copy
+    and its pre-commit entry with ``golden``); return what was written. ``defines``: ``NAME[=VALUE]`` (a
+    core's vlogdefine or any macro; no value is 1, as FuseSoC's ``--NAME``); ``notes`` gets what the user
+    should know (a core's vlogdefines left undefined)."""
+    from .cores import read_core
 
     out = Path(out).resolve()
     base = out.parent
@@ -234,8 +251,14 @@ def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], o
     lists = list(filelists) + [f for f in files if is_filelist(f)]
     for f in lists:
         ss.merge(parse_filelist(Path(f)))
+    given = _defines(defines)
     for f in cores:
-        ss.merge(core_sources(Path(f)))
+        core = read_core(Path(f), given)
+        ss.merge(core.sources)
+        if core.optional and notes is not None:
+            notes.append(f"{f}: left undefined (no default, as in FuseSoC): {', '.join(core.optional)}; "
+                         "define one with --define NAME[=VALUE]")
+    ss.defines.update(given)
     ss.merge(SourceSet(files=[Path(f).resolve() for f in plain]))
     if not ss.files:
         raise ConfigError("hh init: give RTL files or -f FILELIST")
@@ -243,7 +266,7 @@ def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], o
     if not any(p.dir == "output" for p in ports):
         raise InputError(f"top module {top}: no output port")
     clock, reset = guess_clock_reset(ports, events)
-    if len(lists) == 1 and not plain and not cores:
+    if len(lists) == 1 and not plain and not cores and not given:
         design_f = _rel(Path(lists[0]), base)
     else:  # one filelist names the design for sources and seed alike
         flist = base / f"{top}.f"
@@ -280,15 +303,22 @@ def init_project(top: str, files: tuple[str, ...], filelists: tuple[str, ...], o
               help="Copy today's sources into this folder as the reference (and write pre-commit-hh.yaml).")
 @click.option("--cocotb", help="Your cocotb test module: a name beside design.yaml or a path to the .py file.")
 @click.option("--testbench", type=click.Path(dir_okay=False), help="Your self-checking testbench (prints PASSED).")
+@click.option("--define", "defines", multiple=True, metavar="NAME[=VALUE]",
+              help="Define a macro (a FuseSoC core's vlogdefine with no default, e.g. a formal-port switch); "
+                   "no value is 1; repeatable.")
 @click.option("--force", is_flag=True, help="Overwrite an existing design.yaml, filelist or golden copy.")
 def init(files: tuple[str, ...], top: str, filelists: tuple[str, ...], output: str, name: str | None,
-         period_ns: float, golden: str | None, cocotb: str | None, testbench: str | None, force: bool) -> int:
+         period_ns: float, golden: str | None, cocotb: str | None, testbench: str | None,
+         defines: tuple[str, ...], force: bool) -> int:
     """Write a design.yaml for existing RTL: FILES (.v/.sv, filelists, a FuseSoC .core or EDAM .eda.yml) or -f.
 
     What judges the design's function: --golden DIR, --cocotb MODULE and/or --testbench FILE; with none,
     `hh gate` exits 2 until verification.reference, cocotb or testbench is set."""
+    notes: list[str] = []
     written = init_project(top, files, filelists, Path(output), name=name, period_ns=period_ns, force=force,
-                           golden=golden, cocotb=cocotb, testbench=testbench)
+                           golden=golden, cocotb=cocotb, testbench=testbench, defines=defines, notes=notes)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     for p in written:
         click.echo(f"wrote {p}")
     if not (golden or cocotb or testbench):
