@@ -39,6 +39,7 @@ def test_bench_functions_on_a_tiny_adder(tmp_path: Path, monkeypatch: pytest.Mon
     assert over["hh_s"] > 0 and over["tool_s"] > 0 and (over["cells"] or 0) > 0
     assert {"compile", "structure", "simulation", "equivalence", "synth_s", "sta_s"} <= set(over["stages"])
     assert over["second_eval_s"] > 0 and over["cache_hit_s"] >= 0
+    assert over["netlist_sim_s"] > 0 and 0 < over["netlist_sim_share"] < 1  # the scored netlist was simulated
 
     size = bench.measure_size("mult", 4, tmp_path)
     assert (size.get("cells") or 0) > 0 and "equivalence" not in size["stages"]
@@ -53,6 +54,7 @@ def test_bench_functions_on_a_tiny_adder(tmp_path: Path, monkeypatch: pytest.Mon
                           "pool": {"candidates": 2, "labels": ["a", "b"], "runs": runs, "repeats": 1}, "sizes": [size]}
     md = bench.render(res)
     assert "| adder4 |" in md and "hh share" in md and "| mult | 4 |" in md and "speed-up" in md
+    assert "netlist_sim (the scored netlist simulated beside its RTL" in md
 
 
 def test_sandbox_cost_in_alternating_pairs_with_the_tools_launched(tmp_path: Path,

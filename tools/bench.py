@@ -250,11 +250,12 @@ class InSitu:
 
         self._orig = orig = runner._log_command
 
-        def hook(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: ToolResult | None) -> None:
+        def hook(log_dir: Path, name: str, argv: Sequence[str], cwd: Path, res: ToolResult | None,
+                 removed: Sequence[str] = ()) -> None:
             if res is not None:
                 self.tool_s += res.wall_s
                 self.count += 1
-            orig(log_dir, name, argv, cwd, res)
+            orig(log_dir, name, argv, cwd, res, removed)
 
         runner._log_command = hook
         return self
