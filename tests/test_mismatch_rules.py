@@ -131,3 +131,5 @@ def test_rules_on_small_texts(tmp_path: Path, body: str, expected: list[tuple[st
 ])
 def test_pragma_form(comment: str, words: list[str]) -> None:
     assert pragma_words(comment) == words
+    hides = pragma_words(comment, ("translate_off",))
+    assert hides == (["translate_off"] if comment == "// synopsys translate_off" else [])

@@ -3,6 +3,7 @@
 Each finding names its rule (the key of ``verification.mismatch``), ``file:line`` and why, worded for a repair
 prompt. Everything is read from pyslang: the syntax tree (literals, case statements, attributes, comments as
 trivia of the tokens they precede) and the elaborated design (which signals a level-sensitive ``always`` reads).
+A text search only skips the tree walks a text cannot need (no ``===``, no x/z digit, no pragma word...).
 
 - ``x_compare``: ``===``/``!==``/``==?``/``!=?``; ``==``, ``!=``, ``<``... with an x/z literal operand; ``casex``;
   ``case`` items with x, z or ``?`` digits, ``casez`` items with x digits (``?``/z in casez items are the usual
@@ -18,6 +19,7 @@ trivia of the tokens they precede) and the elaborated design (which signals a le
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -39,6 +41,11 @@ ATTRIBUTES = {"full_case": "makes every unlisted case value a don't-care in synt
               "parallel_case": "drops the case priority in synthesis only",
               "blackbox": "makes Yosys drop the module's body (the simulators run it)",
               "whitebox": "makes Yosys treat the module as a cell (the simulators run it)"}
+# text a design must contain for the syntax rules to find anything (a search, then the tree decides)
+SYNTAX_TRIGGERS = ("===", "!==", "==?", "!=?", "casex", "unique", "priority", "$isunknown", "$countbits", "(*", "'x",
+                   "'z", "'X", "'Z")
+XZ_DIGIT = re.compile(r"'[sS]?[bBoOhHdD]\s*[0-9a-fA-F_]*[xXzZ?]")  # a based literal with an x, z or ? digit
+WATCHED = {*CASE_COMPARE, *COMPARE, K.CaseStatement, K.InvocationExpression, K.AttributeSpec}
 SIGNALS = {ast.SymbolKind.Net, ast.SymbolKind.Variable}
 EDGES = {ast.EdgeKind.PosEdge, ast.EdgeKind.NegEdge, ast.EdgeKind.BothEdges}
 
@@ -92,6 +99,8 @@ def _case_problem(node: Syntax) -> tuple[str, str] | None:
 
 def _syntax_findings(tree: syntax.SyntaxTree, sm: pyslang.SourceManager) -> Iterator[Finding]:
     for n in walk(tree.root):
+        if n.kind not in WATCHED:
+            continue
         at = where(sm, n.sourceRange.start)
         if n.kind in CASE_COMPARE:
             yield Finding("x_compare", at, f"`{CASE_COMPARE[n.kind]}` compares x and z as values: a simulator can "
@@ -112,7 +121,6 @@ def _syntax_findings(tree: syntax.SyntaxTree, sm: pyslang.SourceManager) -> Iter
         elif n.kind == K.AttributeSpec and n.name.valueText in ATTRIBUTES:
             yield Finding("synthesis_pragmas", at, f"attribute (* {n.name.valueText} *) "
                           f"{ATTRIBUTES[n.name.valueText]}")
-    yield from _pragma_comments(tree, sm)
 
 
 def _tokens(node: Syntax) -> Iterator[parsing.Token]:
@@ -123,15 +131,29 @@ def _tokens(node: Syntax) -> Iterator[parsing.Token]:
             yield child
 
 
-def pragma_words(comment: str) -> list[str]:
-    """The directives of a synthesis pragma comment (``// synopsys full_case parallel_case``), [] when the
-    comment is no pragma: its first word must name a tool, so prose that mentions a directive is none."""
+def pragma_words(comment: str, directives: tuple[str, ...] = PRAGMA_WORDS) -> list[str]:
+    """The ``directives`` a synthesis pragma comment gives (``// synopsys full_case parallel_case``), [] when the
+    comment is no pragma: its first word must name a tool, so prose that mentions a directive is none
+    (``directives=("translate_off", "synthesis_off")`` asks the same of the code-hiding pragmas)."""
     body = comment[2:-2] if comment.startswith("/*") else comment[2:]
     words = body.split()
     if not words or words[0].lower() not in PRAGMA_TOOLS:
         return []
     rest = " ".join(words[1:]).lower()
-    return [w for w in PRAGMA_WORDS if w in rest]
+    return [w for w in directives if w in rest]
+
+
+def _texts(sm: pyslang.SourceManager) -> list[str] | None:
+    """Every source text the manager holds (None: unknown). Walking a tree in Python costs ~10 us a node,
+    searching the text a few ms a megabyte: a text with no trigger of a rule is not walked for it."""
+    try:
+        return [sm.getSourceText(b) for b in sm.getAllBuffers()]
+    except Exception:
+        return None
+
+
+def _any(texts: list[str] | None, words: tuple[str, ...]) -> bool:
+    return texts is None or any(w in t for t in texts for w in words)
 
 
 def _pragma_comments(tree: syntax.SyntaxTree, sm: pyslang.SourceManager) -> Iterator[Finding]:
@@ -260,5 +282,10 @@ def findings(trees: list[syntax.SyntaxTree], comp: ast.Compilation) -> list[Find
     if not trees:
         return []
     sm = trees[0].sourceManager
-    out = [f for t in trees for f in _syntax_findings(t, sm)]
+    texts = _texts(sm)
+    out: list[Finding] = []
+    if texts is None or any(XZ_DIGIT.search(t) for t in texts) or _any(texts, SYNTAX_TRIGGERS):
+        out += [f for t in trees for f in _syntax_findings(t, sm)]
+    if _any(texts, PRAGMA_WORDS):
+        out += [f for t in trees for f in _pragma_comments(t, sm)]
     return out + _sensitivity_findings(comp, sm)
