@@ -307,12 +307,14 @@ def run_tool(
     removed: list[str] = []  # what the tool left in its folders that is not a file or folder (swept away)
     with os.fdopen(safeio.create(out_path), "wb") as out, os.fdopen(safeio.create(err_path), "wb") as err:
         try:
-            # sandboxed: no preexec_fn (it costs a full fork of hh); the start gate applies the limits
-            proc = subprocess.Popen(
-                popen_argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True, preexec_fn=None if gate else preexec(limits),
-                pass_fds=gate.fds() if gate else (),
-            )
+            # sandboxed: no preexec_fn (it costs a full fork of hh); the start gate applies the limits, and the
+            # sandbox is started where it is born under the process cap
+            def popen() -> subprocess.Popen[bytes]:
+                return subprocess.Popen(popen_argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out,
+                                        stderr=err, start_new_session=True,
+                                        preexec_fn=None if gate else preexec(limits),
+                                        pass_fds=gate.fds() if gate else ())
+            proc = cap.start(popen) if cap is not None else popen()
         except (OSError, subprocess.SubprocessError) as exc:
             if gate is not None:
                 gate.close()
@@ -321,7 +323,7 @@ def run_tool(
         exited = _ExitWaiter(proc)
         try:
             if gate is not None:
-                gate.open(limits, deadline, cap)
+                gate.open(limits, deadline)
             while not exited(min(0.25, max(0.001, deadline - time.monotonic()))):
                 if time.monotonic() >= deadline:
                     timed_out = True
@@ -347,9 +349,7 @@ def run_tool(
             exited.close()
             _kill_group(proc.pid)  # reap anything the tool left running in its group
             removed = safeio.sweep(log_dir, cwd)  # the sandbox has ended: nothing writes there any more
-            if cap is not None:
-                procs_hit = procs_hit or cap.hit()
-                cap.remove()
+            procs_hit = procs_hit or (cap is not None and cap.hit())
         disk_hit = disk_hit or safeio.usage(log_dir, cwd) > max_disk_bytes
         biggest = max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size)
         stdout, stderr = _read_back(out.fileno()), _read_back(err.fileno())

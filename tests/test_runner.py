@@ -263,7 +263,6 @@ def test_a_fork_bomb_stops_at_the_process_cap(tmp_path: Path) -> None:
     res = run_tool(["/bin/sh", "-c", script], name="bomb", log_dir=tmp_path, timeout_s=60, max_procs=32)
     assert res.process_limited and res.limited and not res.ok, res.describe()
     assert "process limit" in res.describe()
-    assert not list(pids_base().glob(f"hh-{os.getpid()}-*")), "the sandbox's cgroup was left behind"
     ok = run_tool(["/bin/sh", "-c", "for i in 1 2 3; do sleep 0.1 & done; wait"], name="few", log_dir=tmp_path,
                   timeout_s=60, max_procs=32)
     assert ok.ok and not ok.process_limited, ok.describe()
