@@ -1,8 +1,9 @@
 """The wide-operator fallback (``ppa/techmap/wide.py``): a ``$div``/``$mod`` at or above
 ``ppa.wide_operator_bits`` is mapped by our array divider, proven equal to Yosys' own map (SAT, both
-signednesses, unequal widths, division by zero included); the estimate records how many cells it took; a
-design without such cells runs exactly the script it always did. The threshold is lowered so an 8-bit
-divider exercises the path in a second (the 32-bit measurement is in docs/wide-operators.md). Real Yosys."""
+signednesses, unequal widths, division by zero included); a ``$mul`` at or above ``ppa.wide_multiplier_bits``
+has ABC run ``-fast``; the estimate records how many cells each took; a design without such cells runs
+exactly the script it always did. The thresholds are lowered so 8-bit operators exercise the paths in
+seconds (the 32- and 64-bit measurements are in docs/wide-operators.md). Real Yosys."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def _design(tmp_path: Path, bits: int | None):
     (tmp_path / "design.yaml").write_text(DESIGN)
     (tmp_path / "spec.md").write_text("q = a / b, r = a % b\n")
     (tmp_path / "div8.v").write_text(DIV8)
-    return load_design(tmp_path / "design.yaml", {"ppa.wide_operator_bits": bits})
+    return load_design(tmp_path / "design.yaml", {"ppa.wide_operator_bits": bits, "ppa.wide_multiplier_bits": bits})
 
 
 def _synth_script(work: Path) -> str:
@@ -80,11 +81,15 @@ def test_a_wide_divider_is_mapped_by_the_fallback_and_the_estimate_says_so(tmp_p
     assert again.cached and again.details["synth_facts"]["wide_operators"] == 2
 
 
-def test_only_rtl_with_a_division_operator_is_counted() -> None:
-    assert wide.may_divide([DIV8])
-    assert wide.may_divide(["module m(input [3:0] a, output [3:0] y); assign y = a % 3; endmodule"])
-    assert not wide.may_divide(['module m(input [3:0] a, output [3:0] y); // a / b\n'
-                                '  /* a % b */ initial $display("%d / %d", a, a); assign y = a; endmodule'])
+def test_only_rtl_with_a_division_or_product_operator_is_counted() -> None:
+    assert wide.operators([DIV8]) == (True, False)
+    assert wide.operators(["module m(input [3:0] a, output [3:0] y); assign y = a % 3; endmodule"]) == (True, False)
+    assert wide.operators(['module m(input [3:0] a, output [3:0] y); // a / b * c\n'
+                           '  /* a % b */ initial $display("%d / %d", a, a); (* keep *) wire w;\n'
+                           '  always @* ; always @(*) ; assign y = a ** 2; endmodule']) == (False, False)
+    for product in ("a * b", "(a) * (b)", "a*2"):
+        assert wide.operators([f"module m(input [3:0] a, b, output [7:0] y); assign y = {product}; endmodule"]) \
+            == (False, True)
     log = f"x\n{wide.FOUND}\n3 objects.\n2 objects.\n"
     assert wide.count(log) == 3 and wide.count("1 objects.\n") is None
     rest = wide.without_count(log)
@@ -120,3 +125,28 @@ def test_the_array_divider_equals_yosys_own_map(tmp_path: Path, aw: int, bw: int
     log = (tmp_path / "yosys.log").read_text()
     assert res.ok, res.tail(20) + log[-2000:]
     assert log.count("SUCCESS!") == 2
+
+
+MUL8 = """module div8(input [7:0] a, input [7:0] b, output [7:0] q, output [7:0] r);
+  // the design's name and ports as DESIGN's: an 8x8 product in place of the division
+  wire [15:0] p = a * b;
+  assign q = p[15:8];
+  assign r = p[7:0];
+endmodule
+"""
+
+
+def test_a_wide_product_has_abc_run_fast_whatever_the_recipe(tmp_path: Path) -> None:
+    design = _design(tmp_path, 6)
+    (tmp_path / "mul8.v").write_text(MUL8)
+    cand = Candidate.from_paths([tmp_path / "mul8.v"], design.top)
+    area = Recipe().with_(abc_script="area")
+    m = estimate(cand, design, area, tmp_path / "wide")
+    assert m.details["synth_facts"]["wide_multipliers"] == 1 and "wide_operators" not in m.details["synth_facts"]
+    abc = [ln for ln in _synth_script(tmp_path / "wide").splitlines() if ln.startswith("abc ")]
+    assert len(abc) == 1 and " -fast" in abc[0] and "-script" not in abc[0]
+    never = estimate(cand, _design(tmp_path, None), area, tmp_path / "never")
+    assert "wide_multipliers" not in never.details["synth_facts"]
+    assert "-script" in _synth_script(tmp_path / "never") and " -fast" not in _synth_script(tmp_path / "never")
+    # a threshold other than the default keys its own estimate; the default keeps the key a product had
+    assert key_for(cand, design, area, "vectorless") != key_for(cand, _design(tmp_path, None), area, "vectorless")

@@ -45,6 +45,8 @@ class PPA(Model):
     flow: str = "default"
     # Yosys' own $div/$mod map took over 600 s on a 32-bit divider (ppa/techmap/wide.py)
     wide_operator_bits: int | None = Field(default=24, ge=2, le=4096)  # $div/$mod this wide: array divider; null: never
+    # ABC's default script did not end in 900 s on a 64x64 product, -fast took 13 s (docs/wide-operators.md)
+    wide_multiplier_bits: int | None = Field(default=48, ge=2, le=4096)  # a $mul this wide: abc -fast; null: never
     liberty_path: Path | None = None  # filled in by the validator
 
     @model_validator(mode="before")

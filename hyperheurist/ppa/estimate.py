@@ -22,7 +22,7 @@ from .cache import PPACache, cache_key
 from .liberty import file_digest, read_liberty
 from .metrics import FIDELITIES, PPAMetrics
 from .sta import StaResult
-from .synth import WIDE_MAP, SynthesisRejected, Synthesized, map_files
+from .synth import NO_WIDE, WIDE_MAP, SynthesisRejected, Synthesized, map_files, wide_screen
 from .techmap import wide
 
 
@@ -57,9 +57,13 @@ def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power:
         extra["netlist_sim"] = {"cycles": ns.cycles or design.verification.differential.cycles,
                                 "seed": design.verification.differential.seed, "cocotb": ns.cocotb == "always"}
     maps = map_files(recipe, read_liberty(lib)) if recipe is not None and not netlist else {}
-    bits = design.ppa.wide_operator_bits
-    if bits is not None and not netlist and wide.may_divide(t for _, t in cand.files):  # the fallback may map
-        extra["wide"] = {"bits": bits, "map": techmap.digest({WIDE_MAP: techmap.text(wide.FILE)})}
+    fallback = wide_screen(design, cand) if not netlist else NO_WIDE
+    if fallback.div_bits is not None:  # the wide-operator fallback may change this RTL's script
+        extra["wide"] = {"bits": fallback.div_bits, "map": techmap.digest({WIDE_MAP: techmap.text(wide.FILE)})}
+    mul_bits = design.ppa.wide_multiplier_bits  # keyed when not the default: a product's key is the one it was
+    if not netlist and mul_bits != type(design.ppa).model_fields["wide_multiplier_bits"].default \
+            and wide.operators(t for _, t in cand.files)[1]:
+        extra["wide_mul"] = mul_bits
     return cache_key(candidate=f"netlist:{netlist}" if netlist else cand.digest,
                      recipe={} if netlist or recipe is None else recipe.to_dict(), liberty_digest=lib_digest, maps=maps,
                      tools=tools_key(power), power=power, clock_period_ns=design.ppa.clock_period_ns,

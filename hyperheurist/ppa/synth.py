@@ -9,9 +9,10 @@ Every Recipe knob changes the script: ``flatten``, ``fsm``/``fsm_encoding`` (``f
 before ``alumacc``, ``ppa.techmap``, its files written beside the script; ``yosys`` adds no line, so the
 default script is what it always was), ``adder`` (the ``$lcu`` carry trees, with Yosys' generic map) and
 ``adder_cells`` (``extract_fa``, then the library's full/half adder cells, ``ppa.adder_cells``).
-A ``$div``/``$mod`` of ``ppa.wide_operator_bits`` or more is mapped by our array divider (``techmap/wide.py``:
-Yosys' own map did not finish a 32-bit one in 600 s); a quick front-end pass counts them first, for RTL with
-such an operator only, and the estimate records the count (``SynthFacts.wide_operators``).
+A ``$div``/``$mod`` of ``ppa.wide_operator_bits`` or more is mapped by our array divider, and a design with a
+``$mul`` of ``ppa.wide_multiplier_bits`` by ``abc -fast`` (``techmap/wide.py``: Yosys' own divider map and ABC's
+default script on a 64x64 product took many minutes); a quick front-end pass counts them first, for RTL with
+such an operator only, and the estimate records the counts (``SynthFacts.wide_operators``/``wide_multipliers``).
 The netlist is written in the form OpenSTA 2019 accepts (``-simple-lhs``: no concatenated assign
 targets, which it rejects when output bits share a driver). The same netlist is written as JSON
 (``write_json``): the cell histogram and the connectivity are read from it (``ppa.netlist``), exactly,
@@ -29,7 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
+from ..candidate import Candidate
+from ..config import DesignConfig
 from ..errors import EXIT_INVALID, ToolError
+from ..gates.vetting import Vetted
 from ..recipe import Recipe
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, Reply, Request, StageId, StageResult, call, failed
@@ -79,7 +83,8 @@ class SynthFactsDict(TypedDict):
     multipliers: NotRequired[int | None]  # absent from evaluations made before these two facts
     alu_cells: NotRequired[int | None]
     adder_cells: NotRequired[int | None]  # absent from evaluations made before the adder_cells knob
-    wide_operators: NotRequired[int]  # present only when the wide-operator fallback mapped some
+    wide_operators: NotRequired[int]  # present only when the wide-operator fallback ran
+    wide_multipliers: NotRequired[int]
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,8 @@ class SynthFacts:
     adder knob maps. Both under every recipe, so the search knows before trying a knob that it cannot act.
     ``adder_cells``: the full and half adders ``extract_fa`` found under the ``adder_cells`` knob (None
     when the knob is off or the library has no adder cells).
-    ``wide_operators``: the ``$div``/``$mod`` cells the wide-operator fallback mapped (None: it did not run)."""
+    ``wide_operators``: the ``$div``/``$mod`` cells the wide-operator fallback mapped, ``wide_multipliers`` the
+    ``$mul`` cells that had ABC run ``-fast`` (None: that part of the fallback did not run)."""
 
     fsm_state_registers: int | None
     fsm_auto_encodings: tuple[str, ...]
@@ -107,6 +113,7 @@ class SynthFacts:
     alu_cells: int | None = None
     adder_cells: int | None = None
     wide_operators: int | None = None
+    wide_multipliers: int | None = None
 
     def to_dict(self) -> SynthFactsDict:
         out: SynthFactsDict = {
@@ -117,13 +124,15 @@ class SynthFacts:
             out["adder_cells"] = self.adder_cells
         if self.wide_operators is not None:
             out["wide_operators"] = self.wide_operators
+        if self.wide_multipliers is not None:
+            out["wide_multipliers"] = self.wide_multipliers
         return out
 
     @classmethod
     def from_dict(cls, d: SynthFactsDict) -> SynthFacts:
         return cls(d["fsm_state_registers"], tuple(d["fsm_auto_encodings"]), d["share_candidates"],
                    d.get("techmap_cells"), d.get("multipliers"), d.get("alu_cells"), d.get("adder_cells"),
-                   d.get("wide_operators"))
+                   d.get("wide_operators"), d.get("wide_multipliers"))
 
 
 NO_FACTS = SynthFacts(None, (), None)
@@ -131,7 +140,7 @@ NO_FACTS = SynthFacts(None, (), None)
 
 def synth_facts(log: str, recipe: Recipe) -> SynthFacts:
     """The facts of one synthesis log (``build_script``'s script for ``recipe``)."""
-    wide_cells, log = wide.count(log), wide.without_count(log)
+    wide_cells, wide_muls, log = wide.count(log), wide.count(log, wide.MUL_FOUND), wide.without_count(log)
     fsm = len(_FSM_FOUND.findall(log)) if recipe.fsm else None
     share = sum(int(n) for n in _SHARE_FOUND.findall(log)) if recipe.share else None
     before, marker, after = log.partition(ADDERS_FOUND)
@@ -141,7 +150,7 @@ def synth_facts(log: str, recipe: Recipe) -> SynthFacts:
     muls = len(_MUL_MODEL.findall(log)) if alumacc else None
     alus = sum(int(a) + int(m) for a, m in _ALU_CREATED.findall(log)) if alumacc else None
     return SynthFacts(fsm, tuple(_FSM_AUTO.findall(log)) if recipe.fsm else (), share, offered, muls, alus,
-                      int(found.group(1)) if found else None, wide_cells)
+                      int(found.group(1)) if found else None, wide_cells, wide_muls)
 
 
 @dataclass(frozen=True)
@@ -172,6 +181,14 @@ ADDER_MAP = f"{techmap.FOLDER}/{adder_cells_map.FILE}"
 
 
 WIDE_MAP = f"{techmap.FOLDER}/{wide.FILE}"
+NO_WIDE = wide.Wide()
+WIDE_SOURCE = "wide_design.v"  # the canonical text, handed to the front-end count as a file of its own
+
+
+def wide_screen(design: DesignConfig, cand: Candidate) -> wide.Wide:
+    """The parts of the wide-operator fallback ``cand``'s RTL may need under ``design``'s thresholds."""
+    return wide.screen((t for _, t in cand.files), wide.Wide(design.ppa.wide_operator_bits,
+                                                             design.ppa.wide_multiplier_bits))
 
 
 def map_files(recipe: Recipe, lib: Liberty, *, wide_cells: bool = False) -> dict[str, str]:
@@ -196,11 +213,11 @@ def front_end(sources: list[str], top: str, params: dict[str, str], include_dirs
 
 
 def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, params: dict[str, str], *,
-                 include_dirs: tuple[str, ...] = (), adder_cells: bool = False, wide_bits: int | None = None) -> str:
+                 include_dirs: tuple[str, ...] = (), adder_cells: bool = False, fallback: wide.Wide = NO_WIDE) -> str:
     """The Yosys script for one recipe (pure: easy to test that every knob matters); ``params`` checked
     by ``hdl.literals``, folders our own, relative to the stage folder. ``adder_cells``: the library has
-    them (``ppa.adder_cells``), so the knob of that name maps to them. ``wide_bits``: the design has cells
-    for the wide-operator fallback at that width (``techmap/wide.py``); None: no fallback lines at all."""
+    them (``ppa.adder_cells``), so the knob of that name maps to them. ``fallback``: the thresholds at which the
+    design has cells for the wide-operator fallback (``techmap/wide.py``); none: no fallback lines at all."""
     lib = _quote(str(liberty))
     opt = "opt -full" if recipe.opt_full else "opt"
     lines = front_end(sources, top, params, include_dirs)
@@ -211,9 +228,10 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
         lines.append("# fsm: off")
     lines += [opt, "wreduce", "peepopt", "opt_clean"]
     lines.append("share" if recipe.share else "# share: off")
-    if wide_bits is not None:  # before any of our maps and alumacc: the divider's subtractors are ordinary $sub
-        sel = wide.selection(wide_bits)
-        lines += [*wide.count_line(wide_bits), f"techmap -map {_quote(WIDE_MAP)} {sel}", opt, "wreduce", "opt_clean"]
+    lines += wide.count_lines(fallback)  # before any of our maps (and alumacc), which take $mul cells
+    if fallback.div_bits is not None:  # the divider's subtractors are ordinary $sub for alumacc
+        sel = wide.selection(fallback.div_bits)
+        lines += [f"techmap -map {_quote(WIDE_MAP)} {sel}", opt, "wreduce", "opt_clean"]
     maps = techmap.passes(recipe.to_dict())
     for tm in maps:  # operators mapped by our own files, the rest by alumacc
         if tm.stage == "before_alumacc":
@@ -233,8 +251,8 @@ def build_script(sources: list[str], top: str, recipe: Recipe, liberty: Path, pa
     lines += [f"dfflibmap -liberty {lib}", opt]
     abc = f"abc -liberty {lib}"
     target = f"-D {recipe.abc_delay_target_ps}" if recipe.abc_delay_target_ps else ""
-    script = ABC_SCRIPTS[recipe.abc_script]
-    if recipe.abc_script == "fast":
+    script = ABC_SCRIPTS[recipe.abc_script] if fallback.mul_bits is None else None
+    if recipe.abc_script == "fast" or fallback.mul_bits is not None:  # a wide product: ABC's fast script
         abc += " -fast"
     if script is not None:
         abc += f" -script {script}"  # Yosys itself replaces {D} by the -D option (or nothing)
@@ -271,7 +289,8 @@ class SynthesisStage:
     id = StageId.SYNTHESIS
     inputs = ("canonical/canonical.v",)
     outputs = (NETLIST, NETLIST_JSON, "yosys.log")
-    config = ("top", "ppa.liberty", "ppa.wide_operator_bits", "recipe", "limits.tool_timeout_s", "limits.tool_mem_mb")
+    config = ("top", "ppa.liberty", "ppa.wide_operator_bits", "ppa.wide_multiplier_bits", "recipe",
+              "limits.tool_timeout_s", "limits.tool_mem_mb")
 
     def skip_reason(self, ctx: StageContext) -> str | None:
         return None
@@ -279,15 +298,12 @@ class SynthesisStage:
     def plan(self, ctx: StageContext) -> Plan:
         assert ctx.recipe is not None and ctx.liberty is not None
         lib = ctx.liberty
-        bits = ctx.design.ppa.wide_operator_bits
-        if bits is not None and wide.may_divide(t for _, t in ctx.cand.files):
-            found = yield from self._count_wide(ctx, bits)
-            bits = bits if found else None
-        else:
-            bits = None
-        maps = map_files(ctx.recipe, lib, wide_cells=bits is not None)
+        fallback = wide_screen(ctx.design, ctx.cand)
+        if fallback:
+            fallback = yield from self._count_wide(ctx, fallback)
+        maps = map_files(ctx.recipe, lib, wide_cells=fallback.div_bits is not None)
         script = build_script(ctx.sources(), ctx.top, ctx.recipe, Path(lib.path), ctx.params,
-                              include_dirs=(ctx.src_dir(),), adder_cells=ADDER_MAP in maps, wide_bits=bits)
+                              include_dirs=(ctx.src_dir(),), adder_cells=ADDER_MAP in maps, fallback=fallback)
         run = yield from call(Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
                                          files={"synth.ys": script, **ctx.data_files(), **maps},
                                          outputs=self.outputs, readable=(Path(lib.path).parent,)))
@@ -311,17 +327,24 @@ class SynthesisStage:
         facts = synth_facts(run.outputs.get("yosys.log", ""), ctx.recipe)
         out = Synthesized(ctx.own(NETLIST), digest, modules, hist, area_by, warnings, facts)
         area = sum(area_by.values())
-        fallback = f"; {facts.wide_operators} wide $div/$mod by the array divider" if facts.wide_operators else ""
-        return StageResult(self.id, True, f"{sum(hist.values())} cells, {area:.1f} um2{fallback}",
+        note = (f"; {facts.wide_operators} wide $div/$mod by the array divider" if facts.wide_operators else "") + \
+            (f"; {facts.wide_multipliers} wide $mul: abc -fast" if facts.wide_multipliers else "")
+        return StageResult(self.id, True, f"{sum(hist.values())} cells, {area:.1f} um2{note}",
                            {"netlist": NETLIST, "recipe": ctx.recipe.to_dict(), "area_um2": area,
                             "cells": sum(hist.values()), "cell_histogram": hist, "netlist_digest": digest,
                             "facts": facts.to_dict()},
                            value=out)
 
-    def _count_wide(self, ctx: StageContext, bits: int) -> Generator[Request, Reply, int]:
-        """How many cells the wide-operator fallback would take (a front-end pass); 0 when the pass fails (the
-        synthesis proper then reports the design's error as it always did)."""
-        script = wide.detect_script(front_end(ctx.sources(), ctx.top, ctx.params, (ctx.src_dir(),)), bits)
+    def _count_wide(self, ctx: StageContext, screened: wide.Wide) -> Generator[Request, Reply, wide.Wide]:
+        """The parts of the fallback with cells to take (a front-end pass); none when the pass fails (the
+        synthesis proper then reports the design's error as it always did). Given the canonical text as a file
+        of its own, the pass is answered from the runner's memo (``stages/memo.py``) for every other recipe
+        of the same RTL, so a design with a product pays it once, not per evaluation."""
+        vetted = ctx.results.get(StageId.SAFETY)
+        canon = vetted.value.canonical.text if vetted is not None and isinstance(vetted.value, Vetted) else None
+        sources = ctx.sources() if canon is None else [WIDE_SOURCE]
+        script = wide.detect_script(front_end(sources, ctx.top, ctx.params, (ctx.src_dir(),)), screened)
+        files = {"wide.ys": script, **ctx.data_files(), **({} if canon is None else {WIDE_SOURCE: canon})}
         run = yield from call(Invocation("yosys-wide", ("yosys", "-q", "-l", "wide.log", "-s", "wide.ys"),
-                                         files={"wide.ys": script, **ctx.data_files()}, outputs=("wide.log",)))
-        return (wide.count(run.outputs.get("wide.log", "")) or 0) if run.result.ok else 0
+                                         files=files, outputs=("wide.log",), cacheable=canon is not None))
+        return wide.found(run.outputs.get("wide.log", ""), screened) if run.result.ok else NO_WIDE
