@@ -8,7 +8,9 @@ no answer for that long; ``{"meet": threading.Barrier}`` no answer until the bar
 (a 500 when it breaks: the requests were not in flight together); ``{"garbage": True}`` a 200 with a
 body that is not JSON; ``{"no_usage": True}`` with text: no usage block. A request with ``"stream": true``
 gets server-sent events: the text in ``chunks`` pieces ``chunk_delay`` s apart, silent for ``stall_s`` after
-``stall_after`` pieces. Every request body and its Authorization header are kept in ``requests``.
+``stall_after`` pieces; ``{"ignore_stream": True}`` answers it with one plain JSON body instead (servers that
+ignore ``stream``; ``ignore_stream: "sse"`` sends that JSON body labelled as an event stream). Every request
+body and its Authorization header are kept in ``requests``.
 
 Server personalities (callables for ``default``): ``ReasoningModel`` (OpenAI o-series/gpt-5: 400 on
 max_tokens and on temperature, empty content with finish_reason length when the cap is small),
@@ -52,7 +54,8 @@ class Stub:
                     action = stub.script.pop(0) if stub.script else stub.default
                 if callable(action):
                     action = action(body)
-                if body.get("stream") and "status" not in action and not action.get("garbage"):
+                if body.get("stream") and "status" not in action and not action.get("garbage") \
+                        and not action.get("ignore_stream"):
                     stub._stream(self, body, action)
                 else:
                     stub._answer(self, body, action)
@@ -122,7 +125,8 @@ class Stub:
         if not action.get("no_usage"):
             pin, pout = prompt_chars // 4 + 1, int(action.get("completion_tokens", len(text) // 4 + 1))
             reply["usage"] = {"prompt_tokens": pin, "completion_tokens": pout, "total_tokens": pin + pout}
-        self._send(h, 200, json.dumps(reply).encode())
+        ctype = "text/event-stream" if action.get("ignore_stream") == "sse" else "application/json"
+        self._send(h, 200, json.dumps(reply).encode(), ctype)
 
     def _stream(self, h: BaseHTTPRequestHandler, body: dict, action: Action) -> None:
         """Server-sent events, as vLLM, Ollama and llama.cpp stream them; the connection closes at the end."""

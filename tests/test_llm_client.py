@@ -290,7 +290,7 @@ def test_replay_sends_zero_requests(stub: Stub, tmp_path: Path) -> None:
     assert len(stub.requests) == sent
     u = replay.usage()
     assert u["requests"] == 0 and u["tokens"] == 0 and u["replayed"] == 3 and u["mode"] == "replay"
-    with pytest.raises(LLMUnavailable, match="the recording has no response"):
+    with pytest.raises(LLMUnavailable, match=r"the recording in \S+run1/llm has no response"):
         replay.repair(d, bad, Failure("simulation", "mismatch"), None)
     assert len(stub.requests) == sent, "a replay miss is an error, never a request"
     assert replay.usage()["replay_misses"] == 1

@@ -45,11 +45,16 @@ class Phase1:
         self.llm = llm
         self.rules = rules
         self.llm_note: str | None = None  # why the LLM stopped answering mid-run, for the summary
+        self.duplicates: dict[str, list[str]] = {}  # kept candidate's digest -> labels of identical ones merged
         self._on_no_candidates = on_no_candidates
 
     def run(self) -> Phase1Result:
         cands = self._candidates()
-        self.s.say(f"hh: phase 1: {len(cands)} candidates through the gates ({self.s.jobs} jobs)")
+        merged = sum(len(v) for v in self.duplicates.values())
+        same = {c.digest: c.label or c.short for c in cands}
+        dups = (f"; {merged} identical answer(s) merged: "
+                + ", ".join(f"{d} = {same[k]}" for k, v in self.duplicates.items() for d in v)) if merged else ""
+        self.s.say(f"hh: phase 1: {len(cands)} candidates through the gates ({self.s.jobs} jobs){dups}")
         out = Phase1Result()
         for cand, (ev, gates) in zip(cands, self._outcomes(cands), strict=True):
             self._record(out, cand, ev, gates, None)
@@ -76,6 +81,8 @@ class Phase1:
             raise
         unique: dict[str, Candidate] = {}
         for c in cands:
+            if c.digest in unique:  # the same design twice: gated once, the copies named in journal and terminal
+                self.duplicates.setdefault(c.digest, []).append(c.label or c.short)
             unique.setdefault(c.digest, c)
         return list(unique.values())
 
@@ -104,6 +111,7 @@ class Phase1:
             "key": State(cand, self.flow.recipe).key, "digest": cand.digest, "label": entry.label,
             "origin": cand.origin, "repaired_from": repaired_from, "verdict": entry.verdict, "gate": ev.failed_gate,
             "message": ev.message, "evaluation": ev.to_dict(), "gates": gates, "proof": ev.proof,
+            **({"duplicates": self.duplicates[cand.digest]} if cand.digest in self.duplicates else {}),
         })
         out.entries.append(entry)
         self.s.count(ev)

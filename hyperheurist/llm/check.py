@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from ..config import Generation, load_design
-from ..errors import ConfigError
+from ..errors import EXIT_OK, ConfigError
 from .chat import Attempt, ChatMessage
 from .errors import LLMUnavailable, RequestFailed
 from .exchange import Exchange
@@ -21,8 +21,9 @@ PROMPT: list[ChatMessage] = [{"role": "system", "content": "You are a terse assi
 
 
 def llm_check(design: Path | None, base_url: str | None, model: str | None, api_key: str | None
-              ) -> tuple[list[str], bool]:
-    """Lines to print and whether the endpoint answered; ConfigError when no endpoint is configured."""
+              ) -> tuple[list[str], int]:
+    """Lines to print and the exit code (0 answered, 2 key refused, 3 no answer); ConfigError when no
+    endpoint is configured."""
     from .client import wants_stream
     from .providers import endpoint
 
@@ -45,7 +46,7 @@ def llm_check(design: Path | None, base_url: str | None, model: str | None, api_
              f"streamed: {'yes' if stream else 'no'}"]
     attempts: list[Attempt] = []
     t0 = time.monotonic()
-    ok = True
+    code = EXIT_OK
     try:
         reply = ex.run(name, lambda _trim: PROMPT, {"temperature": gen.temperature, "seed": 1},
                        after_attempt=attempts.append)
@@ -53,7 +54,7 @@ def llm_check(design: Path | None, base_url: str | None, model: str | None, api_
         lines.append(f"llm request: answered in {time.monotonic() - t0:.2f} s after {len(attempts)} attempt(s); "
                      f"{usage}; finish_reason {reply.finish_reason}; reply: {reply.text.strip()[:80]!r}")
     except (LLMUnavailable, RequestFailed) as exc:
-        ok = False
+        code = exc.exit_code  # 2: the key was refused; 3: no answer
         lines.append(f"llm request: FAILED after {len(attempts)} attempt(s): {exc}")
     p = keeper.profile
     lines.append(f"llm profile: token_param={p.token_param} temperature={p.temperature} seed={p.seed} "
@@ -63,4 +64,4 @@ def llm_check(design: Path | None, base_url: str | None, model: str | None, api_
     first = next((a for a in attempts if a.get("error")), None)
     if first is not None:
         lines.append(f"llm first error (attempt {first['attempt']}): {first['error']}")
-    return [scrub(ln, secrets) for ln in lines], ok
+    return [scrub(ln, secrets) for ln in lines], code

@@ -25,7 +25,7 @@ from ..config import DesignConfig
 from . import prompts
 from .budget import Budget
 from .chat import Attempt, Build, ChatMessage, Record, Sampling
-from .errors import LLMUnavailable, RequestFailed
+from .errors import KeyRefused, LLMUnavailable, RequestFailed
 from .exchange import Exchange
 from .extract import THINK, Extracted, extract_verilog
 from .profile import PROFILE_FILE, Profile, ProfileKeeper
@@ -97,12 +97,13 @@ class LLMClient:
         self.budget = Budget.from_config(design.generation)
         self.budget.restore(recorder.earlier)
         self.dead: str | None = None
+        self.key_refused = False  # the endpoint refused the key: a configuration error, not an outage
         self.lock = threading.Lock()  # budget, counters and ``dead`` are shared by concurrent requests
         self.rules: RuleMemory | None = None
         self.say: Callable[[str], None] | None = None
         self.critique_enabled = design.generation.critique or _flag("HH_LLM_CRITIQUE")
         self.counts = {"cache_hits": 0, "replayed": 0, "failed_requests": 0, "no_code": 0, "critique_rejected": 0,
-                       "replay_misses": 0}
+                       "replay_misses": 0, "duplicate_answers": 0}
 
     @classmethod
     def create(cls, design: DesignConfig, run_dir: Path, *, base_url: str | None, api_key: str | None,
@@ -140,6 +141,8 @@ class LLMClient:
             out["failures"] = list(self.failures)
         if self.dead:
             out["note"] = self.dead
+            if self.key_refused:
+                out["key_refused"] = True
         elif self.failures:
             first = self.failures[0]
             out["note"] = (f"{self.counts['failed_requests']} request(s) failed; first ({first['phase']}): "
@@ -206,7 +209,8 @@ class LLMClient:
         rec: Record = {"phase": phase, "key": key, "model": self.model, "endpoint": self.base_url,
                                "params": params, "messages": messages}
         if self.dead:
-            return {**rec, "source": "none", "error": self.dead}, None, LLMUnavailable(self.dead)
+            gone = KeyRefused if self.key_refused else LLMUnavailable
+            return {**rec, "source": "none", "error": self.dead}, None, gone(self.dead)
         hit = self.recorder.lookup(key)
         if hit is not None:
             with self.lock:
@@ -217,7 +221,8 @@ class LLMClient:
         if self.replaying or self.transport is None:
             with self.lock:
                 self.counts["replay_misses"] += 1
-            where = "the recording" if self.replaying else "this run's records (no endpoint configured)"
+            where = (f"the recording in {self.recorder.replay_dir}" if self.replaying
+                     else f"this run's records in {self.recorder.dir} (no endpoint configured)")
             return ({**rec, "source": "replay", "error": f"not in {where}"}, None,
                     LLMUnavailable(f"{where} has no response for this {phase} request (key {key[:12]})"))
         assert self.exchange is not None
@@ -226,10 +231,12 @@ class LLMClient:
                                       after_attempt=lambda a: self._charge(phase, a))
         except LLMUnavailable as exc:
             reason = scrub(str(exc), self.recorder.secrets)  # an error body may echo the key
+            if isinstance(exc, KeyRefused):
+                self.key_refused = True
             self._die(reason)
             attempts = exc.attempts  # None: refused before sending (budget)
             return ({**rec, "source": "network" if attempts else "not sent", "error": reason, "attempts": attempts},
-                    None, LLMUnavailable(reason))
+                    None, type(exc)(reason))
         except RequestFailed as exc:
             reason = scrub(str(exc), self.recorder.secrets)
             self._failed(phase, reason)
@@ -269,6 +276,7 @@ class LLMClient:
         """Up to ``n`` candidates, one request each with its own style, temperature and seed. Stops early
         (keeping what it has) when the endpoint is lost; responses without code are skipped."""
         out: list[Candidate] = []
+        seen: set[str] = set()
         gen = design.generation
         jobs: list[tuple[Build, Sampling]] = [
             (functools.partial(prompts.generate_messages, design, rules, i, n),
@@ -279,8 +287,13 @@ class LLMClient:
                 continue  # lost endpoint (the others' answers are kept) or a replay miss
             _, ex = result
             if ex is not None and ex.ok and ex.code:
-                out.append(Candidate.from_text(ex.code, design.top, name=f"{design.top}.v", origin="llm",
-                                               label=f"llm{i + 1}", move="llm_generate"))
+                cand = Candidate.from_text(ex.code, design.top, name=f"{design.top}.v", origin="llm",
+                                           label=f"llm{i + 1}", move="llm_generate")
+                if cand.digest in seen:  # kept (Phase 1 gates it once and names the copies); counted here
+                    with self.lock:
+                        self.counts["duplicate_answers"] += 1
+                seen.add(cand.digest)
+                out.append(cand)
         return out
 
     def repair(self, design: DesignConfig, candidate: Candidate, failure: Failure,

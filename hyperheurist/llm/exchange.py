@@ -3,12 +3,16 @@
 - 429, 5xx, 408, timeouts, lost connections and stalled streams are retried, waiting what
   ``Retry-After`` asks (up to ``MAX_RETRY_AFTER_S``) or a deterministic exponential backoff
   (``HH_LLM_BACKOFF_S`` first, doubling up to 30 s); after ``retries`` the endpoint is lost.
-- 401/403/404: the endpoint is unusable (LLMUnavailable).
+- 401/403: the key is refused (KeyRefused, a configuration error naming the endpoint and OPENAI_API_KEY);
+  404: the endpoint is unusable (LLMUnavailable).
 - 400 refusing a parameter (``max_tokens``, ``temperature``, ``seed``, ``reasoning_effort``): the
   profile learns it and the request is resent at once.
 - 400 "maximum context length": the output cap is lowered to what fits, else the prompt is
   shortened (``build(trim)``: examples, then long logs, then history go first) and resent; when
   nothing fits, the request fails with the server's words.
+- a streamed request answered with one JSON body (a server that ignores ``stream``): read as is, and
+  the profile stops streaming for the rest of the run; a reply labelled as an event stream that held
+  no event is resent once unstreamed, and streaming stays off too.
 - an empty reply cut off by the output cap (finish_reason ``length``): resent once with a larger
   cap (up to ``generation.max_output_tokens``), which the profile keeps.
 Any other failure fails this request only (RequestFailed), quoting the server.
@@ -22,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .chat import Attempt, Build, ChatMessage, Sampling
-from .errors import LLMUnavailable, RequestFailed
+from .errors import KeyRefused, LLMUnavailable, RequestFailed, key_refused
 from .extract import THINK
 from .profile import MARGIN_TOKENS, ProfileKeeper, context_error, estimate_tokens
 from .transport import AttemptFailed, Reply, Transport
@@ -99,7 +103,12 @@ class Exchange:
                     attempt["partial"] = f.partial  # a stream cut short: what had arrived
                 attempts.append(attempt)
                 after_attempt(attempt)
-                if f.status in (401, 403, 404):
+                if f.status in (401, 403):
+                    from .record import public_url
+
+                    raise KeyRefused(key_refused(public_url(self.transport.base_url), self.transport.keyed, f.status,
+                                                 f.message), attempts) from None
+                if f.status == 404:
                     raise LLMUnavailable(f"endpoint refused the request ({f.text()})", attempts) from None
                 if f.status in (400, 413, 422) and adaptations < MAX_ADAPTATIONS:
                     adapted = self._adapt(f, kwargs, messages, cap, trim)
@@ -113,6 +122,12 @@ class Exchange:
                                             f"({f.text()})", attempts) from None
                 if f.kind == "http" and f.status not in TRANSIENT_STATUS and not (f.status or 0) >= 500:
                     raise RequestFailed(f.text(), attempts) from None
+                if f.empty_stream and adaptations < MAX_ADAPTATIONS:  # resent once unstreamed, remembered
+                    what = self.keeper.stop_streaming(f"a streamed request got no event ({f.message})")
+                    if what:
+                        adaptations += 1
+                        attempt["adapted"] = what
+                        continue
                 if f.kind == "malformed":
                     raise RequestFailed(f.text(), attempts) from None
                 failures += 1
@@ -129,6 +144,11 @@ class Exchange:
                            tokens_out=reply.tokens_out, finish_reason=reply.finish_reason)
             attempts.append(attempt)
             after_attempt(attempt)
+            if reply.unstreamed:  # read as a plain reply; ask later ones unstreamed too
+                what = self.keeper.stop_streaming("a streamed request was answered with one JSON body "
+                                                  "(the server ignores stream)")
+                if what:
+                    attempt["adapted"] = what
             if reply.finish_reason == "length" and not _visible(reply.text):
                 new = None if grown else self.keeper.grow_output(cap, f"empty reply with finish_reason length at "
                                                                       f"{cap} output tokens")

@@ -217,6 +217,15 @@ class ProfileKeeper:
         self.save()
         return new
 
+    def stop_streaming(self, what: str) -> str | None:
+        """The server answered a streamed request with one JSON body: send later ones unstreamed (remembered)."""
+        with self.lock:
+            if not self.profile.stream:
+                return None
+            changed = self._learn("stream off", what, stream=False)
+        self.save()
+        return changed
+
     def save(self) -> None:
         if self.path is None:
             return

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..candidate import Candidate
 from ..config import DesignConfig
 from ..errors import ConfigError, NoValidCandidate
-from .errors import LLMUnavailable
+from .errors import KeyRefused, LLMUnavailable
 from .protocol import LLM, Usage
 
 if TYPE_CHECKING:
@@ -78,15 +78,19 @@ def initial_candidates(design: DesignConfig, client: LLM | None, rules: RuleMemo
     cands = seed_candidates(design)
     if client is not None:
         cands += client.generate(design, design.generation.candidates, rules)
+        if client.usage().get("key_refused"):  # a bad key is a configuration error, seed files or not
+            raise KeyRefused(f"{design.source}: generation: {client.usage().get('note')}")
     if cands:
         return cands
     if client is None:
         raise ConfigError(f"{design.source}: generation: no candidates: set generation.seeds or configure an endpoint")
     usage = client.usage()
+    records = usage.get("records") or "the run's llm/ folder"
     if not client.available:
-        raise LLMUnavailable(f"no candidates: no seed files and the LLM is unavailable ({usage.get('note')})")
+        raise LLMUnavailable(f"no candidates: no seed files and the LLM is unavailable ({usage.get('note')}); "
+                             f"the requests are in {records}")
     raise NoValidCandidate(f"{design.source}: the LLM returned no usable Verilog "
-                           f"({design.generation.candidates} requests; {_why(usage)}; see the run's llm/ folder)")
+                           f"({design.generation.candidates} requests; {_why(usage)}; see {records})")
 
 
 def _why(usage: Usage) -> str:

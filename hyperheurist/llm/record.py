@@ -79,6 +79,7 @@ class Recorder:
         self.earlier = own  # this run's records before now (a resumed run), for the budget
         self.next_index = max((int(r.get("index", 0)) for r in own), default=0) + 1
         self.replaying = replay_dir is not None
+        self.replay_dir = Path(replay_dir) / "llm" if replay_dir is not None else None
         if replay_dir is not None:
             src = Path(replay_dir) / "llm"
             if not src.is_dir():

@@ -7,6 +7,9 @@ its ``Retry-After`` and, for a stream cut short, the text received so far.
 Timeouts are per socket read: a reply that is not streamed must come within ``request_timeout_s``;
 a streamed one may take as long as it likes as long as no silence (before the first chunk or
 between two) exceeds ``idle_timeout_s``, which is what a slow local server on a CPU needs.
+
+A server that ignores ``stream`` (answers a streamed request with one ``application/json`` body) is read
+as a non-streamed reply (``Reply.unstreamed``; the exchange then turns streaming off in the profile).
 """
 
 from __future__ import annotations
@@ -33,13 +36,14 @@ class Reply:
     attempts: list[Attempt] = field(default_factory=list)
     trim: int = 0  # how far the prompt had to be shortened to fit the model's context
     messages: list[ChatMessage] | None = None  # what was sent, when shortened
+    unstreamed: bool = False  # asked to stream, the server sent one plain JSON body instead
 
 
 class AttemptFailed(Exception):
     """One attempt failed. ``status`` is the HTTP status (None: timeout, connection, malformed, stalled)."""
 
     def __init__(self, kind: str, message: str, status: int | None = None, retry_after: float | None = None,
-                 param: str | None = None, partial: str | None = None) -> None:
+                 param: str | None = None, partial: str | None = None, empty_stream: bool = False) -> None:
         super().__init__(message)
         self.kind = kind  # http | timeout | connection | malformed | stalled
         self.message = message
@@ -47,6 +51,7 @@ class AttemptFailed(Exception):
         self.retry_after = retry_after
         self.param = param
         self.partial = partial
+        self.empty_stream = empty_stream  # a 200 labelled as an event stream that held no event
 
     def text(self) -> str:
         """One line: what failed and, quoted, what the server said."""
@@ -67,6 +72,8 @@ class Transport:
                              max_retries=0)
         self.request_timeout_s = request_timeout_s
         self.idle_timeout_s = idle_timeout_s or request_timeout_s
+        self.base_url = base_url
+        self.keyed = bool(api_key)  # a key was given (its value stays in the openai client only)
 
     def attempt(self, model: str, messages: list[ChatMessage], kwargs: dict[str, Any], stream: bool) -> Reply:
         """One request; AttemptFailed when it did not give a reply."""
@@ -95,6 +102,9 @@ class Transport:
 
         resp = self.client.chat.completions.create(model=model, messages=_sdk(messages), stream=True,
                                                    timeout=self.idle_timeout_s, **kwargs)
+        ctype = str(resp.response.headers.get("content-type", "")).lower()
+        if "event-stream" not in ctype:  # the server ignored ``stream``: one JSON body, read as such
+            return self._plain(resp, messages, ctype, t0)
         parts: list[str] = []
         finish: str | None = None
         usage: Any = None
@@ -122,12 +132,50 @@ class Transport:
             except Exception:  # noqa: BLE001 - closing a dead stream
                 pass
         if chunks == 0:
-            raise AttemptFailed("malformed", "the streamed reply held no chunk (not a server-sent event stream?)")
+            raise AttemptFailed("malformed", "the streamed reply held no chunk (an event stream with no data: line; "
+                                             "set generation.stream: false for this server)", empty_stream=True)
         text = "".join(parts)
         latency = time.monotonic() - t0
         if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
             return Reply(text, finish, int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), False, latency)
         return _estimated(text, finish, messages, latency)
+
+
+    @staticmethod
+    def _plain(resp: Any, messages: list[ChatMessage], ctype: str, t0: float) -> Reply:
+        import json
+
+        try:
+            raw = resp.response.read()
+        finally:
+            resp.response.close()
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            head = " ".join(raw[:200].decode("utf-8", "replace").split())
+            raise AttemptFailed("malformed", f"a streamed request got a {ctype or 'untyped'} reply that is neither "
+                                             f"an event stream nor JSON: {head!r}") from None
+        reply = _reply(_Obj.of(data), messages, time.monotonic() - t0)
+        reply.unstreamed = True
+        return reply
+
+
+class _Obj:
+    """A JSON reply read by attribute, as ``_reply`` reads the SDK's objects (missing fields are None)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return None
+
+    @classmethod
+    def of(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return cls({k: cls.of(v) for k, v in value.items()})
+        if isinstance(value, list):
+            return [cls.of(v) for v in value]
+        return value
 
 
 def _sdk(messages: list[ChatMessage]) -> list[ChatCompletionMessageParam]:
