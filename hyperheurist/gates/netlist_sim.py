@@ -38,17 +38,20 @@ HINT = ("the netlist Yosys builds does not behave as the RTL simulates (a compar
         "sensitivity list, a delay or a synthesis pragma?)")
 
 
-def spec_of(ctx: StageContext, cycles: int) -> TbSpec:
-    """The differential bench's spec for this design, with ``cycles`` and a token of its own."""
+def spec_of(ctx: StageContext, cycles: int, liberty: bool = False) -> TbSpec:
+    """The differential bench's spec for this design, with ``cycles`` and a token of its own; ``liberty``: the
+    netlist is mapped onto a liberty (whose flops have no power-on state)."""
     iface, vcfg = ctx.design.interface, ctx.design.verification.differential
     token = hashlib.sha256(f"{ctx.cand.digest}:{vcfg.seed}:netlist".encode()).hexdigest()[:12]
     ports = [TbPort(p.name, p.dir, p.width) for p in iface.all_ports() if p.dir in ("input", "output")]
     clk = clocking(iface, ctx.design.ppa.clock_period_ns)
-    # FPGA-style power-on values: the RTL starts from them, an ASIC netlist from X; compared after the reset
-    power_on = ctx.design.verification.initial == "power_on_values" and iface.reset is not None
+    # FPGA-style power-on values: the RTL starts from them, an ASIC netlist from X (PPA ignores them, as documented):
+    # compared after the reset, and an X of the liberty netlist is no mismatch (a 0/1 that differs still is)
+    power_on = ctx.design.verification.initial == "power_on_values"
     return TbSpec(ports=ports, clock=iface.clock, reset=iface.reset.name if iface.reset else None,
                   reset_active_low=bool(iface.reset and iface.reset.active == "low"), cycles=cycles, seed=vcfg.seed,
-                  token=token, compare_from=2 * clk["reset_hold"] if power_on else 0,
+                  token=token, compare_from=2 * clk["reset_hold"] if power_on and iface.reset else 0,
+                  dut_x_ok=power_on and liberty,
                   compare_when=tuple(sorted(ctx.design.verification.equivalence.compare_when.items())), **clk)
 
 
@@ -132,7 +135,7 @@ class NetlistSimStage:
         return None
 
     def plan(self, ctx: StageContext) -> Plan:
-        spec = spec_of(ctx, cycles_of(ctx))
+        spec = spec_of(ctx, cycles_of(ctx), isinstance(ctx.results[StageId.SYNTHESIS].value, Synthesized))
         netlist, models, wrap, dut = _netlist(ctx, spec)
         text = (ctx.root / CANONICAL).read_text(encoding="utf-8", errors="surrogateescape")
         rtl = prefix_names(text, set(declared_names(text)), PREFIX)
