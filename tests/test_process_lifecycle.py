@@ -117,3 +117,39 @@ def test_gate_ctrl_c_exits_130_and_leaves_no_process(tmp_path: Path) -> None:
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     left = left_behind(work)
     assert not left, "after Ctrl-C, still running:\n" + "\n".join(left)
+
+
+STARTS_AND_DIES = """
+import os, signal, subprocess
+from hyperheurist.rlimits import ProcessCap
+proc = ProcessCap(16).start(lambda: subprocess.Popen(["sleep", "300"], start_new_session=True))
+print(proc.pid, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_what_hh_started_in_its_cgroup_goes_when_hh_is_killed(tmp_path: Path) -> None:
+    """A process hh started where it starts sandboxes, in a session of its own and with no parent-death signal
+    (as a sandbox's first process is while bwrap's outer process has not yet released it), is killed by hh's
+    reaper when hh dies: bwrap's own --die-with-parent cannot reach it."""
+    from hyperheurist.rlimits import pids_base
+
+    if pids_base() is None:
+        pytest.skip("no writable pids cgroup here: no reaper")
+    res = subprocess.run([sys.executable, "-c", STARTS_AND_DIES], capture_output=True, text=True, timeout=60)
+    pid = int(res.stdout)
+    deadline = time.monotonic() + 20
+    while _state(pid) not in ("Z", "?") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _state(pid) not in ("Z", "?")
+    if alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "a process hh started outlived it"
+
+
+def _state(pid: int) -> str:
+    """The process's state letter, "?" once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    except OSError:
+        return "?"
