@@ -30,7 +30,7 @@ def gate_context(ctx: StageContext, reference: Candidate | None, equivalence: bo
 
 def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference: Candidate | None = None,
               equivalence: bool | None = None, only: Sequence[str] | None = None) -> GateReport:
-    """Run safety, compile, structure, simulation, equivalence and synthesis in order; stop at the first
+    """Run safety, compile, structure, simulation, equivalence, synthesis and netlist_sim in order; stop at the first
     failure (later stages reported as skipped). ``only`` selects gates (safety always runs: every tool
     reads the canonical text it makes). Raises ToolError for infrastructure faults only."""
     from ..stages.pipelines import GATE_PIPELINE

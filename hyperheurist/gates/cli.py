@@ -86,7 +86,8 @@ def _scrubbed(report: GateReport, tmp: Path | None) -> GateReport:
 def gate(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...], junit_path: str | None,
          as_json: bool, reference: str | None, equivalence: bool | None, only: tuple[str, ...], workdir: str | None,
          overrides: tuple[str, ...]) -> int:
-    """Check RTL against DESIGN_YAML: safety, compile, structure, simulation, equivalence, synthesis.
+    """Check RTL against DESIGN_YAML: safety, compile, structure, simulation, equivalence, synthesis,
+    netlist_sim (the synthesized netlist simulated beside the RTL).
 
     RTL is RTL_FILE... and/or -f FILELIST; with neither, the design's `sources:`."""
     suite = Path(design_yaml).stem if Path(design_yaml).stem != "design" else Path(design_yaml).resolve().parent.name
