@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from ..candidate import Candidate
 from ..config import Limits
+from ..hdl.mismatch import pragma_words
 from ..hdl.tokens import Kind, Tok, scan
 from .context import SAFE_NAME, is_header, is_verilog
 from .result import GateResult, failed, passed
@@ -69,6 +70,15 @@ def _check_sizes(cand: Candidate, limits: Limits) -> str | None:
     return None
 
 
+def hides_code(comment: str) -> bool:
+    """A ``translate_off``/``synthesis_off`` pragma (a tool's word first: ``// synopsys translate_off``, or the
+    directive itself), not a comment that merely mentions one."""
+    body = (comment[2:-2] if comment.startswith("/*") else comment[2:]).strip().lower()
+    if re.match(r"(translate_off|synthesis_off|translate\s+off)\b", body):
+        return True
+    return bool(pragma_words(comment, ("translate_off", "synthesis_off", "translate off")))
+
+
 def scan_text(name: str, text: str, data_files: set[str], headers: set[str],
               locate: Callable[[int], str] | None = None) -> str | None:
     """The first problem in one file, as ``file:line: what``; ``locate`` maps a line number of
@@ -85,7 +95,7 @@ def scan_text(name: str, text: str, data_files: set[str], headers: set[str],
         return locate(n) if locate else f"{name}:{n}"
 
     for off, comment in sc.comments:
-        if PRAGMA_OFF.search(comment):
+        if hides_code(comment):
             return (f"{where(off)}: translate_off/synthesis_off pragmas are not allowed (simulation and synthesis "
                     "would see different designs)")
     for t in sc.of(Kind.PASTE):
