@@ -35,11 +35,14 @@ def repo() -> Path:
 # file, so the tier is read at a glance; a module named here brings all its tests.
 CHECK_MODULES = {
     "test_architecture",
+    "test_check_tier",
     "test_containment",
+    "test_crash_verdicts",
     "test_formal_check",
     "test_gates",
     "test_golden_gates",
     "test_golden_ppa",
+    "test_input_paths",
     "test_journal_tamper",
     "test_mismatch_rules",
     "test_netlist_sim",
