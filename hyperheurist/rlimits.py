@@ -6,6 +6,8 @@ loaded 2-core machine: 3.0 ms against 0.8 ms p10 for ``/usr/bin/true``; importin
 hook once did, cost 5 ms more). Instead bwrap's start gate (``StartGate``) holds the sandbox's first process
 before it starts the tool until hh has set the limits on it (``prlimit``); the tool inherits them from that
 process as it would from a preexec hook. bwrap's own ``--die-with-parent`` binds the running sandbox to hh.
+Where a pids cgroup can be made, sandboxes are started in one per hh process, which caps their process count
+(``ProcessCap``) and lets a reaper kill whatever of them is left when hh dies (``_Launcher``).
 """
 
 from __future__ import annotations
@@ -157,7 +159,7 @@ class StartGate:
             os.close(fd)
 
 
-# ---- the process count: a pids cgroup per sandbox --------------------------------------------------------------
+# ---- the process count and the reaper: a pids cgroup per hh process ---------------------------------------
 _seq = itertools.count(1)
 
 
@@ -171,26 +173,18 @@ def _pidns() -> int:
 
 @functools.lru_cache(maxsize=1)
 def pids_base() -> Path | None:
-    """The pids cgroup folder hh may make sandboxes' cgroups in (this process's own cgroup in the pids hierarchy:
-    cgroup v1, or v2 with the pids controller enabled below it), or None. Stale ``hh-<pid>-<n>`` cgroups of an
-    hh that died (``hh-<PID namespace>-<pid>-<n>``) are emptied (SIGKILL) and removed here."""
+    """The folder hh makes its pids cgroups in (this process's own cgroup in the cgroup v1 pids hierarchy: v1 lets
+    one thread join a cgroup), or None. The ``hh-<PID namespace>-<pid>-<n>`` cgroups of an hh that died without
+    its reaper are emptied (SIGKILL) and removed here."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
         return None
     for line in lines:
         _, controllers, rel = line.split(":", 2)
-        if "pids" in controllers.split(","):
-            base = Path("/sys/fs/cgroup/pids") / rel.lstrip("/")
-        elif controllers == "":
-            base = Path("/sys/fs/cgroup") / rel.lstrip("/")
-            try:
-                if "pids" not in (base / "cgroup.subtree_control").read_text().split():
-                    continue
-            except OSError:
-                continue
-        else:
+        if "pids" not in controllers.split(","):
             continue
+        base = Path("/sys/fs/cgroup/pids") / rel.lstrip("/")
         if base.is_dir() and os.access(base, os.W_OK):
             for old in base.glob(f"hh-{_pidns()}-*-*"):  # pids of this PID namespace only: /proc can tell
                 owner = old.name.split("-")[2]
