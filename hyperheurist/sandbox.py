@@ -367,7 +367,7 @@ def probe() -> str:
     who = "as root" if os.geteuid() == 0 else "unprivileged (user namespaces)"
     return (f"{version or 'bubblewrap'} at {exe}, {who}: no network, own PID namespace, read-only system, "
             f"/etc a copy of {len(ETC_FILES)} entries in {ETC.folder().parent}; " + (
-                f"a pids cgroup per sandbox in {pids_base()}" if pids_base() else "no process cap (no pids cgroup)"))
+                f"process cap and reaper in the pids cgroup {pids_base()}" if pids_base() else "no process cap"))
 
 
 def check_mode(mode: str) -> None:
