@@ -79,13 +79,18 @@ class SafetyStage:
         details: dict[str, object] = {"canonical": CANONICAL, "canonical_bytes": size}
         if canon.warnings:
             details["warnings"] = list(canon.warnings)
+        kept = ""
+        if canon.dropped:
+            details["dropped_modules"] = list(canon.dropped)
+            kept = (f"; from top `{ctx.cand.top}`: {len(canon.dropped)} module(s) it does not instantiate dropped: "
+                    f"{', '.join(canon.dropped[:8])}{' ...' if len(canon.dropped) > 8 else ''}")
         problem = scan_canonical(ctx.cand, canon)
         if problem:
             return StageResult(self.id, False, short(f"after preprocessing: {problem}"), details, files=files)
         golden = None
         if ctx.golden is not None:
             golden = yield from self._golden(ctx, ctx.golden, files)
-        return StageResult(self.id, True, short(f"{raw.message}; one canonical design for every tool"), details,
+        return StageResult(self.id, True, short(f"{raw.message}; one canonical design for every tool{kept}"), details,
                            files=files, value=Vetted(canon, golden))
 
     def _golden(self, ctx: StageContext, golden: Candidate,

@@ -11,7 +11,8 @@ directives so messages still name the original files and lines, is what Icarus, 
 inlined, conditionals resolved: the safety scan that follows sees what the tools will see.
 Every module's unpacked array ports are made packed vectors here, and the arrays connected to them packed
 at each instance (``hdl.arrays``: Yosys 0.23 refuses them), so every tool, bench and cocotb test sees the
-same flat port.
+same flat port. Only the modules the top instantiates (transitively) stay in the text (``hdl.reach``): the
+gates elaborate from the top, as Verilator and Edalize do.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..stages.model import Invocation, ToolRun
 from .arrays import ArrayPortError, flatten_array_ports
 from .literals import define
 from .parse import depth_problem
+from .reach import reach_from_top
 from .tokens import conditionals
 
 CANONICAL = "canonical.v"
@@ -46,6 +48,7 @@ SOURCE_EXT = (".v", ".sv")
 class Canonical:
     text: str  # what every tool reads (saved as canonical/canonical.v in the run folder)
     warnings: tuple[str, ...]  # `file:line: ...` for each tool-specific conditional resolved here
+    dropped: tuple[str, ...] = ()  # modules of the sources the top does not instantiate (not in ``text``)
 
 
 class PreprocessError(Exception):
@@ -107,11 +110,12 @@ def interpret(cand: Candidate, limits: Limits, run: ToolRun, src: str) -> Canoni
     deep = depth_problem(text)
     if deep:
         raise PreprocessError(deep)
+    reached = reach_from_top(text, cand.top)
     try:
-        text = flatten_array_ports(text)
+        text = flatten_array_ports(reached.text)
     except ArrayPortError as exc:
         raise PreprocessError(str(exc)) from None
-    return Canonical(text, tuple(tool_conditionals(cand)))
+    return Canonical(text, tuple(tool_conditionals(cand)), reached.dropped)
 
 
 def _limited(res: ToolResult, cap: int) -> str:
