@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigError
 from . import yamlsafe
@@ -29,15 +30,60 @@ def _format_loc(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
-def format_validation_error(path: str | Path, exc: ValidationError) -> str:
-    """``path: field.sub[2]: what is wrong (+N more)``: one line, the first error that explains the others."""
+_INTERNAL = {"source", "base_dir"}  # DesignConfig fields the loader fills, never keys of the file
+
+
+def _model_in(tp: Any) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (``X``, ``X | None``, ``list[X]``), or None."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return tp
+    for arg in get_args(tp):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _keys_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The keys accepted by the mapping at ``loc`` (where an unknown key sits), or [] when it is not a model."""
+    node: Any = model
+    for part in loc:
+        node = _model_in(node)
+        if node is None:
+            return []
+        if isinstance(part, int):  # an item of a list of models
+            continue
+        field = node.model_fields.get(part) or next((f for f in node.model_fields.values() if f.alias == part), None)
+        if field is None:
+            return []
+        node = field.annotation
+    found = _model_in(node)
+    if found is None:
+        return []
+    return sorted((f.alias or n) for n, f in found.model_fields.items() if not (found is model and n in _INTERNAL))
+
+
+def _unknown_key(model: type[BaseModel] | None, loc: tuple[int | str, ...]) -> str:
+    """``unknown key``, with the keys that place takes and the closest one when ``model`` is known."""
+    keys = _keys_at(model, loc[:-1]) if model is not None else []
+    if not keys:
+        return "unknown key"
+    close = difflib.get_close_matches(str(loc[-1]), keys, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"unknown key ({hint}valid: {', '.join(keys)})"
+
+
+def format_validation_error(path: str | Path, exc: ValidationError, model: type[BaseModel] | None = None) -> str:
+    """``path: field.sub[2]: what is wrong (+N more)``: one line, the first error that explains the others;
+    with ``model``, an unknown key is told the keys its place takes."""
     errs = exc.errors()
     # a misspelt key explains the "missing" error it causes: name it first
     first = next((e for e in errs if e["type"] == "extra_forbidden"), errs[0])
-    loc = _format_loc(tuple(p for p in first["loc"] if not str(p).startswith("function-")))
+    parts = tuple(p for p in first["loc"] if not str(p).startswith("function-"))
+    loc = _format_loc(parts)
     msg = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
-        msg = "unknown key"
+        msg = _unknown_key(model, parts)
     elif first["type"] == "missing":
         msg = "required field is missing"
     more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
@@ -100,7 +146,7 @@ def load_design(path: str | Path, overrides: dict[str, Any] | None = None) -> De
     try:
         cfg = DesignConfig.model_validate(data, context={"base_dir": path.parent})
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(path, exc)) from None
+        raise ConfigError(format_validation_error(path, exc, DesignConfig)) from None
     return cfg.model_copy(update={"source": path, "base_dir": path.parent})
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import click
 
 from ..candidate import Candidate
-from ..config import DesignConfig, load_design, parse_override
+from ..config import DesignConfig, load_design, parse_override, read_yaml_mapping
 from ..errors import EXIT_INFRA, EXIT_INVALID, EXIT_OK, ConfigError, HHError
 from ..jsonio import dumps
 from ..project.filelist import RTL_EXT, expand
@@ -90,7 +90,7 @@ def gate(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...
     netlist_sim (the synthesized netlist simulated beside the RTL).
 
     RTL is RTL_FILE... and/or -f FILELIST; with neither, the design's `sources:`."""
-    suite = Path(design_yaml).stem if Path(design_yaml).stem != "design" else Path(design_yaml).resolve().parent.name
+    suite = _suite(Path(design_yaml))
     try:
         design = load_design(design_yaml, dict(parse_override(o) for o in overrides))
         notice = enforce_sandbox(design.limits.sandbox)  # exit 3 now, not per candidate
@@ -106,6 +106,18 @@ def gate(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...
         if junit_path:
             write_junit_error(Path(junit_path), suite, f"{type(exc).__name__}: {exc}", EXIT_INFRA)
         raise
+
+
+def _suite(path: Path) -> str:
+    """The JUnit suite before the design validates (a config error's too): its ``name:``, else the file's name
+    (the folder's for ``design.yaml``)."""
+    try:
+        name = read_yaml_mapping(path).get("name")
+    except HHError:  # unreadable or not YAML: the load reports it
+        name = None
+    if isinstance(name, str) and name.strip():
+        return name
+    return path.stem if path.stem != "design" else path.resolve().parent.name
 
 
 def _gate(design: DesignConfig, rtl_files: tuple[str, ...], filelists: tuple[str, ...], junit_path: str | None,
