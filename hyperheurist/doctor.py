@@ -17,6 +17,7 @@ import click
 
 from .config import BUNDLED_LIBERTIES
 from .sandbox import SandboxUnavailable, probe
+from .sandbox import tool_env as sandbox_env
 from .tools import REQUIRED, TOOLS, override_var, tool_versions
 
 _CHECKOUT = Path(__file__).resolve().parent.parent  # a source checkout has tools/setup.sh here
@@ -26,7 +27,8 @@ _PIP = re.compile(r"pip install ([\w.+\[\]-]+)")
 
 def interpreter_problem(tool: Path) -> str | None:
     """Why a script tool cannot start (its ``#!`` interpreter is absent), or None: Verilator's wrapper is
-    perl, and a missing perl fails every lint as if the design were wrong."""
+    perl, and a missing perl fails every lint as if the design were wrong. An ``env`` interpreter is looked
+    up on both PATHs a tool may get: the sandbox's and yours (``limits.sandbox: off``)."""
     try:
         with open(tool, "rb") as fh:
             first = fh.readline(256).decode("utf-8", "replace")
@@ -39,9 +41,12 @@ def interpreter_problem(tool: Path) -> str | None:
         return None
     if Path(words[0]).name == "env" and len(words) > 1:
         prog = next((w for w in words[1:] if not w.startswith("-")), None)
-        if prog is None or shutil.which(prog):
+        paths = {"your PATH (limits.sandbox: off)": os.environ.get("PATH", ""),
+                 f"the sandbox's PATH ({sandbox_env()['PATH']})": sandbox_env()["PATH"]}
+        missing = [name for name, path in paths.items() if not shutil.which(prog or "", path=path)]
+        if prog is None or not missing:
             return None
-        need, where = prog, "not found on PATH"
+        need, where = prog, f"{prog} not found on {' nor on '.join(missing)}"
     elif os.access(words[0], os.X_OK):
         return None
     else:
@@ -101,7 +106,8 @@ def check(liberty: str | None = None) -> tuple[list[tuple[str, str, str, str]], 
 @click.command("doctor")
 @click.option("--liberty", type=click.Path(dir_okay=False), help="Check this liberty instead of osu018.")
 @click.option("--llm", "llm", is_flag=True, help="Instead: send one request to the LLM endpoint, print the model "
-              "profile it revealed and the first error in full (exit 3 when it does not answer).")
+              "profile it revealed and the first error in full (exit 3 when it does not answer, 2 when it refuses "
+              "the key).")
 @click.option("--design", "design", type=click.Path(dir_okay=False, path_type=Path),
               help="With --llm: the design.yaml whose generation settings to use.")
 @click.option("--base-url", default=None, help="With --llm: the endpoint (default: OPENAI_BASE_URL, then design.yaml).")
@@ -114,10 +120,10 @@ def doctor(liberty: str | None, llm: bool = False, design: Path | None = None, b
 
         from .llm.check import llm_check
 
-        lines, answered = llm_check(design, base_url, model, os.environ.get("OPENAI_API_KEY"))
+        lines, code = llm_check(design, base_url, model, os.environ.get("OPENAI_API_KEY"))
         for line in lines:
             click.echo(line)
-        return 0 if answered else 3
+        return code
     rows, ok = check(liberty)
     width = max(len(r[0]) for r in rows)
     for item, status, version, hint in rows:
