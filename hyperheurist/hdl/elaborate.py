@@ -13,26 +13,19 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pyslang import ast
+from pyslang import ast, syntax
 
+from .initial import initial_verdicts
 from .mismatch import Finding, findings
-from .parse import K, Syntax, elaborate, module_name, modules, nodes, parse_files, walk, where
+from .parse import K, Syntax, elaborate, module_name, modules, parse_files, where
 from .ports import Port, module_view
 
 SIMULATION_ONLY = {K.InitialBlock: "initial block", K.FinalBlock: "final block", K.DelayControl: "# delay",
                    K.Delay3: "# delay"}
-# what a power-on value may be built of: numbers and operators on them, nothing that names a signal
-CONSTANT = {K.IntegerLiteralExpression, K.IntegerVectorExpression, K.UnbasedUnsizedLiteralExpression,
-            K.ParenthesizedExpression, K.UnaryMinusExpression, K.UnaryPlusExpression, K.UnaryBitwiseNotExpression,
-            K.ConcatenationExpression, K.MultipleConcatenationExpression, K.AddExpression, K.SubtractExpression,
-            K.MultiplyExpression, K.BinaryAndExpression, K.BinaryOrExpression, K.BinaryXorExpression,
-            K.LogicalShiftLeftExpression, K.LogicalShiftRightExpression}
-SELECTS = {K.ElementSelect, K.BitSelect, K.SimpleRangeSelect}  # mem[3] = ..., q[3:0] = ...
-LOOPS = {K.ForLoopStatement, K.LoopStatement, K.DoWhileStatement, K.ForeverStatement,
-         K.ForeachLoopStatement}
 # the child's command (then TOP PARAMS_JSON FILE...) and the folder the sandbox must let it read
 CHILD_READABLE = Path(__file__).resolve().parent.parent
 CHILD_ARGV = (sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
@@ -63,36 +56,6 @@ class Elaborated:
                    [Finding(str(f["rule"]), str(f["where"]), str(f["what"])) for f in data["mismatch"]])
 
 
-def _constant(expr: Syntax, allowed: set[K]) -> bool:
-    return all(n.kind in allowed for n in walk(expr))
-
-
-def power_on_problem(block: Syntax) -> str | None:
-    """Why an ``initial`` block is not a set of power-on values (constants assigned to registers), or None."""
-    st = block.statement
-    items = nodes(st.items) if st.kind == K.SequentialBlockStatement else [st]
-    for it in items:
-        if it.kind == K.TimingControlStatement:
-            return "a delay or event control"
-        if it.kind in LOOPS:
-            return "a loop"
-        if it.kind != K.ExpressionStatement:
-            return f"a statement other than an assignment ({str(it.kind).split('.')[-1]})"
-        e = it.expr
-        if any(n.kind in (K.InvocationExpression, K.SystemName) for n in walk(e)):
-            return "a system task or function call"
-        if e.kind not in (K.AssignmentExpression, K.NonblockingAssignmentExpression):
-            return f"an expression other than an assignment ({str(e.kind).split('.')[-1]})"
-        if any(n.kind in SIMULATION_ONLY or n.kind == K.EventControl for n in walk(e)):
-            return "a delay or event control"
-        if e.left.kind not in (K.IdentifierName, K.IdentifierSelectName) or not all(
-                _constant(n, CONSTANT | SELECTS) for n in list(walk(e.left))[1:]):
-            return "an assignment to something other than a register (or one element of it)"
-        if not _constant(e.right, CONSTANT):
-            return "a value that is not a constant"
-    return None
-
-
 def elaborated(files: list[Path], top: str, params: dict[str, str]) -> Elaborated:
     """In process: only for trusted or already-vetted text (candidates go through the child)."""
     trees = parse_files(files)
@@ -105,11 +68,24 @@ def elaborated(files: list[Path], top: str, params: dict[str, str]) -> Elaborate
     tops = [i for i in comp.getRoot().topInstances if i.name == top]
     ports = list(module_view(tops[0], sm).ports) if tops else []
     found = [(f"{where(t.sourceManager, n.sourceRange.start)}: {SIMULATION_ONLY[n.kind]}", n)
-             for t in trees for n in walk(t.root) if n.kind in SIMULATION_ONLY]
-    initial = {text: power_on_problem(n) for text, n in found if n.kind == K.InitialBlock}
+             for t in trees for n in _outside_initial(t.root) if n.kind in SIMULATION_ONLY]
+    # initial blocks as elaborated (hdl.initial): one that holds nothing at the parameters is not there
+    initial = initial_verdicts(comp)
+    found = [(text, n) for text, n in found if n.kind != K.InitialBlock or text in initial]
     return Elaborated(bool(tops), names, ports, [text for text, _ in found], errors,
                       [text for text, why in initial.items() if why is None],
                       {text: why for text, why in initial.items() if why is not None}, findings(trees, comp))
+
+
+def _outside_initial(root: Syntax) -> Iterator[Syntax]:
+    """``walk`` without the inside of ``initial`` blocks (a delay there is the initial policy's, judged as
+    elaborated: in a branch dead at the parameters it is not there)."""
+    stack = [root]
+    while stack:
+        here = stack.pop()
+        yield here
+        if here.kind != K.InitialBlock:
+            stack.extend(reversed([c for c in here if isinstance(c, syntax.SyntaxNode)]))
 
 
 def instance_paths(files: list[Path], module: str) -> list[str]:
