@@ -4,7 +4,8 @@ Tool choice:
 - pyslang (``hdl.elaborate``): the top module exists, its ports (names, directions, widths after
   parameter overrides) match ``interface.all_ports()``, no ``#`` delays or ``final`` blocks, and no
   ``initial`` blocks unless ``verification.initial: power_on_values`` and each assigns only constants
-  to registers (power-on values: simulation and the proof start from them; PPA ignores them).
+  to registers (power-on values: simulation and the proof start from them; PPA ignores them), judged as
+  elaborated (``hdl.initial``: dead parameter branches vanish, constant-bound loops unroll).
   Then the mismatch rules (``hdl.mismatch``, docs/mismatch.md): x/z comparisons, incomplete sensitivity
   lists, synthesis-only pragmas and ``#`` delays, each refused, warned or allowed by ``verification.mismatch``.
   A full SystemVerilog front end gives exact widths and file:line at ~1 ms; Yosys would drop
@@ -82,7 +83,7 @@ def timing_problem(el: Elaborated, power_on_values: bool, delays: str = "refuse"
             continue
         if power_on_values and t in el.not_power_on:
             return (f"{t} holds {el.not_power_on[t]}: only constant assignments to registers are accepted "
-                    "(power-on values)")
+                    "(power-on values), also in constant-bound for loops and in if branches on parameters")
         hint = " (verification.initial: power_on_values accepts constant power-on values)" \
             if t.endswith("initial block") else " (verification.mismatch.delays: warn accepts it)" \
             if t.endswith("# delay") else ""
