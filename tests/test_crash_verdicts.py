@@ -63,3 +63,20 @@ def test_a_design_too_deep_to_analyse_is_invalid_with_file_and_line(tmp_path: Pa
                          timeout=600, stdin=subprocess.DEVNULL, check=False)
     assert res.returncode == 1, res.stderr
     assert f"deep.v:{line}: the design nests more than" in res.stdout and "Traceback" not in res.stderr
+
+
+@pytest.mark.tools
+def test_a_tool_that_cannot_run_is_a_fault_not_an_invalid_design(tmp_path: Path) -> None:
+    """Verilator's wrapper needs perl; with the sandbox off and no perl on PATH it exits 127 ("env: 'perl': No
+    such file"). Before: "FAIL compile verilator: ..." and exit 1, a good design called invalid."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for tool in ("iverilog", "vvp", "yosys", "yosys-abc", "sta", "bwrap", "verilator", "ivlpp"):
+        found = shutil.which(tool)
+        if found:
+            (folder / tool).symlink_to(found)
+    res = subprocess.run([*HH, "gate", str(DATA / "design.yaml"), str(DATA / "seeds" / "ok_1_naive.v"),
+                          "--set", "limits.sandbox=off"], capture_output=True, text=True, timeout=600,
+                         stdin=subprocess.DEVNULL, check=False, env={**os.environ, "PATH": str(folder)})
+    assert res.returncode == 3, res.stdout + res.stderr
+    assert "verilator could not run" in res.stderr and "perl" in res.stderr

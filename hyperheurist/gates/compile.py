@@ -74,6 +74,7 @@ def iverilog_problem(run: ToolRun, timeout_s: float) -> str | None:
     """Why Icarus refused the design, or None. A crash after Icarus reported errors in the design (Icarus 11
     can hit an internal assertion then) is the design's failure; a crash with no error reported is the tool's
     (ToolError, exit 3)."""
+    _runnable(run, "iverilog")
     res = run.result
     if res.timed_out:
         return f"iverilog timed out after {timeout_s:g} s"
@@ -88,7 +89,19 @@ def iverilog_problem(run: ToolRun, timeout_s: float) -> str | None:
     return f"iverilog: {line.strip()}{suffix}"
 
 
+NOT_RUNNABLE = 127  # the shell's and env's "command not found": a wrapper's interpreter (Verilator's perl) is missing
+
+
+def _runnable(run: ToolRun, tool: str) -> None:
+    """ToolError when the tool could not run at all (exit 127: its interpreter is missing), which is the
+    machine's fault, never the design's."""
+    if run.result.returncode == NOT_RUNNABLE:
+        first = next((ln for ln in run.text().splitlines() if ln.strip()), run.result.describe())
+        raise ToolError(f"{tool} could not run: {first.strip()} (hh doctor says what is missing)")
+
+
 def verilator_verdict(run: ToolRun, timeout_s: float) -> tuple[str | None, list[str]]:
+    _runnable(run, "verilator")
     res = run.result
     text = strip_paths(run.text())
     warnings = [f"{code}: {msg.strip()}" for code, msg in VERILATOR_WARN.findall(text)]
