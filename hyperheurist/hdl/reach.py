@@ -16,10 +16,15 @@ from dataclasses import dataclass
 
 from pyslang import syntax
 
-from .parse import MAX_TEXT, K, module_name, parse, walk
+from .parse import MAX_TEXT, K, Syntax, module_name, parse
 from .tokens import utf8
 
 LINE = re.compile(rb'[ \t]*`line[ \t]+\d+[ \t]+"')
+
+
+NO_INSTANCES = {K.AlwaysBlock, K.AlwaysCombBlock, K.AlwaysFFBlock, K.AlwaysLatchBlock, K.InitialBlock, K.FinalBlock,
+                K.ContinuousAssign, K.DataDeclaration, K.NetDeclaration, K.FunctionDeclaration, K.TaskDeclaration,
+                K.ModuleHeader, K.PortDeclaration, K.ParameterDeclarationStatement, K.GenvarDeclaration}
 
 
 @dataclass(frozen=True)
@@ -29,8 +34,17 @@ class Reached:
 
 
 def _instantiated(mod: syntax.ModuleDeclarationSyntax) -> set[str]:
-    """Names every instance statement inside ``mod`` gives as a type (generate branches included)."""
-    return {n.type.valueText for n in walk(mod) if n.kind == K.HierarchyInstantiation}
+    """Names every instance statement inside ``mod`` gives as a type (generate branches included); the
+    subtrees that cannot hold one (procedural blocks, declarations, assignments) are not walked."""
+    found: set[str] = set()
+    stack: list[Syntax] = [mod]
+    while stack:
+        here = stack.pop()
+        if here.kind == K.HierarchyInstantiation:
+            found.add(here.type.valueText)
+        elif here.kind not in NO_INSTANCES:
+            stack.extend(c for c in here if isinstance(c, syntax.SyntaxNode))
+    return found
 
 
 def reach_from_top(text: str, top: str) -> Reached:
@@ -42,9 +56,9 @@ def reach_from_top(text: str, top: str) -> Reached:
         tree = parse(text, "canonical.v")
     except RuntimeError:
         return Reached(text, ())
-    decls = [n for n in walk(tree.root) if isinstance(n, syntax.ModuleDeclarationSyntax)
-             and n.kind == K.ModuleDeclaration]
-    outer = [d for d in decls if not any(o is not d and _inside(d, o) for o in decls)]
+    root = tree.root  # the declaration itself when it is all the text holds
+    members = list(root.members) if isinstance(root, syntax.CompilationUnitSyntax) else [root]
+    outer = [n for n in members if isinstance(n, syntax.ModuleDeclarationSyntax) and n.kind == K.ModuleDeclaration]
     spans: dict[str, list[tuple[int, int]]] = {}
     uses: dict[str, set[str]] = {}
     for d in outer:
@@ -77,8 +91,3 @@ def _blank(region: bytes) -> bytes:
     """``region`` with every line emptied but its `` `line `` directives (an ``include`` inlined in a dropped
     module leaves its file's directives behind: the lines after it must still map to their origin)."""
     return b"\n".join(ln if LINE.match(ln) else b"" for ln in region.split(b"\n"))
-
-
-def _inside(inner: syntax.SyntaxNode, outer: syntax.SyntaxNode) -> bool:
-    a, b = inner.sourceRange, outer.sourceRange
-    return bool(b.start.offset <= a.start.offset and a.end.offset <= b.end.offset)
