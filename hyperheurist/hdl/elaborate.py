@@ -71,8 +71,8 @@ def elaborated(files: list[Path], top: str, params: dict[str, str]) -> Elaborate
              for t in trees for n in _outside_initial(t.root) if n.kind in SIMULATION_ONLY]
     # initial blocks as elaborated (hdl.initial): one that holds nothing at the parameters is not there
     initial = initial_verdicts(comp)
-    found = [(text, n) for text, n in found if n.kind != K.InitialBlock or text in initial]
-    return Elaborated(bool(tops), names, ports, [text for text, _ in found], errors,
+    timing = [text for text, n in found if n.kind != K.InitialBlock or text in initial]
+    return Elaborated(bool(tops), names, ports, timing + [k for k in initial if k not in timing], errors,
                       [text for text, why in initial.items() if why is None],
                       {text: why for text, why in initial.items() if why is not None}, findings(trees, comp))
 

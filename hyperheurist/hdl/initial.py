@@ -52,7 +52,7 @@ def _visit(scope: Node, sm: pyslang.SourceManager, out: dict[str, str | None]) -
         elif isinstance(m, ast.GenerateBlockArraySymbol):
             _visit(m.entries, sm, out)
         elif isinstance(m, ast.ProceduralBlockSymbol) and m.procedureKind == ast.ProceduralBlockKind.Initial:
-            key = f"{where(sm, m.syntax.sourceRange.start)}: initial block"
+            key = f"{where(sm, m.syntax.sourceRange.start if m.syntax is not None else m.location)}: initial block"
             why = _verdict(m)
             if why != "" and out.get(key) is None:
                 out[key] = why
