@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -446,3 +447,64 @@ def test_the_greedy_finish_is_not_drawn_as_a_chain() -> None:
     steps = [{"chain": 0, "iteration": 0, "cost": 1.0}, {"chain": 1, "iteration": 0, "cost": 2.0},
              {"chain": None, "phase": "polish", "iteration": 1, "cost": 0.5}]
     assert by_chain(steps) == {0: [steps[0]], 1: [steps[1]]}
+
+
+# ---- the critical path in RTL terms (real tools) --------------------------------------------------
+
+FLOW = REPO / "tests" / "data" / "flow" / "design.yaml"
+ACC = REPO / "tests" / "data" / "ppa" / "acc"
+
+
+def test_ppa_text_gives_the_critical_path_in_rtl_terms(tmp_path: Path) -> None:
+    """A register-to-register path: OpenSTA's instances (_118_) become the register bits and the line of
+    the always block (acc.v:9), each stage with its delay and arrival."""
+    env = {**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")}
+    res = subprocess.run([*HH, "ppa", str(ACC / "design.yaml"), str(ACC / "acc.v"), "--set", "ppa.power=vectorless"],
+                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    m = re.search(r"in RTL: from s\[(\d)\] \(acc\.v:9\) to s\[(\d)\] \(acc\.v:9\)", res.stdout)
+    assert m, res.stdout
+    stages = re.findall(r"^\s+(\d+\.\d{3})\s+(\d+\.\d{3})\s+(\S+) \((\w+)\)\s+(\S+(?: \S+)?)\s+acc\.v:9$",
+                        res.stdout, re.M)
+    assert len(stages) >= 4, res.stdout
+    assert stages[-1][4] == f"s[{m.group(2)}]" and stages[-1][2].endswith("/D"), "ends at the register's D pin"
+    assert any(s[4] == f"→ s[{m.group(2)}]" for s in stages), "ABC's unnamed logic is named by where it goes"
+    arrivals = [float(s[1]) for s in stages]
+    assert arrivals == sorted(arrivals)
+    assert abs(sum(float(s[0]) for s in stages) - arrivals[-1]) < 0.01, "the increments add up to the arrival"
+
+
+def _dump_dom(browser: str, html: Path, tmp: Path) -> str:
+    argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+            "--proxy-server=127.0.0.1:9", f"--user-data-dir={tmp}/profile", "--dump-dom", html.as_uri()]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=200, stdin=subprocess.DEVNULL,
+                          start_new_session=True).stdout
+
+
+@pytest.mark.timeout(600)
+def test_report_critical_path_has_rtl_file_line_and_signals(tmp_path: Path) -> None:
+    """A real run (Phase 1 offline seeds, Phase 2 annealing, Yosys and OpenSTA): the report's critical-path
+    section names the design's ports and the seed's file:line per stage; Chromium renders it."""
+    env = {**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")}
+    res = subprocess.run([*HH, "run", str(FLOW), "--out", str(tmp_path / "runs"), "--quiet"], capture_output=True,
+                         text=True, timeout=540, stdin=subprocess.DEVNULL, env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    run_dir = next((tmp_path / "runs" / "mac_small").iterdir())
+    html = render_run(run_dir).read_text()
+    sec = html[html.index('id="path"'):]
+    sec = sec[:sec.index("</section>")]
+    assert re.search(r"From <b>[a-d]\[\d+\] \(ok_1_naive\.v:2\)</b> to <b>y\[\d+\] \(ok_1_naive\.v:2\)</b>", sec), sec
+    rows = re.findall(r"<tr><td class=\"n\">(\d+\.\d{3})</td><td class=\"n\">(\d+\.\d{3})</td>", sec)
+    assert len(rows) >= 3
+    assert sec.count("<code>ok_1_naive.v:2</code>") == len(rows), "every stage has its RTL file:line"
+    assert "techmap" not in sec, "hh's own techmap files are not RTL"
+    ppa = json.loads((run_dir / "best" / "ppa.json").read_text())["metrics"]
+    assert f"{ppa['delay_ns']:.3f}"[:-1] in sec
+    shot = _screenshot_module()
+    browser = shot.find_chromium()
+    if browser is None:
+        pytest.skip("chromium not installed")
+    dom = _dump_dom(browser, run_dir / "report.html", tmp_path)
+    assert "Critical path of the best design" in dom and "ok_1_naive.v:2" in dom
+    png = shot.screenshot(run_dir / "report.html", tmp_path / "report.png", height=1600)
+    assert shot.distinct_colours(shot.decode_png(png.read_bytes())) > 100

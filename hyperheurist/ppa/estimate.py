@@ -135,7 +135,8 @@ def _assemble(ctx: StageContext, syn: Synthesized, synth_s: float, details: dict
         delay_ns=round(sta.delay_ns, 6), slack_ns=round(sta.slack_ns, 6),
         fmax_mhz=round(fmax, 4) if math.isfinite(fmax) else 0.0, met_timing=sta.slack_ns >= 0,
         critical_path={"start": sta.start, "end": sta.end, "start_kind": sta.details["start_kind"],
-                       "end_kind": sta.details["end_kind"], "group": sta.path_group},
+                       "end_kind": sta.details["end_kind"], "group": sta.path_group,
+                       "rtl_start": sta.details.get("rtl_start", ""), "rtl_end": sta.details.get("rtl_end", "")},
         power_mw=round((pw.internal_w + pw.switching_w + pw.leakage_w) * 1e3, 9),
         dynamic_mw=round((pw.internal_w + pw.switching_w) * 1e3, 9), leakage_mw=round(pw.leakage_w * 1e3, 12),
         power_fidelity=ctx.power, liberty=str(ctx.liberty.path),
@@ -144,7 +145,8 @@ def _assemble(ctx: StageContext, syn: Synthesized, synth_s: float, details: dict
         clock_period_ns=ctx.design.ppa.clock_period_ns,
         area_by_cell={k: round(v, 6) for k, v in syn.area_by_cell.items()},
         power_split={k: round(v, 9) for k, v in split.items()},
-        details={"power": pw.details, "yosys_warnings": syn.warnings, **details},
+        details={"power": pw.details, "yosys_warnings": syn.warnings,
+                 "critical_path_stages": sta.details.get("stages", []), **details},
     )
 
 

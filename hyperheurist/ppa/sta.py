@@ -26,8 +26,9 @@ from ..config import DesignConfig
 from ..errors import ToolError
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
+from .critical_path import endpoint, rtl_path
 from .liberty import Liberty
-from .synth import Synthesized
+from .synth import NETLIST_JSON, Synthesized
 
 OUTPUT_LOAD_FANOUT = 4.0
 _MARK = "HH_SECTION"
@@ -187,7 +188,8 @@ class StaStage:
     def plan(self, ctx: StageContext) -> Plan:
         lib = ctx.liberty
         assert lib is not None
-        netlist = ctx.value(StageId.SYNTHESIS, Synthesized).netlist
+        syn = ctx.value(StageId.SYNTHESIS, Synthesized)
+        netlist = syn.netlist
         script = build_script(ctx.rel(netlist), ctx.top, ctx.design, lib, activity=ctx.design.ppa.input_activity)
         run = yield from call(Invocation("sta", ("sta", "-no_init", "-no_splash", "-exit", "sta.tcl"),
                                          files={"sta.tcl": script}, readable=(Path(lib.path).parent,)))
@@ -209,11 +211,17 @@ class StaStage:
         if period is not None and period != ctx.design.ppa.clock_period_ns and d["delay_ns"]:
             # the worst path is timed against its own clock's period
             d["delay_ns"] = period - d["slack_ns"]
+        # the path in RTL terms: signals and file:line from the netlist's JSON twin (Yosys src attributes)
+        outputs = {name: {p.name for p in cell.outputs()} for name, cell in lib.cells.items()}
+        stages = rtl_path(d["path_report"], tu_ns, ctx.root / Path(netlist).with_name(NETLIST_JSON), syn.modules,
+                          ctx.top, outputs)
+        rtl = {"stages": stages, "rtl_start": endpoint(stages, last=False), "rtl_end": endpoint(stages, last=True)}
         sta = StaResult(delay_ns=d["delay_ns"], slack_ns=d["slack_ns"], start=d["start"], end=d["end"],
                         path_group=d["path_group"], internal_w=d["internal_w"], switching_w=d["switching_w"],
-                        leakage_w=d["leakage_w"], details={k: d[k] for k in ("start_kind", "end_kind", "path_report")})
+                        leakage_w=d["leakage_w"],
+                        details={**{k: d[k] for k in ("start_kind", "end_kind", "path_report")}, **rtl})
         return StageResult(self.id, True, f"critical path {sta.delay_ns:.3f} ns, slack {sta.slack_ns:.3f} ns",
                            {"delay_ns": sta.delay_ns, "slack_ns": sta.slack_ns, "start": sta.start, "end": sta.end,
-                            "path_group": sta.path_group,
+                            "path_group": sta.path_group, "rtl_start": rtl["rtl_start"], "rtl_end": rtl["rtl_end"],
                             "vectorless_power_w": {"internal": sta.internal_w, "switching": sta.switching_w,
                                                    "leakage": sta.leakage_w}}, value=sta)

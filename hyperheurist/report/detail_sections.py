@@ -49,6 +49,8 @@ def _yes_no(v: object) -> str:
 
 def _path(d: dict[str, Any]) -> str:
     cp = as_dict(d.get("critical_path"))
+    if cp.get("rtl_start") or cp.get("rtl_end"):  # signals and file:line (runs since the report gained them)
+        return f"{text(cp.get('rtl_start')) or MISSING} → {text(cp.get('rtl_end')) or MISSING}"
     return f"{text(cp.get('start'))} → {text(cp.get('end'))}" if cp else MISSING
 
 
