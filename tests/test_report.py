@@ -122,6 +122,21 @@ def test_credit_chart_matches_the_annealer(run1: Path, summary: dict) -> None:
             assert f"{name} ({fnum(m['credit'], 3)})" in html, name
 
 
+def test_moves_table_lists_only_moves_that_ran(run1: Path, summary: dict) -> None:
+    """A row per move with a proposal; the others are named once below the table, not 0-filled rows."""
+    html = render_run(run1).read_text()
+    sec = html[html.index('id="moves"'):]
+    tbl = sec[:sec.index("</table>")]
+    ran = [n for n, m in summary["moves"].items() if m["proposals"]]
+    idle = [n for n, m in summary["moves"].items() if not m["proposals"]]
+    assert ran and idle, "the recorded run has both"
+    assert tbl.count("<tr>") == len(ran) + 1
+    for n in ran:
+        assert f"<td>{n}</td>" in tbl
+    for n in idle:
+        assert f"<td>{n}</td>" not in tbl and n in sec[:sec.index("</section>")]
+
+
 def test_rtl_diff_is_shown_and_escaped(run1: Path) -> None:
     best = run1 / "best" / "design.v"
     best.write_text(best.read_text().replace("assign", "// <script>alert(1)</script> & more\n  assign", 1))

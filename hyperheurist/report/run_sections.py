@@ -169,7 +169,9 @@ def moves(rd: RunData) -> str:
     parts = []
     if mv:
         rows = []
-        for name in sorted(mv, key=lambda n: (-(num(mv[n].get("proposals")) or 0), n)):
+        ran = [n for n in mv if num(mv[n].get("proposals"))]  # a move never proposed has nothing to show
+        idle = sorted(n for n in mv if n not in ran)
+        for name in sorted(ran, key=lambda n: (-(num(mv[n].get("proposals")) or 0), n)):
             m = mv[name]
             props, acc = num(m.get("proposals")), num(m.get("accepted"))
             rate = pct(100 * acc / props, signed=False) if props and acc is not None else "—"
@@ -179,6 +181,11 @@ def moves(rd: RunData) -> str:
                          fnum(m.get("weight"), 3, missing="—")])
         parts.append(table(["move", "proposals", "valid", "invalid", "accepted", "acceptance", "improved best",
                             "not applicable", "credit", "final weight"], rows, [False] + [True] * 9))
+        if idle:
+            names = [n + (f" (not applicable ×{fnum(na)})" if (na := num(mv[n].get("not_applicable"))) else "")
+                     for n in idle]
+            parts.append(f'<p class="muted">Moves with no proposal in this run ({len(idle)}): '
+                         f'{escape(", ".join(names))}.</p>')
     else:
         parts.append(not_recorded("Per-move statistics"))
     eval_cost = {text(e.get("key")): c for e in rd.evals if (c := num(e.get("cost"))) is not None}
