@@ -14,6 +14,7 @@ from .model import MAX_TIMEOUT_S, Model, base_of
 from .paths import check_sources, is_file, path_text, resolve_file
 
 PY_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+COCOTB_TEST = re.compile(r"@\s*(?:cocotb\s*\.\s*)?test\b")  # @cocotb.test() or, imported, @test()
 MAX_DATA_FILE_BYTES = 16 << 20  # a $readmemh table; anything larger is not a testbench input
 
 
@@ -81,10 +82,12 @@ class Verification(Model):
     """How a candidate is checked: give at least one of ``cocotb``, ``testbench`` or ``reference``. Files a
     testbench opens with ``$readmemh``/``$readmemb`` are listed in ``data_files`` (relative to design.yaml)
     and placed under the same relative path in its simulation folder; a bench that cannot open one fails.
-    ``initial: power_on_values`` accepts `initial` blocks that only assign constants to registers
-    (FPGA-style power-on values): the differential bench and the equivalence proof start both sides from
-    them; synthesis onto an ASIC liberty has no power-on state, so PPA ignores them (the structure stage
-    says so). Any other `initial` content (delays, loops, system tasks, signals) is rejected with file:line.
+    ``initial: power_on_values`` accepts `initial` blocks that only assign constants to registers, also
+    through constant-bound `for` loops and `if`s on parameters (judged on the elaborated design, so a branch
+    dead at the parameters vanishes) (FPGA-style power-on values): the differential bench and the equivalence
+    proof start both sides from them; synthesis onto an ASIC liberty has no power-on state, so PPA ignores them
+    (the structure stage says so). Any other `initial` content (delays, other loops, system tasks, signals) is
+    rejected with file:line.
 
     Internal: ``data_files`` holds name -> absolute path once loaded (the form resolved.yaml records)."""
 
@@ -160,8 +163,18 @@ class Verification(Model):
         if not PY_MODULE.match(v):
             raise ValueError(f"cocotb: not a Python module name: {v!r}")
         assert self.test_dir is not None
-        if not is_file(self.test_dir / f"{v}.py"):
-            raise ValueError(f"cocotb: test module not found: {self.test_dir / (v + '.py')}")
+        module = self.test_dir / f"{v}.py"
+        if not is_file(module):
+            raise ValueError(f"cocotb: test module not found: {module}")
+        problem = input_problem(module, self.test_dir)
+        if problem:
+            raise ValueError(f"cocotb: {problem}")
+        try:  # read, never imported here: it is code that runs only inside the sandbox
+            text = module.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise ValueError(f"cocotb: {module}: {exc.strerror}") from None
+        if not COCOTB_TEST.search(text):  # e.g. a standard-library module: every candidate would "fail" it
+            raise ValueError(f"cocotb: {module} declares no @cocotb.test() (not a cocotb test module)")
         return self
 
     @field_validator("pass_regex", "fail_regex")
