@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationInfo, field_validator, model_validator
+from pydantic import ValidationError, ValidationInfo, field_validator, model_validator
 
 from ..hdl.literals import define, identifier
 from ..inputs import input_problem
@@ -126,6 +126,24 @@ class DesignConfig(Model):
             if problem:
                 raise ValueError(f"generation.seeds: {problem}")
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _equivalence_default(cls, data: Any, info: ValidationInfo) -> Any:
+        """``verification.equivalence.enabled`` left out: on, except for clocks the check cannot step in lockstep
+        (several domains), where it is off and every accepted change is reported "not checked"."""
+        if not isinstance(data, dict) or not isinstance(data.get("verification"), dict):
+            return data
+        ver = data["verification"]
+        eq = ver.get("equivalence")
+        eq = {} if eq is None else eq
+        if not isinstance(eq, dict) or "enabled" in eq:
+            return data
+        try:
+            lockstep = Interface.model_validate(data.get("interface"), context=info.context).lockstep_clocks
+        except ValidationError:
+            return data  # the interface's own error is reported by the validation proper
+        return {**data, "verification": {**ver, "equivalence": {**eq, "enabled": lockstep}}}
 
     @model_validator(mode="after")
     def _formal_clocks(self) -> DesignConfig:

@@ -51,7 +51,9 @@ class NetlistSim(Model):
 
 
 class Equivalence(Model):
-    enabled: bool = False
+    # on by default, so no RTL change is accepted unproven unless asked; a design.yaml that does not say is off
+    # only where the check cannot model the clocks (several domains not in lockstep: DesignConfig decides)
+    enabled: bool = True
     depth: int = Field(default=12, ge=1, le=1000)  # bounded search: cycles after the reset sequence
     # shared by the check's engines; the wall clock stops a run only at 4x its budget + 5 s, and a check it
     # stopped is a tool fault (exit 3, retried on resume), never a verdict: a busy machine changes no verdict
