@@ -75,3 +75,11 @@ def test_a_failing_build_step_is_data(tmp_path: Path, monkeypatch: pytest.Monkey
     out = _run(tmp_path, "good.v", simulator="verilator")
     assert not out.passed and out.kind == "build" and out.message.startswith("build failed: make")
     assert [r.tool for r in fakes.records(tmp_path / "build")] == ["verilator"]
+
+
+def test_each_test_is_read_by_name_and_result(tmp_path: Path) -> None:
+    ok = _run(tmp_path, "good.v")
+    assert [(c["name"], c["result"], c["message"]) for c in ok.cases] == [("counts_and_wraps", "passed", "")]
+    bad = _run(tmp_path, "reset_polarity.v")
+    assert [(c["name"], c["result"]) for c in bad.cases] == [("counts_and_wraps", "failed")]
+    assert bad.cases[0]["message"] and bad.cases[0]["time_s"] >= 0

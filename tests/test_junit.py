@@ -84,3 +84,43 @@ def test_xml_safe_covers_every_forbidden_character() -> None:
     cleaned = xml_safe(nasty)
     assert all(ch in cleaned for ch in "\t\n\r") and " ok \u00e9\U0001F600" in cleaned
     assert not any(ord(ch) < 0x20 and ch not in "\t\n\r" for ch in cleaned)
+
+
+SECOND_TEST = '''
+
+@cocotb.test()
+async def holds_without_enable(dut):
+    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
+    await reset(dut)
+    await ClockCycles(dut.clk, 5)
+    await FallingEdge(dut.clk)
+    assert int(dut.count.value) == 0, f"count moved without en: {dut.count.value}"
+'''
+
+
+@pytest.mark.tools
+@pytest.mark.parametrize("rtl, code", [("good.v", 0), ("reset_polarity.v", 1)])
+def test_cocotb_tests_are_listed_by_name(tmp_path: Path, rtl: str, code: int) -> None:
+    """A cocotb module of two tests: the gate line names both with their results, and the JUnit file has
+    one case per cocotb test (with the failure of the one that failed)."""
+    import shutil
+    work = tmp_path / "counter"
+    shutil.copytree(DATA.parent / "counter", work)
+    (work / "test_counter.py").write_text((work / "test_counter.py").read_text() + SECOND_TEST)
+    xml = tmp_path / "gate.xml"
+    res = hh("gate", str(work / "design.yaml"), str(work / rtl), "--junit", str(xml),
+             "--set", "verification.differential.enabled=false")  # else the differential test fails first
+    assert res.returncode == code, res.stdout + res.stderr
+    cases = [c for c in _cases(xml) if c.get("classname") == "hh.cocotb.counter.simulation"]
+    assert [c.get("name") for c in cases] == ["counts_and_wraps", "holds_without_enable"]
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    suite = ET.parse(xml).getroot().find("testsuite")
+    assert suite.get("tests") == str(len(_cases(xml)))
+    if code == 0:
+        assert failed == [] and suite.get("failures") == "0"
+        assert "cocotb: 2 tests, counts_and_wraps passed, holds_without_enable passed" in res.stdout
+    else:
+        assert "counts_and_wraps" in failed and suite.get("failures") == str(1 + len(failed))
+        msg = next(c for c in cases if c.get("name") == "counts_and_wraps").find("failure").get("message")
+        assert msg, "the failing test's assertion is in the case"
+        assert "counts_and_wraps FAILED, holds_without_enable passed" in res.stdout

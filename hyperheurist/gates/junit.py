@@ -1,4 +1,5 @@
-"""JUnit XML for CI: one test case per gate (failed, passed or skipped), or one error case for exit 2/3.
+"""JUnit XML for CI: one test case per gate (failed, passed or skipped), then one per cocotb test a gate ran
+(``hh.cocotb.<suite>.<gate>``, named as in cocotb's results XML), or one error case for exit 2/3.
 
 Every exit code leaves a parseable file: a usage/config error or an infrastructure fault is an
 ``<error>`` (not a ``<failure>``: the design was not judged), and text from tools is cleaned of
@@ -10,9 +11,11 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 from ..errors import EXIT_INFRA, EXIT_USAGE
 from ..jsonio import write_text_atomic
+from ..stages.model import StageResult
 from .result import GateReport
 
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -36,10 +39,32 @@ def _text(root: ET.Element) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
+def cocotb_cases(r: StageResult) -> list[dict[str, Any]]:
+    """The cocotb tests a gate ran (``details.cocotb.cases``, from cocotb's results XML), in order."""
+    info = r.details.get("cocotb")
+    cases = info.get("cases") if isinstance(info, dict) else None
+    return [c for c in cases if isinstance(c, dict) and c.get("name")] if isinstance(cases, list) else []
+
+
+def _cocotb_case(ts: ET.Element, suite: str, gate: str, c: dict[str, Any]) -> None:
+    """One ``<testcase>`` per cocotb test, named as cocotb names it, under ``hh.cocotb.<suite>.<gate>``."""
+    case = ET.SubElement(ts, "testcase", classname=xml_safe(f"hh.cocotb.{suite}.{gate}"),
+                         name=xml_safe(str(c["name"])), time=f"{float(c.get('time_s') or 0):.3f}")
+    msg = xml_safe(str(c.get("message") or ""))
+    if c.get("result") == "failed":
+        ET.SubElement(case, "failure", message=msg or "failed", type="cocotb-test").text = msg
+    elif c.get("result") == "skipped":
+        ET.SubElement(case, "skipped", message=msg)
+
+
 def junit_xml(report: GateReport, suite: str) -> str:
-    failures = sum(1 for r in report.results if not r.passed and not r.skipped)
-    skips = sum(1 for r in report.results if r.skipped)
-    root, ts = _suite(suite, len(report.results), failures, skips, 0, sum(r.wall_s for r in report.results))
+    """One case per gate, then one per cocotb test a gate ran (so CI lists each test by name)."""
+    tests = [(r, c) for r in report.results for c in cocotb_cases(r)]
+    failures = sum(1 for r in report.results if not r.passed and not r.skipped) + \
+        sum(1 for _, c in tests if c.get("result") == "failed")
+    skips = sum(1 for r in report.results if r.skipped) + sum(1 for _, c in tests if c.get("result") == "skipped")
+    root, ts = _suite(suite, len(report.results) + len(tests), failures, skips, 0,
+                      sum(r.wall_s for r in report.results))
     for r in report.results:
         case = ET.SubElement(ts, "testcase", classname=xml_safe(f"hh.gate.{suite}"), name=str(r.gate),
                              time=f"{r.wall_s:.3f}")
@@ -51,6 +76,8 @@ def junit_xml(report: GateReport, suite: str) -> str:
             node.text = msg
         else:
             ET.SubElement(case, "system-out").text = msg
+    for r, c in tests:
+        _cocotb_case(ts, suite, str(r.gate), c)
     return _text(root)
 
 

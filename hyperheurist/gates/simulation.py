@@ -128,10 +128,24 @@ def cocotb_check(ctx: StageContext) -> Check:
                                       test_dir=v.test_dir, build_dir="cocotb", timeout_s=ctx.sim_timeout,
                                       simulator=v.simulator, params=ctx.params, seed=v.differential.seed,
                                       image=_compiled_image(ctx)))
-    info = {"tests": out.tests, "failures": out.failures, "simulator": v.simulator, "timed_out": out.timed_out}
+    info = {"tests": out.tests, "failures": out.failures, "simulator": v.simulator, "timed_out": out.timed_out,
+            "cases": [dict(c) for c in out.cases]}
     if not out.passed:
-        return f"cocotb {v.cocotb}: {strip_paths(out.message)}", info
+        msg = strip_paths(out.message)
+        each = ", ".join(f"{c['name']} {'FAILED' if c['result'] == 'failed' else c['result']}" for c in out.cases)
+        if each and "; " in msg:  # "1/2 cocotb tests failed (a FAILED, b passed); a: <its assertion>"
+            head, tail = msg.split("; ", 1)
+            msg = f"{head} ({each}); {tail}"
+        return f"cocotb {v.cocotb}: {msg}", info
     return None, info
+
+
+def _cocotb_names(details: dict[str, Any]) -> str:
+    """`` (cocotb: 2 tests, a passed, b passed)``: each cocotb test by name, as cocotb's own summary has them."""
+    cases = (details.get("cocotb") or {}).get("cases") or []
+    if not cases:
+        return ""
+    return f" (cocotb: {len(cases)} tests, " + ", ".join(f"{c['name']} {c['result']}" for c in cases) + ")"
 
 
 class SimulationStage:
@@ -166,4 +180,4 @@ class SimulationStage:
             details[name] = info
             if err:
                 return failed(self.id, short(err), failed_check=name, **details)
-        return passed(self.id, f"{', '.join(details['checks'])} passed", **details)
+        return passed(self.id, f"{', '.join(details['checks'])} passed{_cocotb_names(details)}", **details)

@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .. import safeio
 from ..errors import ToolError
@@ -61,6 +62,7 @@ class CocotbOutcome:
     results_xml: Path | None
     wall_s: float
     kind: str = "ok"  # "ok" | "failed" | "build" | "timeout" | "no_results"
+    cases: tuple[dict[str, Any], ...] = ()  # each test of the results XML: name, result, time_s, message
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,29 @@ def parse_results(xml_path: Path) -> tuple[int, int, str]:
             what = node.get("message") or (node.text or "").strip() or node.tag
             first = f"{case.get('name', '?')}: {what}"
     return tests, failures, first
+
+
+def parse_cases(xml_path: Path) -> tuple[dict[str, Any], ...]:
+    """Each test case of a cocotb results XML, in order: ``name``, ``result`` (passed, failed or skipped),
+    ``time_s`` (simulated wall time cocotb measured) and the failure ``message`` ("" when it passed)."""
+    try:
+        root = ET.fromstring(safeio.read_bytes(xml_path))
+    except (ET.ParseError, OSError) as exc:
+        raise ToolError(f"cannot read cocotb results {xml_path}: {exc}") from None
+    out = []
+    for case in root.iter("testcase"):
+        bad = [c for c in case if c.tag in ("failure", "error")]
+        skip = [c for c in case if c.tag == "skipped"]
+        node = bad[0] if bad else None
+        try:
+            time_s = float(case.get("time", "0") or 0)
+        except ValueError:
+            time_s = 0.0
+        out.append({"name": case.get("name", "?"), "result": "failed" if bad else "skipped" if skip else "passed",
+                    "time_s": round(time_s, 3),
+                    "message": _short(node.get("message") or (node.text or "").strip() or node.tag) if node is not None
+                    else ""})
+    return tuple(out)
 
 
 def _sim_env(simulator: str) -> dict[str, str]:
@@ -282,6 +307,7 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
                else f"no results: {_first_line(log, ('error', 'syntax', 'exception'))}")
         return CocotbOutcome(False, 0, 0, _short(msg), False, None, wall, "no_results")
     tests, failures, first = parse_results(results)
+    cases = parse_cases(results)
     if vcd_path is not None and safeio.is_regular(build_dir / "dump.vcd"):
         Path(vcd_path).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(build_dir / "dump.vcd"), str(vcd_path))
@@ -290,5 +316,5 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
                              False, results, wall, "no_results")
     if failures:
         return CocotbOutcome(False, tests, failures, _short(f"{failures}/{tests} cocotb tests failed; {first}"),
-                             False, results, wall, "failed")
-    return CocotbOutcome(True, tests, 0, f"{tests} cocotb tests passed", False, results, wall, "ok")
+                             False, results, wall, "failed", cases)
+    return CocotbOutcome(True, tests, 0, f"{tests} cocotb tests passed", False, results, wall, "ok", cases)
