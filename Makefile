@@ -28,7 +28,7 @@ test:
 	@HH_WITH_CHROMIUM=1 bash tools/setup.sh   # the report screenshot test needs headless Chromium
 	$(RUFF) check hyperheurist tests tools
 	$(MYPY)
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 
 sweep: setup
 	$(PY) tools/sweep.py --seeds $(SEEDS) --jobs $(JOBS) $(if $(ITERATIONS),--iterations $(ITERATIONS)) --out results
