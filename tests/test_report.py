@@ -489,6 +489,29 @@ def test_ppa_text_gives_the_critical_path_in_rtl_terms(tmp_path: Path) -> None:
     assert abs(sum(float(s[0]) for s in stages) - arrivals[-1]) < 0.01, "the increments add up to the arrival"
 
 
+def _check_lineage_and_pareto(html: str, summary: dict) -> None:
+    """The lineage walks from the start (cost 1) to the best design's cost, each move with a diff (RTL, or the
+    recipe for a recipe move) and a proof pill; the Pareto rows are named by moves, the best row by its lineage."""
+    lin = html[html.index('id="lineage"'):]
+    lin = lin[:lin.index("</section>")]
+    heads = re.findall(r"<summary>(\d+)\. <b>([\w-]+)</b> · cost ([\d.]+) → ([\d.]+) .*?</summary>(.*?)</details>",
+                       lin, re.S)
+    assert heads, lin[:2000]
+    assert [int(h[0]) for h in heads] == list(range(1, len(heads) + 1))
+    assert heads[0][2] == "1.0000" and heads[-1][3] == fcost(summary["best"]["cost"])
+    for prev, nxt in zip(heads, heads[1:], strict=False):
+        assert prev[3] == nxt[2], "each move starts where the previous one ended"
+    for h in heads:
+        assert '<pre class="diff">' in h[4] or "Same RTL" in h[4]
+    moves = " → ".join(h[1] for h in heads)
+    assert moves in lin
+    pareto = html[html.index("<h3>Pareto set"):]
+    pareto = pareto[:pareto.index("</table>")]
+    assert not re.search(r"<code>[0-9a-f]{16}-[0-9a-f]{12}</code>", pareto), "no hash is the row's name"
+    best_row = next(r for r in pareto.split("<tr>") if '<span class="pill valid">best</span>' in r)
+    assert moves in best_row
+
+
 def _dump_dom(browser: str, html: Path, tmp: Path) -> str:
     argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
             "--proxy-server=127.0.0.1:9", f"--user-data-dir={tmp}/profile", "--dump-dom", html.as_uri()]
@@ -515,6 +538,7 @@ def test_report_critical_path_has_rtl_file_line_and_signals(tmp_path: Path) -> N
     assert "techmap" not in sec, "hh's own techmap files are not RTL"
     ppa = json.loads((run_dir / "best" / "ppa.json").read_text())["metrics"]
     assert f"{ppa['delay_ns']:.3f}"[:-1] in sec
+    _check_lineage_and_pareto(html, json.loads((run_dir / "summary.json").read_text()))
     shot = _screenshot_module()
     browser = shot.find_chromium()
     if browser is None:

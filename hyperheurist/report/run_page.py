@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import HHError
 from ..jsonio import as_dict, as_list, num, text, write_text_atomic
 from . import detail_sections as det
-from . import path_section
+from . import lineage, path_section
 from . import run_sections as sec
 from .fmt import METRICS, MISSING, change_pct, fcost, fnum, pct, power, reduction_pct, seconds, with_unit
 from .page import card, kv_table, page, pre, section
@@ -135,7 +135,7 @@ def _phase2(rd: RunData) -> list[str]:
         return [section("Phase 2 and results", '<p class="na">Not run: no candidate passed Phase 1.</p>',
                         anchor="anneal"), det.reproduce(rd)]
     return [sec.annealing(rd), sec.proofs(rd), sec.ppa_space(rd), sec.moves(rd), det.ppa_table(rd),
-            path_section.critical_path(rd), det.rtl_diff(rd), det.reproduce(rd)]
+            path_section.critical_path(rd), lineage.lineage_section(rd), det.rtl_diff(rd), det.reproduce(rd)]
 
 
 def _toc(body: str) -> str:
@@ -143,7 +143,7 @@ def _toc(body: str) -> str:
     links = (("design", "Design"), ("phase1", "Phase 1"), ("anneal", "Annealing"), ("proofs", "Equivalence"),
              ("ppa-space", "PPA space"),
              ("moves", "Moves"), ("ppa", "Best vs initial"), ("path", "Critical path"),
-             ("rtl", "RTL diff"), ("reproduce", "Reproduce"))
+             ("lineage", "Lineage"), ("rtl", "RTL diff"), ("reproduce", "Reproduce"))
     return '<p class="muted">' + " · ".join(f'<a href="#{a}">{escape(t)}</a>' for a, t in links
                                            if f'id="{a}"' in body) + "</p>"
 

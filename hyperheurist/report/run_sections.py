@@ -10,6 +10,7 @@ from ..flow.summary import Phase1Stats
 from ..jsonio import num, text
 from ..search.selection import BEST_REWARD, VALID_REWARD
 from . import charts, move_charts, scatter
+from .chain import describe
 from .fmt import fcost, fnum, pct, seconds
 from .page import not_recorded, section, table
 from .rundata import RunData
@@ -135,7 +136,8 @@ def annealing(rd: RunData) -> str:
     return section("Phase 2: annealing", *parts, anchor="anneal")
 
 
-def _pareto_table(pareto: list[dict[str, Any]], ini: dict[str, Any], best: dict[str, Any]) -> str:
+def _pareto_table(pareto: list[dict[str, Any]], ini: dict[str, Any], best: dict[str, Any],
+                  rd: RunData | None = None) -> str:
     rows = []
     def by_cost(p: dict[str, Any]) -> float:
         c = num(p.get("cost"))
@@ -145,12 +147,15 @@ def _pareto_table(pareto: list[dict[str, Any]], ini: dict[str, Any], best: dict[
         key = text(p.get("key")) or text(p.get("digest"))[:12]
         tags = [t for t, d in (("initial", ini), ("best", best)) if key and key == text(d.get("key"))]
         origin = text(p.get("label")) or text(p.get("move")) or "—"
-        rows.append([f'<code>{escape(key)}</code>' + "".join(f' <span class="pill valid">{t}</span>' for t in tags),
-                     escape(origin), fnum(p.get("area_um2")), fnum(p.get("delay_ns")), fnum(p.get("power_mw")),
+        if rd is not None and key:  # the moves that made it, from its Phase-1 start (the key in the tooltip)
+            origin = describe(rd, key)
+        rows.append([f'<span title="{escape(key)}">{escape(origin)}</span>'
+                     + "".join(f' <span class="pill valid">{t}</span>' for t in tags),
+                     fnum(p.get("area_um2")), fnum(p.get("delay_ns")), fnum(p.get("power_mw")),
                      fcost(p.get("cost"))])
     return (f"<h3>Pareto set ({len(pareto)} designs, non-dominated in area, delay and power)</h3>" +
-            table(["state (digest-recipe)", "seed / move", "area (µm²)", "delay (ns)", "power (mW)", "cost"], rows,
-                  [False, False, True, True, True, True], raw=True))
+            table(["design (start → moves)", "area (µm²)", "delay (ns)", "power (mW)", "cost"], rows,
+                  [False, True, True, True, True], raw=True))
 
 
 def ppa_space(rd: RunData) -> str:
@@ -160,7 +165,7 @@ def ppa_space(rd: RunData) -> str:
     if not figs:
         return section("PPA space", not_recorded("PPA points"), anchor="ppa-space")
     parts = [f'<div class="charts">{"".join(figs)}</div>']
-    parts.append(_pareto_table(pareto, ini, best) if pareto else not_recorded("Pareto set"))
+    parts.append(_pareto_table(pareto, ini, best, rd) if pareto else not_recorded("Pareto set"))
     return section("PPA space: area, delay, power", *parts, anchor="ppa-space")
 
 
