@@ -547,3 +547,36 @@ def test_report_critical_path_has_rtl_file_line_and_signals(tmp_path: Path) -> N
     assert "Critical path of the best design" in dom and "ok_1_naive.v:2" in dom
     png = shot.screenshot(run_dir / "report.html", tmp_path / "report.png", height=1600)
     assert shot.distinct_colours(shot.decode_png(png.read_bytes())) > 100
+
+
+HIER_RTL = """module addr(input [7:0] a, input [7:0] b, output [7:0] s);
+  assign s = a + b;
+endmodule
+module top(input clk, input [7:0] x, input [7:0] y, output reg [7:0] q);
+  wire [7:0] sum;
+  addr u_add (.a(x), .b(y), .s(sum));
+  always @(posedge clk) q <= sum;
+endmodule
+"""
+
+
+def test_critical_path_through_a_kept_submodule(tmp_path: Path) -> None:
+    """flatten=false keeps u_add: its cells are u_add/_NN_ in OpenSTA's path and are found in the submodule
+    (signals prefixed u_add., lines of the submodule); a port split per bit keeps its declaration's line."""
+    (tmp_path / "top.v").write_text(HIER_RTL)
+    (tmp_path / "ref.v").write_text(HIER_RTL.replace("addr", "addr_r").replace("module top", "module top_ref"))
+    (tmp_path / "spec.md").write_text("An adder into a register.\n")
+    (tmp_path / "design.yaml").write_text(yaml.safe_dump({
+        "name": "top", "top": "top", "spec": "spec.md", "verification": {"reference": "ref.v"},
+        "interface": {"clock": "clk", "ports": [{"name": "x", "dir": "input", "width": 8},
+                                                {"name": "y", "dir": "input", "width": 8},
+                                                {"name": "q", "dir": "output", "width": 8}]},
+        "ppa": {"clock_period_ns": 5, "power": "vectorless"}}))
+    env = {**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")}
+    res = subprocess.run([*HH, "ppa", str(tmp_path / "design.yaml"), str(tmp_path / "top.v"), "--recipe",
+                          "flatten=false"], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+                         env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"in RTL: from [xy]\[\d\] \(top\.v:4\) to q\[\d\] \(top\.v:7\)", res.stdout), res.stdout
+    inner = re.findall(r"u_add/_\d+_/\w+ \(\w+\)\s+(?:→ )?u_add\.s\[\d\]\s+top\.v:1$", res.stdout, re.M)
+    assert len(inner) >= 2, res.stdout

@@ -75,7 +75,8 @@ class _View:
                     self.bit_name.setdefault(bit, (bname, src))
 
     def port_bit(self, text: str) -> tuple[str, str]:
-        return text, self.net_src.get(text.split("[")[0], "")
+        # a port bit: ``x[0]`` is its own net once ``splitnets -ports`` split the port, else a bit of ``x``
+        return text, self.net_src.get(text) or self.net_src.get(text.split("[")[0], "")
 
 
 def as_items(v: object) -> dict[str, Any]:
