@@ -580,3 +580,26 @@ def test_critical_path_through_a_kept_submodule(tmp_path: Path) -> None:
     assert re.search(r"in RTL: from [xy]\[\d\] \(top\.v:4\) to q\[\d\] \(top\.v:7\)", res.stdout), res.stdout
     inner = re.findall(r"u_add/_\d+_/\w+ \(\w+\)\s+(?:→ )?u_add\.s\[\d\]\s+top\.v:1$", res.stdout, re.M)
     assert len(inner) >= 2, res.stdout
+
+
+def test_lineage_starts_where_the_best_design_started(tmp_path: Path) -> None:
+    """A best design reached from a Phase-1 candidate other than the initial one: its lineage starts there,
+    and the page says the best-vs-initial diff compares two different start designs."""
+    from hyperheurist.flow import RunSummary
+    from hyperheurist.report.lineage import lineage_section
+    from hyperheurist.report.rundata import RunData
+
+    point = {"area_um2": 1.0, "delay_ns": 1.0, "power_mw": 1.0}
+    summary = RunSummary.from_dict({"initial": {**point, "key": "aaaa-r0", "label": "seed_a", "cost": 1.0},
+                                    "best": {**point, "key": "cccc-r1", "cost": 0.5}})
+    steps = [{"type": "step", "parent": "bbbb-r0", "proposal": "cccc-r0", "parent_digest": "bbbb",
+              "proposal_digest": "cccc", "move": "share_add_sub", "accepted": True, "cost": 0.8, "delta": -0.1},
+             {"type": "step", "parent": "cccc-r0", "proposal": "cccc-r1", "parent_digest": "cccc",
+              "proposal_digest": "cccc", "move": "recipe_adder", "accepted": True, "cost": 0.5, "delta": -0.3}]
+    rd = RunData(path=tmp_path, summary=summary, steps=steps,
+                 phase1=[{"type": "phase1", "key": "bbbb-r0", "label": "seed_b"}])
+    html = lineage_section(rd)
+    assert "seed_b → share_add_sub → recipe_adder" in html
+    assert "descends from <b>seed_b</b>, not from the initial design <b>seed_a</b>" in html
+    assert "cost 0.9000 → 0.8000" in html and "cost 0.8000 → 0.5000" in html
+    assert "same RTL" in html and "RTL of bbbb" in html  # the recipe move; the RTL the run did not keep

@@ -82,6 +82,11 @@ def lineage_section(rd: RunData) -> str:
     proofs, recipes = proofs_by_rtl([*rd.phase1, *rd.evals]), _recipes(rd)
     parts = [f"<p>{len(steps)} move(s) from the Phase-1 design <b>{escape(start)}</b> to the best design "
              f"(<code>{escape(best.key)}</code>): {escape(describe(rd, best.key))}.</p>"]
+    ini = rd.summary.initial
+    if ini is not None and ini.key and steps and text(steps[0].get("parent")) != ini.key:
+        parts.append(f'<p class="bad">The best design descends from <b>{escape(start)}</b>, not from the initial '
+                     f"design <b>{escape(ini.label or ini.key)}</b>: the best-vs-initial diff below compares two "
+                     "different Phase-1 designs; the moves here are the ones that led to the best.</p>")
     shown = steps[-MAX_LINEAGE:]
     if len(steps) > len(shown):
         parts.append(f'<p class="muted">The first {len(steps) - len(shown)} moves are not shown.</p>')
