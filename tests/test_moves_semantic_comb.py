@@ -178,3 +178,19 @@ def test_a_wrong_lift_would_be_refuted(tmp_path: Path) -> None:
     children = _children(LoopLift(), BORROW)
     wrong = next(c for c in children if "d = a - b" in c).replace("d = a - b", "d = b - a")
     assert not _proven(tmp_path, BORROW, wrong)
+
+
+def test_loop_lift_corner_points_of_wide_inputs_cost_no_memory() -> None:
+    """Corners of a 24-bit input: 0, 1, the top bit, all ones, all ones but one. Before, they were found by
+    intersecting with set(range(1 << w)): about 1 GB at 24 bits, and a 32-bit counter in the QoR suite drove
+    hh run to 20 GB and the kernel's OOM killer."""
+    import tracemalloc
+
+    from hyperheurist.search.moves.looplift import points
+
+    tracemalloc.start()
+    pts = points({"a": 24, "b": 1}, "seed")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 << 20, peak
+    assert {p["a"] for p in pts[:10]} >= {0, 1, 1 << 23, (1 << 24) - 1, (1 << 24) - 2}

@@ -55,7 +55,8 @@ def points(names: dict[str, int], seed: str) -> list[Env]:
                 rest >>= w
             out.append(env)
         return out
-    corners = [sorted({0, 1, 1 << (w - 1), (1 << w) - 1, (1 << w) - 2} & set(range(1 << w))) for _, w in order]
+    # the values that exist at width w (a set of range(1 << w) would hold 2**w ints: 20 GB at a 32-bit input)
+    corners = [sorted(v for v in {0, 1, 1 << (w - 1), (1 << w) - 1, (1 << w) - 2} if 0 <= v < 1 << w) for _, w in order]
     out = [dict(zip(names, c, strict=True)) for c in itertools.islice(itertools.product(*corners), 1024)]
     rng = random.Random(seed)
     out += [{n: rng.getrandbits(w) for n, w in order} for _ in range(RANDOM_POINTS)]
