@@ -15,6 +15,7 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import Weights, load_design
 from hyperheurist.errors import ConfigError, ToolError
 from hyperheurist.ppa import PPACache, PPAMetrics, cost, estimate, ppa_report_text
+from hyperheurist.ppa.cost import INFEASIBLE
 from hyperheurist.ppa.estimate import ppa_context
 from hyperheurist.ppa.liberty import read_liberty
 from hyperheurist.ppa.netlist import flatten, histogram, parse_netlist
@@ -97,8 +98,10 @@ def test_tight_clock_violates_and_costs_a_penalty(tmp_path: Path) -> None:
     m = estimate(_cand("chain", "flat.v"), d, Recipe(), tmp_path)
     assert not m.met_timing and m.slack_ns < 0
     w = Weights()
-    assert cost(m, m, w, 1.0, 2.0) == pytest.approx(1.0 + 2.0 * (m.delay_ns - 1.0) / 1.0)
-    assert cost(m, m, w, 100.0, 2.0) == pytest.approx(1.0)
+    assert cost(m, m, w, 1.0, 2.0, "weighted") == pytest.approx(1.0 + 2.0 * (m.delay_ns - 1.0) / 1.0)
+    assert cost(m, m, w, 100.0, 2.0, "weighted") == pytest.approx(1.0)
+    # the default objective: a design that misses the clock ranks above every one that meets it
+    assert cost(m, m, w, 1.0, 2.0) == pytest.approx(1.0 + INFEASIBLE + 2.0 * -m.slack_ns / 1.0)
 
 
 @pytest.mark.tools
