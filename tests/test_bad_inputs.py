@@ -248,7 +248,10 @@ def test_bad_rtl_through_hh_ppa_one_line(rtl_results) -> None:
     """The exit code hh ppa gives each file (measured), and a failure is one line, never a traceback."""
     for p in RTL:
         res = rtl_results[("ppa", p.stem)]
-        assert_clean(res, 1 if p.stem in PPA_UNREADABLE | {"not_utf8"} else 0, name=p.name)
+        # the netlist simulation's bench is built from `interface`: a port the design lacks, renamed or turned
+        # around cannot be connected, so the design does not fit its interface (netlist_sim, exit 1)
+        unfit = {"port_direction", "port_missing", "port_renamed"}
+        assert_clean(res, 1 if p.stem in PPA_UNREADABLE | {"not_utf8"} | unfit else 0, name=p.name)
 
 
 @pytest.mark.tools

@@ -34,7 +34,7 @@ def test_exit_0_json_and_junit(tmp_path: Path) -> None:
     assert verdict["passed"] is True and len(verdict["results"]) == 7
     cases = ET.parse(junit).getroot().findall(".//testcase")
     assert [c.get("name") for c in cases] == ["safety", "compile", "structure", "simulation", "equivalence",
-                                              "synthesis", "netlist_sim"]
+                                              "synthesis", "netlist_sim", "directed"]  # the last: the cocotb test
     assert not ET.parse(junit).getroot().findall(".//failure")
 
 

@@ -32,7 +32,7 @@ def test_exit_0_and_1_give_one_case_per_gate(tmp_path: Path, rtl: str, code: int
     xml = tmp_path / "gate.xml"
     res = hh("gate", str(DATA / "design.yaml"), str(DATA / rtl), "--junit", str(xml))
     assert res.returncode == code, res.stderr
-    cases = _cases(xml)
+    cases = [c for c in _cases(xml) if c.get("classname", "").startswith("hh.gate.")]  # cocotb's tests have their own
     assert [c.get("name") for c in cases] == ["safety", "compile", "structure", "simulation", "equivalence",
                                               "synthesis", "netlist_sim"]
     assert len(ET.parse(xml).getroot().findall(".//failure")) == code

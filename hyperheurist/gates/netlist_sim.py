@@ -155,8 +155,12 @@ class NetlistSimStage:
         res = (yield from call(Invocation("iverilog-netlist", argv, files=files, readable=readable))).result
         if not res.ok:
             lines = strip_paths(res.stderr + "\n" + res.stdout).strip().splitlines()
+            errors = [ln for ln in lines if "error" in ln.lower()] or lines
+            fitting = next((ln for ln in errors if ln.startswith((BENCH, RTL))), None)
+            if fitting is not None:  # the bench is built from `interface`: hh ppa reaches here with no port check
+                return failed(self.id, f"the design does not fit its declared interface: {fitting}")
             raise ToolError(f"netlist_sim: the netlist and its RTL do not compile together: "
-                            f"{lines[0] if lines else res.describe()} (see {ctx.root / ctx.here})")
+                            f"{errors[0] if errors else res.describe()} (see {ctx.root / ctx.here})")
         sim = (yield from call(Invocation("vvp-netlist", ("vvp", "-n", "netlist_sim.vvp"),
                                           timeout_s=ctx.sim_timeout))).result
         if sim.timed_out or sim.output_limited:

@@ -33,6 +33,8 @@ MAX_INPUT_BITS = 8  # 256 points: evaluated in ~10 ms a target; a 9th bit double
 MAX_LEAVES = 16  # distinct values a decision tree may hold (a 256-bit one-hot decoder has 256: no tree)
 MAX_PRODUCTS = 24  # products per output bit beyond which a sum of products is not offered
 ARITHMETIC = frozenset({"add", "sub", "mul", "neg", "shl", "shr"})
+# bit logic alone is already a sum of products bit by bit: only an arithmetic form would be another form
+BIT_LOGIC = frozenset({"var", "slice", "concat", "zext", "const", "not", "and", "or", "xor"})
 CACHE = 64
 
 Table = list[int]
@@ -249,6 +251,8 @@ def forms(t: Term) -> list[Term]:
         found = [const(tab[0], t.width)]
     elif ops & ARITHMETIC:
         found = [sum_of_products(tab, t.width, ins), decision_tree(tab, t.width, ins)]
+    elif ops <= BIT_LOGIC:
+        found = [arithmetic(tab, t.width, names)]
     else:
         found = [arithmetic(tab, t.width, names), sum_of_products(tab, t.width, ins)]
     return [f for f in dict.fromkeys(found) if f is not None and f != t]
