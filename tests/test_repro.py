@@ -79,6 +79,7 @@ def fingerprint(run: Path) -> dict:
 PARTS = ("phase1", "evals", "steps", "sequence", "summary")
 
 
+@pytest.mark.timeout(900)  # five cold runs with netlist_sim in every evaluation: 300 s on 2 loaded cores
 def test_five_cold_runs_at_two_jobs_agree(tmp_path: Path) -> None:
     design = small_design(tmp_path)
     runs = [run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", "2") for i in range(5)]

@@ -85,7 +85,8 @@ def test_installed_hh_gates_scores_and_runs_a_copied_benchmark(installed: Path, 
     assert "PASS  simulation" in res.stdout
     suite = ET.parse(bench / "gate.xml").getroot().find("testsuite")
     assert suite is not None and suite.get("failures") == "0" and suite.get("errors") == "0"
-    assert [c.get("name") for c in suite.iter("testcase")] == list(GATES)  # one case per gate, in order
+    gates = [c.get("name") for c in suite.iter("testcase") if c.get("classname", "").startswith("hh.gate.")]
+    assert gates == list(GATES)  # one case per gate, in order (cocotb's tests are cases of their own)
     res = _run([hh, "gate", "design.yaml", "seeds/bad_carry_index.v"], bench)
     assert res.returncode == 1, res.stdout + res.stderr
 

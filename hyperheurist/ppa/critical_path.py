@@ -157,6 +157,18 @@ def rtl_path(path_report: str, tu_ns: float, netlist_json: Path, modules: dict[s
     return annotate(stages, modules, as_items(raw), top, outputs)
 
 
+def reannotate(stages: list[dict[str, Any]], netlist_json: Path, modules: dict[str, Module], top: str,
+               outputs: dict[str, set[str]]) -> list[dict[str, Any]]:
+    """``stages`` of a path timed on an identical netlist (another RTL that mapped to it), named again from
+    this design's own netlist JSON: the RTL names and lines are this design's, whichever design was timed first."""
+    bare = [{k: v for k, v in s.items() if k not in ("signal", "src", "via")} for s in stages]
+    try:
+        raw = json.loads(netlist_json.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return bare
+    return annotate(bare, modules, as_items(raw), top, outputs)
+
+
 def endpoint(stages: list[dict[str, Any]], last: bool) -> str:
     """``s[6] (acc.v:9)`` for the path's start (``last=False``) or end, "" when unknown."""
     named = [s for s in stages if s.get("signal") and not s.get("via")]

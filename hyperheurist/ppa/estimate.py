@@ -19,10 +19,11 @@ from ..tools import version_key
 from . import techmap
 from .activity import Power
 from .cache import PPACache, cache_key
+from .critical_path import endpoint, reannotate
 from .liberty import file_digest, read_liberty
 from .metrics import FIDELITIES, PPAMetrics
 from .sta import StaResult
-from .synth import NO_WIDE, WIDE_MAP, SynthesisRejected, Synthesized, map_files, wide_screen
+from .synth import NETLIST_JSON, NO_WIDE, WIDE_MAP, SynthesisRejected, Synthesized, map_files, wide_screen
 from .techmap import wide
 
 
@@ -113,15 +114,30 @@ def metrics_of(ctx: StageContext, reuse: PPAReuse) -> PPAMetrics:
     # reused netlist's entry came from another recipe, so its facts are always replaced by these
     details = {"recipe": ctx.recipe.to_dict(), "candidate": ctx.cand.digest, "netlist_digest": syn.digest,
                "synth_facts": syn.facts.to_dict()}
-    if reuse.seen is not None:  # this mapped netlist was timed before: its STA and power numbers
+    if reuse.seen is not None:  # this mapped netlist was timed before: its STA and power numbers, its own RTL names
         m = replace(reuse.seen, timings={"synth_s": synth_s, "sta_s": 0.0, "power_s": 0.0},
                     details={**reuse.seen.details, **details, "netlist_reused": True})
+        m = _own_rtl_names(ctx, syn, m)
     else:
         m = _assemble(ctx, syn, synth_s, details)
     if reuse.cache is not None:
         reuse.cache.put(reuse.key, m)
         reuse.cache.put(key_for(ctx.cand, ctx.design, None, ctx.power, netlist=syn.digest), m)
     return m
+
+
+def _own_rtl_names(ctx: StageContext, syn: Synthesized, m: PPAMetrics) -> PPAMetrics:
+    """``m`` (another design's, on the same mapped netlist) with the critical path named from this design's
+    netlist JSON: equal netlists from two RTL texts carry different src lines, and which was timed first
+    depends on the order of evaluation, which must not reach a result."""
+    assert ctx.liberty is not None
+    stages = m.details.get("critical_path_stages")
+    if not isinstance(stages, list):
+        return m
+    outputs = {name: {p.name for p in cell.outputs()} for name, cell in ctx.liberty.cells.items()}
+    own = reannotate(stages, ctx.root / Path(syn.netlist).with_name(NETLIST_JSON), syn.modules, ctx.top, outputs)
+    path = {**m.critical_path, "rtl_start": endpoint(own, last=False), "rtl_end": endpoint(own, last=True)}
+    return replace(m, critical_path=path, details={**m.details, "critical_path_stages": own})
 
 
 def _assemble(ctx: StageContext, syn: Synthesized, synth_s: float, details: dict[str, Any]) -> PPAMetrics:
