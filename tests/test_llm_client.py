@@ -6,7 +6,6 @@ import json
 import random
 import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,9 +229,8 @@ def test_lost_endpoint_disables_the_client(stub: Stub, tmp_path: Path) -> None:
 def test_request_timeout(stub: Stub, tmp_path: Path) -> None:
     stub.script = [{"hang": 3}, {"hang": 3}]
     d = design(request_timeout_s=0.3, retries=1, stream=False)  # not streamed: the whole reply
-    t0 = time.monotonic()
+    # no wall-clock bound: the recorded 'timeout' (not the reply the stub sends after 3 s) shows the client gave up
     assert client(stub, tmp_path, d).generate(d, 2, None) == []
-    assert time.monotonic() - t0 < 2.0
     assert len(stub.requests) == 2, "one try, one retry, then the client gives up (no second generate request)"
     (rec,) = records(tmp_path)
     assert "timeout" in rec["error"] and rec["response"] is None
@@ -377,9 +375,8 @@ def test_endpoint_not_listening(tmp_path: Path) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed again: nothing listens there
     made, _ = make_client(design(retries=2), tmp_path, base_url=f"http://127.0.0.1:{port}/v1")
-    t0 = time.monotonic()
     assert made.generate(design(), 3, None) == []
-    assert time.monotonic() - t0 < 5 and "connection error" in (made.dead or "") and "3 time" in (made.dead or "")
+    assert "connection error" in (made.dead or "") and "3 time" in (made.dead or "")
 
 
 def test_generate_requests_run_concurrently_within_the_budget(stub: Stub, tmp_path: Path,
