@@ -20,6 +20,7 @@ HH = [sys.executable, "-m", "hyperheurist"]
 ALU = Path(__file__).parent / "data" / "gates" / "alu"
 FLOW = Path(__file__).parent / "data" / "flow" / "design.yaml"
 pytestmark = pytest.mark.tools
+TOOLS = ("iverilog", "ivl", "vvp", "perl", "verilator_bin", "yosys", "yosys-abc")  # what runs inside a sandbox
 
 # Loaded into the killed hh only (Python imports ``sitecustomize`` from PYTHONPATH at start): the Nth sandbox
 # launch (the first is the sandbox probe, whose folder is /) kills hh itself, before (``before``) or after
@@ -153,3 +154,35 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
     except OSError:
         return "?"
+
+
+def test_gate_leaves_no_temp_folder_when_killed_or_interrupted(tmp_path: Path) -> None:
+    """``hh gate --workdir`` killed (SIGKILL) leaves no temporary folder (one was made and left empty each time);
+    without ``--workdir`` a SIGKILL leaves the killed gate's folder, which the next ``hh gate`` removes, and a
+    Ctrl-C (exit 130) leaves none."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    work, env = tmp_path / "work", {**dying_env(tmp_path, 3, "after"), "TMPDIR": str(tmp)}
+    gate = ["gate", str(ALU / "design.yaml"), str(ALU / "good.v")]
+    proc = start(*gate, "--workdir", str(work), env=env)
+    proc.communicate(timeout=300)
+    assert proc.returncode == -signal.SIGKILL
+    assert not list(tmp.glob("hh-gate-*")), "a killed hh gate --workdir left a temporary folder"
+    proc = start(*gate, env=env)
+    proc.communicate(timeout=300)
+    assert proc.returncode == -signal.SIGKILL
+    assert left_behind(tmp) == []
+    stale = list(tmp.glob("hh-gate-*"))
+    assert len(stale) == 1 and stale[0].name.startswith("hh-gate-"), stale
+    proc = start(*gate, env={"TMPDIR": str(tmp)})
+    try:
+        seen = wait_for(tmp, TOOLS, alive=lambda: proc.poll() is None)  # (a probe's bwrap names tmp/hh-<uid>)
+        assert seen is not None, "the gate ended before a tool ran"
+        assert not stale[0].exists(), "the next hh gate did not remove a killed one's temporary folder"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            finish(proc)
+    assert proc.returncode == 130, err
+    assert not list(tmp.glob("hh-gate-*")), "an interrupted hh gate left its temporary folder"

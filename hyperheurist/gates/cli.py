@@ -16,7 +16,7 @@ get a note. A golden copy
 
 from __future__ import annotations
 
-import tempfile
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from ..project.messages import scrub_temp
 from ..project.sources import candidate_from, cli_sources, path_candidate
 from ..sandbox import enforce as enforce_sandbox
 from ..stages.model import StageId
+from ..tempdirs import owned_tempdir
 from .chain import run_gates
 from .evidence import with_reference_evidence
 from .junit import write_junit, write_junit_error
@@ -131,9 +132,9 @@ def _gate(design: DesignConfig, rtl_files: tuple[str, ...], filelists: tuple[str
         click.echo(f"hh gate: note: the files given are the reference itself: {why.partition(': ')[2]}", err=True)
     cand = candidate_from(ss, design, origin="gate", label=ss.files[0].name if ss.files else "")
     golden = _golden(reference, design)
-    with tempfile.TemporaryDirectory(prefix="hh-gate-") as tmp:
-        temp = None if workdir else Path(tmp)
-        wd = Path(workdir).resolve() if workdir else Path(tmp) / cand.short  # tools run in stage folders
+    # a temporary folder only without --workdir (one made anyway was left empty by every killed hh gate)
+    with nullcontext(None) if workdir else owned_tempdir("hh-gate-") as temp:
+        wd = temp / cand.short if temp is not None else Path(str(workdir)).resolve()  # tools run in stage folders
         try:
             report = run_gates(cand, design, wd, reference=golden, equivalence=equivalence, only=only or None)
             if not only or str(StageId.EQUIVALENCE) in only:

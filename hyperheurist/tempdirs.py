@@ -1,0 +1,54 @@
+"""Temporary folders that name their owner, so the ones a killed hh left behind are removed on the next start.
+
+A folder is ``<tmp>/<prefix><PID namespace>-<pid>-<random>``. Python's own ``TemporaryDirectory`` removes it on
+every exit Python sees (a normal end, an error, Ctrl-C: exit 130); only a SIGKILL (the OOM killer, a CI job's
+timeout) leaves it. The next ``owned_tempdir`` with the same prefix removes such folders: this user's, of this PID
+namespace (another container sharing /tmp numbers its processes apart), whose owner process is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def _pidns() -> int:
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
+def sweep_stale(prefix: str, folder: Path | None = None) -> list[Path]:
+    """Remove the ``prefix`` folders a dead hh of this user and PID namespace left in ``folder`` (the temp
+    folder by default); returns what was removed."""
+    base = Path(folder or tempfile.gettempdir())
+    mark, gone = f"{prefix}{_pidns()}-", []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return []
+    for entry in entries:
+        owner = entry.name[len(mark):].split("-", 1)[0]
+        if not entry.name.startswith(mark) or not owner.isdigit() or os.path.exists(f"/proc/{owner}"):
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        gone.append(Path(entry.path))
+    return gone
+
+
+@contextmanager
+def owned_tempdir(prefix: str) -> Iterator[Path]:
+    """A temporary folder named after this process, removed on leaving; stale ones of ``prefix`` go first."""
+    sweep_stale(prefix)
+    with tempfile.TemporaryDirectory(prefix=f"{prefix}{_pidns()}-{os.getpid()}-") as tmp:
+        yield Path(tmp)
