@@ -8,6 +8,7 @@ from ..state import Move
 from .absdiff import SharedAbsDiff
 from .accumulators import CondIncrementToAdd, NarrowAccumulator
 from .arith import BalanceChain, ConstMultShiftAdd
+from .bitinvariants import BitInvariant
 from .counters import CounterDeadCompare, CounterWidth
 from .datapath import FactorCommon, ShareAddSub, ShareMuxOperator
 from .dontcare import UnobservableGating
@@ -19,6 +20,7 @@ from .looplift import LoopLift
 from .operators import OperatorLibrary
 from .params import TunableParamMove
 from .recipe import RecipeKnobMove, recipe_moves
+from .recognise import FunctionRecognition
 from .registers import DropDatapathReset, EnableGating
 from .truthtable import TruthTable
 from .wordlevel import CancelCompare, DecoderCompare, FoldConstants, SharePartialSum
@@ -30,7 +32,7 @@ def rtl_moves() -> list[Move]:
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
             SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
             CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite(), OperatorLibrary(), TruthTable(), LoopLift(),
-            SequentialInvariant(), UnobservableGating()]
+            SequentialInvariant(), BitInvariant(), UnobservableGating(), FunctionRecognition()]
 
 
 def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -> list[Move]:
@@ -52,5 +54,5 @@ __all__ = [
     "FsmEncoding", "LoopLift", "NarrowAccumulator", "OperatorLibrary", "RecipeKnobMove", "ShareAddSub",
     "ShareMuxOperator", "SharePartialSum", "SharedAbsDiff", "TruthTable", "TunableParamMove", "default_moves",
     "llm_moves", "recipe_moves", "rtl_moves",
-    "SequentialInvariant", "UnobservableGating",
+    "SequentialInvariant", "UnobservableGating", "BitInvariant", "FunctionRecognition",
 ]

@@ -11,8 +11,9 @@ variables left undriven and unread (synthesis drops them).
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ...egraph import share
@@ -24,6 +25,7 @@ from .egraph import edits as lifted_edits
 from .expr import Syntax
 from .verilog import Edit
 
+CACHE = 64  # files whose sites a move keeps
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -94,3 +96,22 @@ def rewrite(text: str, cone: Cone, terms: Mapping[str, Term]) -> list[Edit]:
     taken = set(IDENTIFIER.findall(text))
     out = lower(terms, taken, {**m.ranges, **b.ranges}, procedural=set(terms), indent=indent)
     return [Edit(b.start, b.end, out[len(indent):])]
+
+
+def cone_sites(text: str, tree: Syntax | None, cache: dict[str, list[list[Edit]]],
+               forms: Callable[[Cone, str], Iterable[Mapping[str, Term]]]) -> list[list[Edit]]:
+    """Every rewrite of a cone of ``text`` into one of the term sets ``forms(cone, seed)`` offers (those
+    changing some target), each site once; kept in ``cache`` by the text's hash (also the seed)."""
+    key = hashlib.sha256(text.encode()).hexdigest()
+    if key not in cache:
+        if len(cache) >= CACHE:
+            del cache[next(iter(cache))]
+        out: list[list[Edit]] = []
+        for c in cones(text, tree):
+            for new in forms(c, key):
+                if any(new[k] != t for k, t in c.terms.items()):
+                    e = rewrite(text, c, new)
+                    if e and e not in out:
+                        out.append(e)
+        cache[key] = out
+    return [list(site) for site in cache[key]]

@@ -14,7 +14,6 @@ to its parent, so a lucky match is refuted there, never accepted.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import random
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from ...egraph.bind import flip_sign, resize
 from ...egraph.ir import Term, evaluate, node, subterms, var
 from ..state import MoveContext
 from .combblock import support
-from .cones import Cone, cones, rewrite
+from .cones import Cone, cone_sites
 from .expr import Syntax
 from .rtl import RtlMove
 from .verilog import Edit
@@ -35,7 +34,6 @@ MIN_BITS = 4  # single-bit selects that make a lifted assignment a bit-level cha
 MAX_INPUTS = 6  # names a cone reads (pairs x carries grow with the square)
 MAX_WIDTH = 64
 COMPARES = ("eq", "ne", "lt", "le", "gt", "ge")
-CACHE = 64
 
 Env = dict[str, int]
 _cache: dict[str, list[list[Edit]]] = {}
@@ -171,23 +169,16 @@ def bit_level(cone: Cone) -> bool:
     return sum(1 for x in subterms(t) if x.op == "slice" and x.width == 1) >= MIN_BITS
 
 
+def _lifted(cone: Cone, seed: str) -> Iterator[dict[str, Term]]:
+    if bit_level(cone):
+        for first in (True, False):
+            new = lifts(cone.terms, seed, first)
+            if new is not None:
+                yield new
+
+
 def rewrites(text: str, tree: Syntax | None = None) -> list[list[Edit]]:
-    key = hashlib.sha256(text.encode()).hexdigest()
-    if key not in _cache:
-        if len(_cache) >= CACHE:
-            del _cache[next(iter(_cache))]
-        out = []
-        for c in cones(text, tree):
-            if not bit_level(c):
-                continue
-            for first in (True, False):
-                new = lifts(c.terms, key, first)
-                if new is not None and any(new[k] != t for k, t in c.terms.items()):
-                    e = rewrite(text, c, new)
-                    if e and e not in out:
-                        out.append(e)
-        _cache[key] = out
-    return [list(site) for site in _cache[key]]
+    return cone_sites(text, tree, _cache, _lifted)
 
 
 class LoopLift(RtlMove):
