@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...candidate import Candidate
-from ...formal.bitclaims import BitJob, find_bits
+from ...formal.bitclaims import MAX_BITS, BitJob, find_bits
 from ...formal.invariants import Claim
 from ..state import MoveContext
 from .expr import SIGNED_TYPES, Syntax, Widths
@@ -301,8 +301,12 @@ class BitInvariant(RtlMove):
             return ()
         eq = ctx.design.verification.equivalence
         files = {**self._others, "hh_top.v": text}
-        job = BitJob(files, ctx.design.top, ctx.design.interface, tuple((r.name, r.width) for r in regs.values()),
-                     eq.reset_cycles, dict(eq.reset_inputs), CPU_S)
+        chosen: list[tuple[str, int]] = []
+        for r in regs.values():  # in declaration order, as many as the observation takes
+            if sum(w for _, w in chosen) + r.width <= MAX_BITS:
+                chosen.append((r.name, r.width))
+        job = BitJob(files, ctx.design.top, ctx.design.interface, tuple(chosen), eq.reset_cycles,
+                     dict(eq.reset_inputs), CPU_S)
         key = hashlib.sha256(repr((sorted(files.items()), job.top, job.iface, job.registers, job.reset_cycles,
                                    sorted(job.reset_inputs.items()))).encode()).hexdigest()
         if key not in _cache:
