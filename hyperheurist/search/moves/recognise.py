@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from ...egraph.ir import Term, evaluate, node, subterms
+from ...egraph.ir import Term, _value, node, subterms
 from ..state import MoveContext
 from .combblock import support
 from .cones import Cone, cone_sites
@@ -44,6 +44,21 @@ def operators(terms: list[Term]) -> int:
     for t in terms:
         seen.update(x for x in subterms(t) if x.op not in WIRING)
     return len(seen)
+
+
+def values(t: Term, pts: list[dict[str, int]]) -> list[int]:
+    """``ir.evaluate`` of ``t`` at every point, its nodes put in order once (an unrolled loop's term has
+    hundreds of nodes: ordering them again at each of 1,300 points cost seconds a cone)."""
+    order = list(subterms(t))
+    pos = {x: i for i, x in enumerate(order)}
+    args = [[pos[a] for a in x.args] for x in order]
+    out = []
+    for p in pts:
+        v: list[int] = []
+        for x, a in zip(order, args, strict=True):
+            v.append(_value(x, [v[i] for i in a], p))
+        out.append(v[-1])
+    return out
 
 
 def _close(f: Form, quick: list[int], values: list[int], first: list[dict[str, int]], width: int) -> bool:
@@ -84,7 +99,7 @@ def recognise(terms: dict[str, Term], seed: str) -> dict[str, Term] | None:
         return None
     pts = points(names, seed)
     first = pts[:FIRST_POINTS]
-    quick = {k: [evaluate(t, p) for p in first] for k, t in terms.items()}
+    quick = {k: values(t, first) for k, t in terms.items()}
     want: dict[str, list[int]] = {}
     found: dict[str, Term] = {}
     for f in forms(names):
@@ -95,7 +110,7 @@ def recognise(terms: dict[str, Term], seed: str) -> dict[str, Term] | None:
             if t.width == 1 and f.build().width > 1:
                 continue  # one bit of a wider function is no recognition of it
             if k not in want:
-                want[k] = [evaluate(t, p) for p in pts]
+                want[k] = values(t, pts)
             term = override(f, want[k], [f.value(p) for p in pts], pts, t.width)
             if term is not None:
                 found[k] = narrow(term)
@@ -126,4 +141,4 @@ class FunctionRecognition(RtlMove):
         return rewrites(text, tree)
 
 
-__all__ = ["FunctionRecognition", "operators", "recognise", "share_borrow"]
+__all__ = ["FunctionRecognition", "operators", "recognise", "share_borrow", "values"]
