@@ -63,6 +63,17 @@ COPIES = """module t(input clk, input rst, input go, output reg [3:0] cnt, outpu
   assign d = down;
 endmodule
 """
+# a signed level held in -4..3: bits 7:2 all equal the sign
+LEVEL = """module t(input clk, input rst, input up, input dn, output [2:0] v, output neg);
+  reg signed [7:0] acc;
+  always @(posedge clk)
+    if (rst) acc <= 8'sd0;
+    else if (up && acc != 8'sd3) acc <= acc + 8'sd1;
+    else if (dn && acc != -8'sd4) acc <= acc - 8'sd1;
+  assign v = acc[2:0];
+  assign neg = acc < 8'sd0;
+endmodule
+"""
 # a decimal digit 0..9 in 4 bits: bit 3 is set at 8 and 9
 DIGIT = """module t(input clk, input rst, input inc, output reg [3:0] c);
   always @(posedge clk)
@@ -103,6 +114,16 @@ def test_upper_bits_proven_zero_narrow_the_register(tmp_path: Path) -> None:
     assert "integer idx_ff;" in child and "wire signed [31:0] idx;" in child and "idx_ff <= idx + 1;" in child
     assert "assign idx = {29'd0, idx_ff[2:0]};" in child
     v = _prove(tmp_path / "prove", STEPS, child)
+    assert v.kind == "proven", v.summary()
+
+
+def test_bits_equal_to_the_sign_become_a_sign_extension(tmp_path: Path) -> None:
+    kids = _children(LEVEL)
+    assert len(kids) == 1, kids
+    child = kids[0]
+    assert "reg signed [7:0] acc_ff;" in child and "wire signed [7:0] acc;" in child
+    assert "assign acc = {{6{acc_ff[2]}}, acc_ff[1:0]};" in child
+    v = _prove(tmp_path / "prove", LEVEL, child)
     assert v.kind == "proven", v.summary()
 
 

@@ -179,6 +179,8 @@ def concat(reg: BitRegister, kept: str, facts: dict[int, tuple[int, str, int, bo
             atoms.append(("keep", kept, i, False))
         elif f[0] >= 0:
             atoms.append(("const", "", f[0], False))
+        elif f[1] == reg.name:  # another bit of its own: read from the flops
+            atoms.append(("keep", kept, f[2], f[3]))
         else:
             atoms.append(("bit", f[1], f[2], f[3]))
     parts: list[str] = []
@@ -186,6 +188,13 @@ def concat(reg: BitRegister, kept: str, facts: dict[int, tuple[int, str, int, bo
     while k < len(atoms):
         kind, name, bit, inv = atoms[k]
         j = k + 1
+        while kind != "const" and j < len(atoms) and atoms[j] == atoms[k]:
+            j += 1  # one bit repeated: a sign extension
+        if j > k + 1:
+            one = name if (reg.width if kind == "keep" else widths.get(name, 0)) == 1 else f"{name}[{bit}]"
+            parts.append(f"{{{j - k}{{{'~' if inv else ''}{one}}}}}")
+            k = j
+            continue
         while j < len(atoms) and atoms[j][0] == kind and atoms[j][1] == name and atoms[j][3] == inv and (
                 kind == "const" or atoms[j][2] == bit - (j - k)):
             j += 1
