@@ -18,7 +18,8 @@ import click
 from .config import BUNDLED_LIBERTIES
 from .sandbox import SandboxUnavailable, probe
 from .sandbox import tool_env as sandbox_env
-from .tools import REQUIRED, TOOLS, override_var, tool_versions
+from .tools import REQUIRED, TOOLS, override_var
+from .versions import tool_versions
 
 _CHECKOUT = Path(__file__).resolve().parent.parent  # a source checkout has tools/setup.sh here
 _APT = re.compile(r"apt-get install ([\w.+-]+)")

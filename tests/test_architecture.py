@@ -49,3 +49,110 @@ def test_the_import_reader_resolves_relative_imports() -> None:
     """The check above would pass vacuously if relative imports were not resolved."""
     got = _imports_of("from ..rundir import RunDir\nfrom . import result\nimport json\n", ("hyperheurist", "gates"))
     assert {"hyperheurist.rundir", "hyperheurist.gates.result", "json"} <= got
+
+
+# ---- the import graph: no circle among the package's modules (issue 31) ---------------------------------------
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _module_imports(text: str, name: str, is_package: bool, known: set[str]) -> set[str]:
+    """The package modules a module's text imports when it runs: at the top and inside functions (a late import
+    still closes a circle, it only hides it from the interpreter), not under ``if TYPE_CHECKING:`` (never run).
+    ``from pkg import name`` names the submodule ``pkg.name`` when there is one, else ``pkg`` itself."""
+    package = name.split(".") if is_package else name.split(".")[:-1]
+    out: set[str] = set()
+    todo: list[ast.AST] = [ast.parse(text)]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_checking_only(child):
+                todo.extend(child.orelse)
+            elif isinstance(child, ast.Import):
+                out |= {a.name for a in child.names if a.name in known}
+            elif isinstance(child, ast.ImportFrom):
+                base = package[: len(package) - child.level + 1] if child.level else []
+                mod = ".".join([*base, *(child.module.split(".") if child.module else [])])
+                for alias in child.names:
+                    sub = f"{mod}.{alias.name}"
+                    out |= {sub} if sub in known else ({mod} if mod in known else set())
+            else:
+                todo.append(child)
+    return out - {name}
+
+
+def _import_graph() -> dict[str, set[str]]:
+    paths = {_module_name(p): p for p in _modules()}
+    known = set(paths)
+    return {n: _module_imports(p.read_text(encoding="utf-8"), n, p.name == "__init__.py", known)
+            for n, p in paths.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan, iterative), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_circle_among_the_package_modules() -> None:
+    """A module that imports, at any depth, a module that imports it back: neither can be read, tested or
+    moved alone. Late (function-local) imports count: they only hide the circle from the interpreter."""
+    cycles = _cycles(_import_graph())
+    assert not cycles, cycles
+
+
+def test_the_cycle_finder_sees_a_late_import_and_skips_type_checking() -> None:
+    """The check above would pass vacuously if it missed a function-local import or misread TYPE_CHECKING."""
+    known = {"hyperheurist.a", "hyperheurist.b", "hyperheurist.c"}
+    a = _module_imports("def f():\n    from .b import x\n", "hyperheurist.a", False, known)
+    b = _module_imports("from . import a\nif TYPE_CHECKING:\n    from .c import y\n", "hyperheurist.b", False, known)
+    c = _module_imports("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import z\n",
+                        "hyperheurist.c", False, known)
+    assert (a, b, c) == ({"hyperheurist.b"}, {"hyperheurist.a"}, set())
+    assert _cycles({"hyperheurist.a": a, "hyperheurist.b": b, "hyperheurist.c": c}) == [
+        ["hyperheurist.a", "hyperheurist.b"]]
+    assert _cycles({"x": {"y"}, "y": {"z"}, "z": {"x"}, "w": {"x"}}) == [["x", "y", "z"]]

@@ -39,7 +39,7 @@ from hyperheurist.jsonio import write_json
 from hyperheurist.ppa import estimate
 from hyperheurist.ppa.estimate import liberty_digest
 from hyperheurist.recipe import load_flow
-from hyperheurist.tools import tool_version
+from hyperheurist.versions import tool_version
 
 WIDTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 MUL_WIDTHS = (1, 2, 3, 4, 6, 8, 12, 16, 20, 24)

@@ -247,7 +247,7 @@ def main() -> int:
                         "selection": selection(Path(res["design_yaml"]), Path(res["run_dir"]))})
     failed = [f"{r['benchmark']}/s{r['seed']}" for r in results if not r["ok"]]
 
-    from hyperheurist.report.sweep import aggregate, write_sweep
+    from hyperheurist.report import aggregate, write_sweep
 
     agg = aggregate(entries)
     agg["failed_runs"] = failed

@@ -11,20 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
+from ..cachedir import default_cache_dir
 from ..jsonio import write_json
 from . import techmap
 from .metrics import PPAMetrics
 
 MODEL_VERSION = "ppa-1"  # bump when constraints or power models change, to invalidate old entries
-
-
-def default_cache_dir() -> Path:
-    env = os.environ.get("HH_CACHE_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "hyperheurist"
 
 
 def cache_key(*, candidate: str, recipe: dict[str, Any], liberty_digest: str, tools: str, power: str,

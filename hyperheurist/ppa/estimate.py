@@ -15,7 +15,7 @@ from ..recipe import Recipe
 from ..stages.context import StageContext
 from ..stages.model import Stage, StageId, StageResult, skipped
 from ..stages.runner import StageRunner
-from ..tools import version_key
+from ..versions import version_key
 from . import techmap
 from .activity import Power
 from .cache import PPACache, cache_key

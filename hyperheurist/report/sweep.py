@@ -1,4 +1,4 @@
-"""Sweep aggregation: per-benchmark statistics over seeds, and the files a sweep leaves behind.
+"""Sweep aggregation: per-benchmark statistics over seeds, and its CSV and Markdown text (the files: ``sweep_page``).
 
 Definitions (also written into ``sweep.json`` so a reader need not find this file):
 
@@ -18,12 +18,11 @@ from __future__ import annotations
 import csv
 import io
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..flow.summary import Point, RunSummary
-from ..jsonio import as_dict, num, text, write_json, write_text_atomic
+from ..jsonio import as_dict, num, text
 from .fmt import fnum
 from .stats import geomean, mean_std
 
@@ -204,16 +203,3 @@ def to_markdown(agg: dict[str, Any]) -> str:
                   "(below 1 = better).", ""]
     return "\n".join(lines)
 
-
-def write_sweep(results_dir: Path, aggregated: dict[str, Any]) -> dict[str, Path]:
-    """Write sweep.json, sweep.csv, sweep.md and sweep.html into ``results_dir``; return their paths."""
-    from .sweep_page import render_sweep
-
-    d = Path(results_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    out = {"json": d / "sweep.json", "csv": d / "sweep.csv", "md": d / "sweep.md"}
-    write_json(out["json"], aggregated)
-    write_text_atomic(out["csv"], to_csv(aggregated))
-    write_text_atomic(out["md"], to_markdown(aggregated))
-    out["html"] = render_sweep(d)
-    return out

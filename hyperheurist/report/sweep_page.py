@@ -1,4 +1,4 @@
-"""``render_sweep``: sweep.html for a results folder written by tools/sweep.py.
+"""``render_sweep``: sweep.html for a results folder written by tools/sweep.py; ``write_sweep``: all its files.
 
 It reads ``sweep.json`` (the aggregate); when that is missing (a sweep still running or killed) it
 rebuilds the aggregate from ``runs/<benchmark>/<run>/summary.json`` and says so on the page.
@@ -14,9 +14,10 @@ from typing import Any
 
 from ..errors import InputError
 from ..flow.summary import RunSummary
-from ..jsonio import as_dict, as_list, num, text, write_text_atomic
+from ..jsonio import as_dict, as_list, num, text, write_json, write_text_atomic
 from .fmt import fnum, mean_std, pct, seconds
 from .page import card, page, section, table
+from .sweep import aggregate, to_csv, to_markdown
 from .sweep_chart import improvement_chart
 
 
@@ -41,8 +42,6 @@ def _entries_from_runs(results: Path) -> list[dict[str, Any]]:
 
 def load_sweep(results: Path) -> tuple[dict[str, Any], list[str]]:
     """(aggregate, problems) for a results folder; ``InputError`` when there is nothing to show."""
-    from .sweep import aggregate
-
     results = Path(results)
     if not results.is_dir():
         raise InputError(f"{results}: not a directory")
@@ -175,4 +174,16 @@ def render_sweep(results_dir: Path) -> Path:
     agg, problems = load_sweep(results)
     out = results / "sweep.html"
     write_text_atomic(out, render_sweep_html(results, agg, problems))
+    return out
+
+
+def write_sweep(results_dir: Path, aggregated: dict[str, Any]) -> dict[str, Path]:
+    """Write sweep.json, sweep.csv, sweep.md and sweep.html into ``results_dir``; return their paths."""
+    d = Path(results_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    out = {"json": d / "sweep.json", "csv": d / "sweep.csv", "md": d / "sweep.md"}
+    write_json(out["json"], aggregated)
+    write_text_atomic(out["csv"], to_csv(aggregated))
+    write_text_atomic(out["md"], to_markdown(aggregated))
+    out["html"] = render_sweep(d)
     return out

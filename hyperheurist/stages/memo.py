@@ -17,7 +17,9 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cachedir import default_cache_dir
 from ..jsonio import write_text_atomic
+from ..versions import tool_version
 from .model import Invocation
 
 ENTRIES, ENTRY_BYTES = 64, 1 << 20
@@ -32,16 +34,12 @@ class Remembered:
 
 
 def key(inv: Invocation) -> str:
-    from ..tools import tool_version
-
     files = sorted((posixpath.relpath(n, inv.cwd), t) for n, t in inv.files.items())
     blob = json.dumps({"tool": tool_version(inv.argv[0]), "argv": inv.argv, "files": files}, ensure_ascii=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def _path(k: str) -> Path:
-    from ..ppa.cache import default_cache_dir
-
     return default_cache_dir() / "invocations" / k[:2] / f"{k}.json"
 
 
