@@ -7,10 +7,12 @@ instead; ``hh gate`` needs no liberty, so it asks Yosys' technology-independent 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, call, failed, passed
+from .crash import blame
 from .tooling import clip, strip_paths
 
 NETLIST = "netlist.v"
@@ -27,10 +29,14 @@ class GenericNetlist:
 
 
 def script(ctx: StageContext) -> str:
-    chparam = "".join(f" -chparam {k} {v}" for k, v in ctx.params.items())
-    return (f"read_verilog -sv -I{ctx.src_dir()} {' '.join(ctx.sources())}\n"
-            f"hierarchy -check -top {ctx.top}{chparam}\n"
-            f"synth -top {ctx.top} -flatten\n"
+    return synth_script(ctx.sources(), ctx.top, ctx.params, f" -I{ctx.src_dir()}")
+
+
+def synth_script(sources: list[str], top: str, params: Mapping[str, str], include: str = "") -> str:
+    chparam = "".join(f" -chparam {k} {v}" for k, v in params.items())
+    return (f"read_verilog -sv{include} {' '.join(sources)}\n"
+            f"hierarchy -check -top {top}{chparam}\n"
+            f"synth -top {top} -flatten\n"
             f"write_verilog -noattr {NETLIST}\n")  # what the netlist_sim stage simulates
 
 
@@ -44,9 +50,13 @@ class GenericSynthesisStage:
         return None
 
     def plan(self, ctx: StageContext) -> Plan:
-        run = yield from call(Invocation("yosys", ("yosys", "-q", "-s", "synth.ys"),
-                                         files={"synth.ys": script(ctx), **ctx.data_files()}, outputs=(NETLIST,)))
+        inv = Invocation("yosys", ("yosys", "-q", "-s", "synth.ys"), outputs=(NETLIST,), crash_is_data=True,
+                         files={"synth.ys": script(ctx), **ctx.data_files()})
+        run = yield from call(inv)
         res = run.result
+        if res.signal_name and not res.limited:
+            why = yield from blame(ctx, inv, "synth.ys", synth_script, ctx.data_files())
+            return failed(self.id, f"yosys synthesis failed: {res.describe()}: {why}")
         if res.timed_out:
             return failed(self.id, f"yosys timed out after {ctx.tool_timeout:g} s (design too large?)")
         if not res.ok:

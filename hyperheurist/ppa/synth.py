@@ -33,6 +33,7 @@ from typing import NotRequired, TypedDict
 from ..candidate import Candidate
 from ..config import DesignConfig
 from ..errors import EXIT_INVALID, ToolError
+from ..gates.crash import blame
 from ..gates.vetting import Vetted
 from ..recipe import Recipe
 from ..stages.context import StageContext
@@ -304,10 +305,17 @@ class SynthesisStage:
         maps = map_files(ctx.recipe, lib, wide_cells=fallback.div_bits is not None)
         script = build_script(ctx.sources(), ctx.top, ctx.recipe, Path(lib.path), ctx.params,
                               include_dirs=(ctx.src_dir(),), adder_cells=ADDER_MAP in maps, fallback=fallback)
-        run = yield from call(Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
-                                         files={"synth.ys": script, **ctx.data_files(), **maps},
-                                         outputs=self.outputs, readable=(Path(lib.path).parent,)))
+        inv = Invocation("yosys", ("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"),
+                         files={"synth.ys": script, **ctx.data_files(), **maps}, outputs=self.outputs,
+                         readable=(Path(lib.path).parent,), crash_is_data=True)
+        run = yield from call(inv)
         res = run.result
+        if res.signal_name and not res.limited:  # the design's doing unless the known-good design crashes it too
+            recipe = ctx.recipe
+            why = yield from blame(ctx, inv, "synth.ys", lambda src, top, params: build_script(
+                src, top, recipe, Path(lib.path), dict(params), include_dirs=(), adder_cells=ADDER_MAP in maps,
+                fallback=fallback), {**ctx.data_files(), **maps})
+            return failed(self.id, f"yosys rejected the design: {res.describe()}: {why}")
         netlist, netlist_json = run.outputs.get(NETLIST), run.outputs.get(NETLIST_JSON)
         if not res.ok or netlist is None or netlist_json is None:
             err = first_error(run.text()) or first_error(run.outputs.get("yosys.log", ""))
@@ -346,5 +354,6 @@ class SynthesisStage:
         script = wide.detect_script(front_end(sources, ctx.top, ctx.params, (ctx.src_dir(),)), screened)
         files = {"wide.ys": script, **ctx.data_files(), **({} if canon is None else {WIDE_SOURCE: canon})}
         run = yield from call(Invocation("yosys-wide", ("yosys", "-q", "-l", "wide.log", "-s", "wide.ys"),
-                                         files=files, outputs=("wide.log",), cacheable=canon is not None))
+                                         files=files, outputs=("wide.log",), cacheable=canon is not None,
+                                         crash_is_data=True))  # then the synthesis proper is asked whose fault
         return wide.found(run.outputs.get("wide.log", ""), screened) if run.result.ok else NO_WIDE
