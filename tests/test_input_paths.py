@@ -16,7 +16,7 @@ import pytest
 
 from hyperheurist.config import load_design, yamlsafe
 from hyperheurist.errors import ConfigError
-from hyperheurist.project.filelist import expand, parse_filelist
+from hyperheurist.hdl.filelist import expand, parse_filelist
 
 HH = [sys.executable, "-m", "hyperheurist"]
 SECRET = "sk-test-not-a-real-key-1234567890"

@@ -9,7 +9,7 @@ from projectlib import make_project
 
 from hyperheurist.config import load_design
 from hyperheurist.errors import ConfigError, InputError
-from hyperheurist.project.filelist import expand, parse_filelist
+from hyperheurist.hdl.filelist import expand, parse_filelist
 from hyperheurist.project.sources import candidate_from, package_order, path_candidate, reference_candidate
 
 BASE = """name: acc
@@ -169,7 +169,7 @@ def test_messages_never_name_a_deleted_temp_folder(tmp_path: Path) -> None:
 
 
 def test_init_reads_unpacked_array_ports_and_refuses_two_dimensions_with_file_and_line(tmp_path: Path) -> None:
-    from hyperheurist.project.filelist import SourceSet
+    from hyperheurist.hdl.filelist import SourceSet
     from hyperheurist.project.init import PortSpec, read_interface
 
     (tmp_path / "m.sv").write_text("module m (\n  input logic [7:0] data [0:7],\n  output logic [7:0] y);\n"

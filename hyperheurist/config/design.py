@@ -9,9 +9,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError, ValidationInfo, field_validator, model_validator
 
+from ..hdl.filelist import is_filelist
 from ..hdl.literals import define, identifier
 from ..inputs import input_problem
-from ..project.filelist import is_filelist
 from ..secrets import is_secret_name, without_credentials
 from .generation import Generation
 from .interface import Interface

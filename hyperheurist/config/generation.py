@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from ..project.filelist import is_filelist
+from ..hdl.filelist import is_filelist
 from .model import MAX_TIMEOUT_S, Model, base_of
 from .paths import is_file, resolve_file
 

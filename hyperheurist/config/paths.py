@@ -9,8 +9,8 @@ from pathlib import Path
 from pydantic import ValidationInfo
 
 from ..errors import ConfigError
+from ..hdl.filelist import expand
 from ..inputs import input_problem
-from ..project.filelist import expand
 from .model import base_of
 
 

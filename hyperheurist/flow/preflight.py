@@ -7,7 +7,7 @@ from pathlib import Path
 from ..config import DesignConfig, Weights
 from ..errors import ConfigError, HHError, InputError
 from ..evaluate import first_line
-from ..project.filelist import expand
+from ..hdl.filelist import expand
 from ..recipe import load_flow
 from .session import RunOptions
 

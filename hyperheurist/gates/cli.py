@@ -25,8 +25,8 @@ import click
 from ..candidate import Candidate
 from ..config import DesignConfig, load_design, parse_override, read_yaml_mapping
 from ..errors import EXIT_INFRA, EXIT_INVALID, EXIT_OK, ConfigError, HHError
+from ..hdl.filelist import RTL_EXT, expand
 from ..jsonio import dumps
-from ..project.filelist import RTL_EXT, expand
 from ..project.messages import scrub_temp
 from ..project.sources import candidate_from, cli_sources, path_candidate
 from ..sandbox import enforce as enforce_sandbox

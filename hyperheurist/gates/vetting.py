@@ -16,17 +16,11 @@ from pathlib import Path
 
 from ..candidate import Candidate
 from ..errors import ConfigError, ToolError
-from ..hdl.canonical import (
-    Canonical,
-    PreprocessError,
-    canonical_candidate,
-    interpret,
-    invocation,
-    origin_locator,
-)
+from ..hdl.canonical import Canonical, PreprocessError, canonical_candidate, origin_locator
 from ..stages.context import CANONICAL, GOLDEN, SRC, StageContext
 from ..stages.model import Plan, Reply, Request, StageId, StageResult, call, failed, short
 from .context import is_verilog
+from .preprocess import interpret, invocation
 from .safety import check_safety, scan_text
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from ..config import read_yaml_mapping
 from ..errors import ConfigError
+from ..hdl.filelist import SourceSet
 from ..hdl.literals import LiteralError, define
-from .filelist import SourceSet
 
 _RTL_TYPES = ("verilogSource", "systemVerilogSource")
 

@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..hdl.filelist import SourceSet
 from ..jsonio import write_text_atomic
-from .filelist import SourceSet
 
 HEADER_EXT = (".vh", ".svh")
 REFERENCE_F = "reference.f"

@@ -26,10 +26,10 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from ..hdl.arrays import ArrayPortError, array_shapes, check_array_ports
+from ..hdl.filelist import SourceSet, is_filelist, parse_filelist
 from ..hdl.parse import K, parse_files, walk
 from ..hdl.ports import ElaborationError, read_module
 from ..jsonio import write_text_atomic
-from .filelist import SourceSet, is_filelist, parse_filelist
 
 _CLOCK = re.compile(r"^(clk|clock|i_clk|clk_i|.*_clk|clk_.*|.*clock.*)$", re.I)
 _RESET = re.compile(r"^(rst|reset|areset|arst|i_rst|rst_i).*|.*_(rst|reset)(_n|_ni|n|_b|_l)?$", re.I)

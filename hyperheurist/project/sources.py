@@ -15,8 +15,8 @@ from pathlib import Path
 from ..candidate import Candidate
 from ..config import DesignConfig
 from ..errors import ConfigError, InputError
+from ..hdl.filelist import RTL_EXT, SourceSet, expand, parse_filelist
 from ..inputs import input_problem
-from .filelist import RTL_EXT, SourceSet, expand, parse_filelist
 
 _INCLUDE = re.compile(r'^\s*`include\s+"([^"]+)"', re.M)
 _PACKAGE = re.compile(r"^\s*package\s+(?:automatic\s+|static\s+)?([A-Za-z_]\w*)\s*;", re.M)
