@@ -92,11 +92,8 @@ def prove(design: DesignConfig, gold: str, gate: str, workdir: Path) -> dict:
     """The verdict of ``gate`` against ``gold``: its kind, whether it counts (proven), engine and reason."""
     from hyperheurist.rewrite.prove import ProofTask, accepted, prove_rewrite
 
-    eq = design.verification.equivalence
-    task = ProofTask(gold, gate, design.top, design.interface, depth=max(SEQ_DEPTH, eq.depth), timeout_s=600,
-                     reset_cycles=eq.reset_cycles, reset_inputs=dict(eq.reset_inputs),
-                     compare_when=dict(eq.compare_when))
-    v = prove_rewrite(task, workdir)
+    depth = max(SEQ_DEPTH, design.verification.equivalence.depth)
+    v = prove_rewrite(ProofTask.for_design(gold, gate, design, depth=depth, timeout_s=600), workdir)
     return {"verdict": v.kind, "proven": accepted(v), "engine": v.engine, "reason": v.reason, "depth": v.depth}
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import time
 
 from ..errors import ConfigError, ToolError
-from ..formal.check import CEX_JSON, Check, CheckJob, Side, yosys_error
+from ..formal.check import CEX_JSON, Check, Side, yosys_error
+from ..formal.driver import Bounds, check_job
 from ..formal.miter import FLAT_IL, HIER_IL, WRAPPER, MiterSpec
 from ..formal.verdict import Verdict
 from ..stages.context import StageContext, checked_params
@@ -71,11 +72,10 @@ class EquivalenceStage:
                          gold_params=checked_params(golden), gate_params=ctx.params, reset_cycles=eq.reset_cycles,
                          reset_inputs=dict(eq.reset_inputs), compare_when=dict(eq.compare_when))
         against = "the reference" if golden.origin == "reference" else f"its parent {golden.short}"
-        check = Check(CheckJob(spec, Side(tuple(gold_src), "golden", "reference"),
-                               Side(tuple(ctx.sources()), ctx.src_dir(), "candidate"),
-                               files={**gfiles, **ctx.data_files()}, depth=eq.depth, timeout_s=eq.timeout_s,
-                               engine=eq.engine, miter_timeout_s=ctx.tool_timeout, replay_timeout_s=ctx.sim_timeout,
-                               clean=strip_paths))
+        bounds = Bounds(eq, ctx.design.limits, ctx.sim_timeout)
+        check = Check(check_job(spec, Side(tuple(gold_src), "golden", "reference"),
+                                Side(tuple(ctx.sources()), ctx.src_dir(), "candidate"),
+                                {**gfiles, **ctx.data_files()}, bounds, clean=strip_paths))
         v = yield from check.plan()
         if v.cut:  # the machine's doing, not the candidate's: a tool fault (retried on resume), never a verdict
             raise ToolError(f"equivalence check against {against} stopped by the wall clock ({v.cut}) before its CPU "

@@ -42,9 +42,7 @@ class StageRunner:
     @property
     def site(self) -> ToolSite:
         """The run folder and the design's limits, as the tool runs see them."""
-        ctx, lim = self.ctx, self.ctx.design.limits
-        return ToolSite(self.workdir, tuple(_design_inputs(ctx)), ctx.tool_timeout, lim.tool_mem_mb, lim.sandbox,
-                        ctx.cand.short)
+        return ToolSite.of(self.workdir, self.ctx.design.limits, self.ctx.cand.short, tuple(_design_inputs(self.ctx)))
 
     def run(self, stages: Sequence[Stage]) -> list[StageResult]:
         """Run ``stages`` in order; stop at the first failure (later ones skipped, with the reason)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from ..config import Limits
 from ..errors import ToolError
 from ..jsonio import write_text_atomic
 from ..runner import DEFAULT_MAX_FILE, DEFAULT_MAX_OUTPUT, ToolResult, run_tool
@@ -33,6 +34,12 @@ class ToolSite:
     mem_mb: int
     sandbox: str
     who: str  # names the design in a tool-fault message
+
+    @classmethod
+    def of(cls, root: Path, limits: Limits, who: str, readable: tuple[Path, ...] = ()) -> ToolSite:
+        """``root`` under the design's limits: ``tool_timeout_s``, ``tool_mem_mb``, ``sandbox`` (the stage runner's
+        site and a proof's outside a pipeline, ``formal.driver.prove_in``, are made here alike)."""
+        return cls(root, readable, limits.tool_timeout_s, limits.tool_mem_mb, limits.sandbox, who)
 
     def inside(self, path: Path) -> Path:
         """A file an invocation names, refused if it would land outside ``root``."""
