@@ -78,9 +78,19 @@ def cycles_for(aig: Aig, low: int = 64, high: int = 1024) -> int:
     return max(low, min(high, WORK // max(1, len(aig.ands) + len(aig.latches))))
 
 
-def simulate(aig: Aig, drive: Drive, cycles: int, skip: int, lanes: int = 64,
-             seed: int = 0) -> list[int] | None:
-    """Each output's signature over cycles ``skip`` .. ``cycles - 1`` (None: the graph is too large). Inputs
+@dataclass(frozen=True)
+class Run:
+    """Per output: its signature (the values of its lanes at every sampled cycle, one word per cycle, the
+    last cycle lowest) and the first sampled cycle at which it differed from its first value in some lane
+    (None: it never did)."""
+
+    signatures: list[int]
+    first_change: list[int | None]
+    samples: int  # sampled cycles
+
+
+def simulate(aig: Aig, drive: Drive, cycles: int, skip: int, lanes: int = 64, seed: int = 0) -> Run | None:
+    """Each output's history over cycles ``skip`` .. ``cycles - 1`` (None: the graph is too large). Inputs
     ``drive`` leaves open are random, with a lane-dependent bias (a third of the lanes mostly 1, a third
     mostly 0) so that enables and rare events both occur."""
     if len(aig.ands) + len(aig.latches) > MAX_NODES:
@@ -100,6 +110,8 @@ def simulate(aig: Aig, drive: Drive, cycles: int, skip: int, lanes: int = 64,
     for var, _, init in aig.latches:
         val[var >> 1] = rng.getrandbits(lanes) if init is None else (mask if init else 0)
     sigs = [0] * len(aig.outputs)
+    first: list[int | None] = [None] * len(aig.outputs)
+    start = [0] * len(aig.outputs)
     for t in range(cycles):
         for k, var in enumerate(aig.inputs):
             fixed = drive(k, t)
@@ -111,8 +123,15 @@ def simulate(aig: Aig, drive: Drive, cycles: int, skip: int, lanes: int = 64,
             val[v] = (val[x] ^ xn) & (val[y] ^ yn)
         if t >= skip:
             for k, o in enumerate(aig.outputs):
-                sigs[k] = (sigs[k] << lanes) | lit(o)
+                w = lit(o)
+                sigs[k] = (sigs[k] << lanes) | w
+                if t == skip:
+                    start[k] = w
+                    if w not in (0, mask):
+                        first[k] = 0
+                elif first[k] is None and w != start[k]:
+                    first[k] = t - skip
         nxt = [lit(n) for _, n, _ in aig.latches]
         for (var, _, _), v in zip(aig.latches, nxt, strict=True):
             val[var >> 1] = v
-    return sigs
+    return Run(sigs, first, max(0, cycles - skip))

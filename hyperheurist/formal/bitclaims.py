@@ -69,8 +69,10 @@ def observe_script(job: BitJob) -> str:
 
 
 def signatures(job: BitJob, aag: str, aim: str) -> tuple[dict[tuple[str, int], int], int] | None:
-    """Each observed register bit's history from reset, and the history of a bit always 1 (None: the graph
-    cannot be simulated)."""
+    """Each register bit's history from reset, and the history of a bit always 1 (None: the graph cannot be
+    simulated). A register whose bits were still changing for the first time in the second half of the
+    run is left out: its behaviour had not settled (a counter wider than the run is long), so a bit seen
+    constant there may merely not have been reached yet, and induction would spend its budget refuting it."""
     aig = parse_aag(aag)
     if aig is None:
         return None
@@ -81,17 +83,17 @@ def signatures(job: BitJob, aag: str, aim: str) -> tuple[dict[tuple[str, int], i
         name = ins.get(k, ("", 0))[0]
         return inactive.get(name)  # resets stay inactive after the sequence (the harness holds them in it)
 
-    cycles = cycles_for(aig)
-    sigs = simulate(aig, drive_, cycles + job.reset_cycles, job.reset_cycles, LANES)
-    if sigs is None:
+    run = simulate(aig, drive_, cycles_for(aig) + job.reset_cycles, job.reset_cycles, LANES)
+    if run is None:
         return None
     out: dict[tuple[str, int], int] = {}
     for j, (name, width) in enumerate(job.registers):
-        for b in range(width):
-            o = outs.get((f"hh_r{j}", b))
-            if o is not None and o < len(sigs):
-                out[(name, b)] = sigs[o]
-    return out, (1 << (cycles * LANES)) - 1
+        seen = [o for b in range(width) if (o := outs.get((f"hh_r{j}", b))) is not None and o < len(run.signatures)]
+        if len(seen) != width or any((run.first_change[o] or 0) > run.samples // 2 for o in seen):
+            continue
+        for b, o in enumerate(seen):
+            out[(name, b)] = run.signatures[o]
+    return out, (1 << (run.samples * LANES)) - 1
 
 
 def candidates(job: BitJob, sigs: dict[tuple[str, int], int], full: int) -> list[Claim]:
