@@ -69,3 +69,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         name = f"{item.path.name}::{item.originalname}"  # parametrised tests by their function's name
         if module in CHECK_MODULES or name in CHECK_TESTS:
             item.add_marker(pytest.mark.check)
+
+
+@pytest.fixture(scope="session")
+def flow_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/data/flow run once per session for every module that only reads it (tests/shared_runs.py)."""
+    from shared_runs import flow_run as make
+
+    return make(tmp_path_factory)

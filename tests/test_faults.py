@@ -82,12 +82,10 @@ def journal_facts(recs: list[dict]) -> dict[tuple[str, str], str]:
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> dict:
-    """The uninterrupted run every fault scenario must end up equal to."""
-    out = tmp_path_factory.mktemp("ref")
-    res = hh("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "2")
-    assert res.returncode == 0, res.stderr
-    run = the_run(out)
+def reference(flow_run: Path) -> dict:
+    """The uninterrupted run every fault scenario must end up equal to: `hh run design.yaml --jobs 2`, made once
+    per session for every module that reads it (conftest.py); the damaged-journal tests change a copy of it."""
+    run = flow_run
     recs = list(read_jsonl(run / "journal.jsonl"))
     return {"summary": json.loads((run / "summary.json").read_text()), "facts": journal_facts(recs),
             "steps": [(r["chain"], r["iteration"], r["move"], r["accepted"]) for r in recs if r["type"] == "step"]}

@@ -44,11 +44,9 @@ def stable(summary: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def full_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("runs")
-    res = hh("run", str(DATA / "design.yaml"), "--out", str(out), "--quiet", "--jobs", "2")
-    assert res.returncode == 0, res.stderr
-    return only_run(out)
+def full_run(flow_run: Path) -> Path:
+    """`hh run design.yaml --quiet --jobs 2`, made once per session for every module that reads it (conftest.py)."""
+    return flow_run
 
 
 def test_run_directory_holds_the_record(full_run: Path) -> None:

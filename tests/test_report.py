@@ -520,14 +520,13 @@ def _dump_dom(browser: str, html: Path, tmp: Path) -> str:
 
 
 @pytest.mark.timeout(600)
-def test_report_critical_path_has_rtl_file_line_and_signals(tmp_path: Path) -> None:
-    """A real run (Phase 1 offline seeds, Phase 2 annealing, Yosys and OpenSTA): the report's critical-path
-    section names the design's ports and the seed's file:line per stage; Chromium renders it."""
-    env = {**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")}
-    res = subprocess.run([*HH, "run", str(FLOW), "--out", str(tmp_path / "runs"), "--quiet"], capture_output=True,
-                         text=True, timeout=540, stdin=subprocess.DEVNULL, env=env)
-    assert res.returncode == 0, res.stdout + res.stderr
-    run_dir = next((tmp_path / "runs" / "mac_small").iterdir())
+def test_report_critical_path_has_rtl_file_line_and_signals(flow_run: Path, tmp_path: Path) -> None:
+    """A real run (Phase 1 offline seeds, Phase 2 annealing, Yosys and OpenSTA; `hh run` of FLOW on a cold cache,
+    shared by the session: conftest.py): the report's critical-path section names the design's ports and the
+    seed's file:line per stage; Chromium renders it."""
+    from shared_runs import copy_run as copy_shared
+
+    run_dir = copy_shared(flow_run, tmp_path / "run")
     html = render_run(run_dir).read_text()
     sec = html[html.index('id="path"'):]
     sec = sec[:sec.index("</section>")]
