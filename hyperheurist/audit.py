@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import JsonValue
 
 from .candidate import Candidate
 from .config import DesignConfig, load_design
@@ -28,10 +29,13 @@ from .errors import EXIT_INVALID, EXIT_OK, InputError
 from .gates.result import GateReport
 from .journal import records_of
 from .jsonio import dumps, read_json
+from .record.entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
+from .record.enums import Validity
 from .rundir import RunDir
 from .sandbox import enforce as enforce_sandbox
 
-Record = dict[str, Any]  # one journal record or summary section (free-form JSON)
+Record = dict[str, Any]  # a summary.json section or ppa.json (free-form JSON)
+Metrics = dict[str, JsonValue]  # PPAMetrics.to_dict() as the journal holds it
 METRIC_KEYS = ("area_um2", "cells", "delay_ns", "power_mw")
 REL_TOL = 1e-6
 
@@ -49,21 +53,21 @@ def load_candidate(folder: Path) -> Candidate:
     return cand
 
 
-def verified_records(rd: RunDir) -> list[Record]:
+def verified_records(rd: RunDir) -> list[JournalRecord]:
     """The journal's records, checked (chain, run id, resolved.yaml) and matched against summary.json."""
     records = records_of(rd.journal, rd.run_id, rd.resolved)
     summary = read_json(rd.summary) if rd.summary.is_file() else {}
     head = summary.get("journal") if isinstance(summary, dict) else None
     if isinstance(head, dict):
         n = head.get("records")
-        if n != len(records) or records[n - 1]["hash"] != head.get("head"):
+        if not isinstance(n, int) or n != len(records) or records[n - 1].hash != head.get("head"):
             raise InputError(f"{rd.journal}: {len(records)} records, but summary.json was written after record {n} "
                              f"(hash {str(head.get('head'))[:12]}): records were deleted or added; "
                              "cannot resume or audit from it")
     return records
 
 
-def accepted_digests(rd: RunDir, records: list[Record]) -> list[str]:
+def accepted_digests(rd: RunDir, records: list[JournalRecord]) -> list[str]:
     """Digests of the initial/best designs and of every accepted Phase-2 proposal, in first-seen order."""
     seen: dict[str, None] = {}
     for name in ("initial", "best"):
@@ -71,8 +75,8 @@ def accepted_digests(rd: RunDir, records: list[Record]) -> list[str]:
         if ppa.is_file():
             seen.setdefault(read_json(ppa)["candidate"]["digest"], None)
     for rec in records:
-        if rec.get("type") == "step" and rec.get("accepted"):
-            seen.setdefault(rec["proposal_digest"], None)
+        if isinstance(rec, StepRecord) and rec.accepted and rec.proposal_digest:
+            seen.setdefault(rec.proposal_digest, None)
     return list(seen)
 
 
@@ -82,20 +86,25 @@ def _close(a: object, b: object) -> bool:
     return a == b
 
 
-def _recorded_best(rd: RunDir, records: list[Record], summary: Record) -> list[tuple[str, Record]]:
+def valid_metrics(records: list[JournalRecord]) -> list[tuple[int, str, Metrics]]:
+    """(journal position from 1, key, metrics) of every valid evaluation the journal holds, Phase 1 first."""
+    evals = [(i, r.key, r.metrics or {}) for i, r in enumerate(records, 1) if isinstance(r, EvalRecord) and r.valid]
+    firsts = [(i, r.key, r.evaluation.metrics or {}) for i, r in enumerate(records, 1)
+              if isinstance(r, Phase1Record) and r.verdict == Validity.VALID]
+    return firsts + evals
+
+
+def _recorded_best(rd: RunDir, records: list[JournalRecord], summary: Record) -> list[tuple[str, Record]]:
     """Every place the best design's metrics are written down: (where, metrics)."""
     key = summary["best"]["key"]
     out = [("summary.json best", summary["best"]),
            ("best/ppa.json", read_json(rd.path / "best" / "ppa.json")["metrics"])]
-    for i, rec in enumerate(records, 1):
-        if rec.get("key") == key and rec.get("type") == "eval" and rec.get("valid"):
-            out.append((f"journal record {i}", rec.get("metrics") or {}))
-        elif rec.get("key") == key and rec.get("type") == "phase1" and rec.get("verdict") == "valid":
-            out.append((f"journal record {i}", rec["evaluation"].get("metrics") or {}))
+    out += [(f"journal record {i}", dict(m)) for i, k, m in sorted(valid_metrics(records), key=lambda ikm: ikm[0])
+            if k == key]
     return out
 
 
-def check_best(rd: RunDir, design: DesignConfig, records: list[Record], workdir: Path) -> list[str]:
+def check_best(rd: RunDir, design: DesignConfig, records: list[JournalRecord], workdir: Path) -> list[str]:
     """Problems found with the recorded best: its numbers do not reproduce, or the journal holds a better one."""
     from .flow import Scorer
     from .ppa import PPAMetrics, estimate
@@ -110,16 +119,14 @@ def check_best(rd: RunDir, design: DesignConfig, records: list[Record], workdir:
     problems: list[str] = []
     best = summary["best"]
     flow = load_flow(design.ppa.flow)
-    valid = [(i, r.get("metrics")) for i, r in enumerate(records, 1) if r.get("type") == "eval" and r.get("valid")]
-    valid += [(i, r["evaluation"].get("metrics")) for i, r in enumerate(records, 1)
-              if r.get("type") == "phase1" and r.get("verdict") == "valid"]
-    baseline = next((r["evaluation"]["metrics"] for r in records
-                     if r.get("type") == "phase1" and r.get("verdict") == "valid"), None)
+    valid = valid_metrics(records)
+    baseline = next((r.evaluation.metrics for r in records
+                     if isinstance(r, Phase1Record) and r.verdict == Validity.VALID), None)
     if baseline is not None:
         scorer = Scorer(design, flow)
         scorer.baseline = PPAMetrics.from_dict(baseline)
-        for i, m in sorted(valid, key=lambda im: im[0]):
-            if not isinstance(m, dict):
+        for i, _, m in sorted(valid, key=lambda im: im[0]):
+            if not m:
                 continue
             c = scorer(PPAMetrics.from_dict(m))
             if c < best["cost"] - 1e-9 * max(1.0, abs(best["cost"])):

@@ -9,13 +9,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from .config import DesignConfig
 from .errors import HHError
 from .formal.verdict import Verdict
 from .gates.result import GateReport
 from .journal import INFRA
+from .record.enums import FailedGate
+from .record.proof import Proof
 from .rundir import RunDir
 from .runner import set_run_commands_file
 from .search.state import Evaluation, State
@@ -38,7 +41,7 @@ class Outcome:
     """An evaluation plus, when gates ran, the pipeline's report (for Phase-1 records and repair)."""
 
     evaluation: Evaluation
-    gate_report: dict[str, Any] | None = None
+    gate_report: dict[str, JsonValue] | None = None
 
 
 def worker_init(commands_file: str | None) -> None:
@@ -51,12 +54,12 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def proof_of(ctx: StageContext) -> dict[str, Any] | None:
-    """The equivalence verdict (``Verdict.to_dict()`` and ``wall_s``) when the equivalence stage ran."""
+def proof_of(ctx: StageContext) -> Proof | None:
+    """The equivalence verdict (with the stage's ``wall_s``) when the equivalence stage ran."""
     res = ctx.results.get(StageId.EQUIVALENCE)
     if res is None or res.skipped or not isinstance(res.value, Verdict):
         return None
-    return {**res.value.to_dict(), "wall_s": round(res.wall_s, 4)}
+    return Proof.of(res.value, res.wall_s)
 
 
 def evaluation_folder(cdir: Path, task: EvalTask) -> Path:
@@ -95,7 +98,7 @@ def evaluate(task: EvalTask) -> Outcome:
         report_dict = report.to_dict() if gated else None
         failed = report.failed
         if failed is not None:
-            ev = Evaluation(key=state.key, valid=False, failed_gate=str(failed.stage), message=failed.message,
+            ev = Evaluation(key=state.key, valid=False, failed_gate=FailedGate.of(failed.stage), message=failed.message,
                             wall_s=time.monotonic() - t0, proof=proof_of(ctx))
             return Outcome(ev, report_dict)
         metrics = metrics_of(ctx, reuse)

@@ -112,7 +112,7 @@ def test_inert_knob_is_not_proposed_again_for_the_same_rtl() -> None:
                    lambda s, e: MoveContext(design=None, flow=None),  # type: ignore[arg-type]
                    _evaluate, Anneal(seed=3, chains=2, iterations=40, polish=0), lambda rec: None)
     records = []  # polish=0: the greedy finish also asks what annealing only predicts inert (polish.py)
-    ann.record = records.append
+    ann.state.record = lambda rec: records.append(rec.to_json())
     ann.run()
     share_evals = Counter(r["parent_digest"] for r in {r["proposal"]: r for r in records
                           if r["move"] == "share_knob" and r["proposal"]}.values())

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from recordlib import typed
 
 from hyperheurist.config import Weights
 from hyperheurist.flow.summary import ProofStats
@@ -135,7 +136,7 @@ def test_evidence_is_the_weakest_link_back_to_the_reference() -> None:
     records = [p1("s1", None), p1("s2", "proven"), ev(1, "a", "s1", "proven"), step("a", "s1"),
                ev(2, "b", "s2", "bounded"), step("b", "s2"), ev(3, "c", "b", "proven"), step("c", "b"),
                ev(4, "d", "s2", "proven"), step("d", "s2")]
-    ps = ProofStats.from_journal(records)
+    ps = ProofStats.from_journal(typed(records))
     assert {a.digest: a.evidence for a in ps.accepted} == {"a": "simulated only", "b": "bounded", "c": "bounded",
                                                            "d": "proven"}
     assert ps.evidence_of("s1") == "simulated only" and ps.evidence_of("s2") == "proven"

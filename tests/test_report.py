@@ -19,6 +19,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from recordlib import typed
 
 from hyperheurist.errors import InputError
 from hyperheurist.report import aggregate, render_run, render_sweep, terminal_summary, write_sweep
@@ -430,7 +431,7 @@ def test_proof_stats_count_accepted_rtl_changes_by_verdict() -> None:
     ]
     for seq, r in enumerate(records):
         r["seq"] = seq
-    ps = ProofStats.from_journal(records)
+    ps = ProofStats.from_journal(typed(records))
     assert [(a.key, a.parent) for a in ps.accepted] == [("a-r", "p-r"), ("b-r", "a-r"), ("c-r", "b-r"), ("a-r", "c-r")]
     assert [a.proof_seq for a in ps.accepted] == [0, 2, None, 0]
     assert ps.by_verdict == {"proven": 2, "bounded": 1, "refuted": 0, "inconclusive": 0, "not checked": 1}

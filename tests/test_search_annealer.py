@@ -134,7 +134,8 @@ def run(seed=1, chains=2, iterations=30, t0=None, moves=MOVES, stop_after=None, 
     def should_stop() -> bool:
         return stop_after is not None and done["n"] >= stop_after
 
-    res = anneal(starts(fake), list(moves), ctx_factory, evaluate or fake, cfg, records.append, progress, should_stop)
+    res = anneal(starts(fake), list(moves), ctx_factory, evaluate or fake, cfg,
+                 lambda rec: records.append(rec.to_json()), progress, should_stop)
     return res, records, fake
 
 
@@ -280,7 +281,8 @@ def test_a_chain_does_not_go_back_to_a_state_it_stood_on_at_the_same_cost():
     records: list[dict] = []
     fake = Flat()
     cfg = Anneal(seed=3, chains=2, iterations=30, reheat_after=6)
-    anneal(starts(fake), [Step("inc", 1), Step("dec", -1)], ctx_factory, fake, cfg, records.append)
+    anneal(starts(fake), [Step("inc", 1), Step("dec", -1)], ctx_factory, fake, cfg,
+           lambda rec: records.append(rec.to_json()))
     for chain in (0, 1):
         held = [r["parent"] for r in records if r["chain"] == chain][:1]
         for r in records:
@@ -383,7 +385,8 @@ def test_a_chain_with_nothing_left_to_propose_restarts_from_the_cheapest_free_st
     fake = FakeEvaluator()
     records: list[dict] = []
     begin = starts(fake, values=(0, 11, 20, 14))
-    res = anneal(begin, [Never()], ctx_factory, fake, Anneal(seed=1, chains=2, iterations=4), records.append)
+    res = anneal(begin, [Never()], ctx_factory, fake, Anneal(seed=1, chains=2, iterations=4),
+                 lambda rec: records.append(rec.to_json()))
     ranked = sorted(fake.costs)
     by_cost = sorted(begin, key=lambda se: se[1].cost)
     assert [r["parent"] for r in records[:2]] == [s.key for s, _ in by_cost[:2]]  # chains begin on the cheapest

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from recordlib import typed
+
 from hyperheurist.flow.summary import proofs_by_rtl
 
 
@@ -12,9 +14,9 @@ def _eval(seq: int, digest: str, verdict: str) -> dict[str, object]:
 def test_a_proof_against_one_parent_is_not_hidden_by_an_earlier_timeout_against_another() -> None:
     records = [_eval(1, "d1", "inconclusive"), _eval(2, "d1", "proven"), _eval(3, "d1", "proven"),
                _eval(4, "d2", "bounded"), _eval(5, "d2", "inconclusive"), {"type": "step", "digest": "d3"}]
-    held = proofs_by_rtl(records)
-    assert held["d1"]["seq"] == 2  # the first proven record
-    assert held["d2"]["seq"] == 4  # bounded beats inconclusive
+    held = proofs_by_rtl(typed(records))
+    assert held["d1"].seq == 2  # the first proven record
+    assert held["d2"].seq == 4  # bounded beats inconclusive
     assert "d3" not in held  # a step is no check
 
 
@@ -30,7 +32,7 @@ def test_a_composed_step_takes_the_verdict_of_its_own_rtl_pair_not_the_rtls_stro
     records = [ev(1, "c-r1", "p-r1", "inconclusive"), ev(2, "c-r2", "q-r2", "proven"),
                {"type": "step", "accepted": True, "proposal": "c-r3", "parent": "p-r3",
                 "proposal_digest": "cfull", "parent_digest": "pfull", "move": "m", "composed": True}]
-    (change,) = ProofStats.from_journal(records).accepted
+    (change,) = ProofStats.from_journal(typed(records)).accepted
     assert (change.verdict, change.proof_seq) == ("inconclusive", 1)
 
 
@@ -47,7 +49,7 @@ def test_the_report_gives_each_accepted_design_its_evidence_against_the_referenc
                 "proof": {"verdict": "proven", "wall_s": 1.0}},
                {"type": "step", "accepted": True, "proposal": "a-r", "parent": "s1-r", "proposal_digest": "a",
                 "parent_digest": "s1", "move": "m"}]
-    ps = ProofStats.from_journal(records)
+    ps = ProofStats.from_journal(typed(records))
     rd = RunData(path=tmp_path, summary=RunSummary(initial=Point(digest="s1", key="s1-r"),
                                                    best=Point(digest="a", key="a-r", proof="proven"), proofs=ps))
     section = proofs(rd)

@@ -23,6 +23,8 @@ sys.path.insert(0, str(REPO))
 from hyperheurist.config import load_design  # noqa: E402
 from hyperheurist.jsonio import read_json  # noqa: E402
 from hyperheurist.ppa.metrics import PPAMetrics  # noqa: E402
+from hyperheurist.record.entries import Phase1Record, parse_record  # noqa: E402
+from hyperheurist.record.enums import Validity  # noqa: E402
 
 
 def hh() -> list[str]:
@@ -72,24 +74,30 @@ def reference_ppa(design_yaml: Path, run_dir: Path) -> dict | None:
     return {"area_um2": m.area_um2, "delay_ns": m.delay_ns, "power_mw": m.power_mw, "cost": scorer(m)}
 
 
+def phase1_valid(run_dir: Path) -> list[Phase1Record]:
+    """The run's valid Phase-1 records, in journal order (read through the typed journal record)."""
+    from hyperheurist.jsonio import read_jsonl
+
+    records = [parse_record(obj) for obj in read_jsonl(run_dir / "journal.jsonl")]
+    return [r for r in records if isinstance(r, Phase1Record) and r.verdict == Validity.VALID]
+
+
 def single_pass(design_yaml: Path, run_dir: Path, seed: int) -> dict | None:
     """Single-pass generation as a user without hh gets it: one valid design with the default recipe, no
     search. Sweep seed k takes the k-th valid Phase-1 candidate (cycling), so K seeds cover the spread of
     answers evenly. Offline the candidates are the seed files, standing for one-shot LLM answers."""
     from hyperheurist.flow import Scorer
-    from hyperheurist.jsonio import read_jsonl
     from hyperheurist.recipe import load_flow
 
     design = load_design(design_yaml)
-    valid = [r for r in read_jsonl(run_dir / "journal.jsonl")
-             if r.get("type") == "phase1" and r.get("verdict") == "valid" and not r.get("repaired_from")]
+    valid = [r for r in phase1_valid(run_dir) if not r.repaired_from]
     if not valid:
         return None
     pick = valid[(seed - 1) % len(valid)]
     scorer = Scorer(design, load_flow(design.ppa.flow))
     scorer.baseline = PPAMetrics.from_dict(read_json(run_dir / "initial" / "ppa.json")["metrics"])
-    m = PPAMetrics.from_dict(pick["evaluation"]["metrics"])
-    return {"label": pick["label"], "area_um2": m.area_um2, "delay_ns": m.delay_ns, "power_mw": m.power_mw,
+    m = PPAMetrics.from_dict(pick.evaluation.metrics or {})
+    return {"label": pick.label, "area_um2": m.area_um2, "delay_ns": m.delay_ns, "power_mw": m.power_mw,
             "cost": scorer(m)}
 
 
@@ -97,21 +105,19 @@ def selection(design_yaml: Path, run_dir: Path) -> dict | None:
     """Choosing among the Phase-1 answers, no search: the best valid Phase-1 candidate at the default
     recipe (the annealer starts from it, so annealed vs this is what the search itself adds)."""
     from hyperheurist.flow import Scorer
-    from hyperheurist.jsonio import read_jsonl
     from hyperheurist.recipe import load_flow
 
     design = load_design(design_yaml)
-    valid = [r for r in read_jsonl(run_dir / "journal.jsonl")
-             if r.get("type") == "phase1" and r.get("verdict") == "valid"]
+    valid = phase1_valid(run_dir)
     if not valid:
         return None
     scorer = Scorer(design, load_flow(design.ppa.flow))
     scorer.baseline = PPAMetrics.from_dict(read_json(run_dir / "initial" / "ppa.json")["metrics"])
     # rounded as the flow rounds costs
-    costed = [(round(scorer(PPAMetrics.from_dict(r["evaluation"]["metrics"])), 9), r) for r in valid]
+    costed = [(round(scorer(PPAMetrics.from_dict(r.evaluation.metrics or {})), 9), r) for r in valid]
     cost, best = min(costed, key=lambda cr: cr[0])  # min keeps the first of equals
-    m = best["evaluation"]["metrics"]
-    return {"label": best["label"], "area_um2": m["area_um2"], "delay_ns": m["delay_ns"], "power_mw": m["power_mw"],
+    m = best.evaluation.metrics or {}
+    return {"label": best.label, "area_um2": m["area_um2"], "delay_ns": m["delay_ns"], "power_mw": m["power_mw"],
             "cost": cost, "candidates": len(valid)}
 
 

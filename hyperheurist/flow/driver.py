@@ -10,6 +10,7 @@ from ..errors import HHError, NoValidCandidate, StorageError, ToolError
 from ..evaluate import first_line
 from ..journal import INFRA
 from ..recipe import load_flow
+from ..record.entries import EndRecord
 from ..rundir import RunDir
 from .outputs import best_of, llm_usage, no_valid_summary, run_summary, write_outputs, write_summary
 from .phase1 import Phase1
@@ -51,7 +52,7 @@ def _run(s: Session) -> RunSummary:
     note = phase1.llm_note or note
     if not p1.valid:
         summary = no_valid_summary(s, p1.entries, llm_usage(llm, note))
-        s.journal.record({"type": "end", "status": summary.status, "best_cost": None})
+        s.journal.record(EndRecord(status=summary.status, best_cost=None))
         summary.journal = s.journal.head()
         write_summary(s, summary)
         faults = sum(e.gate == INFRA for e in p1.entries)
@@ -71,7 +72,7 @@ def _run(s: Session) -> RunSummary:
     result = run_phase2(s, flow, scorer, llm, starts) if design.anneal.iterations > 0 else None
     summary = run_summary(s, starts, p1.entries, result, llm_usage(llm, note))
     best_cost = summary.best.cost if summary.best else None
-    s.journal.record({"type": "end", "status": summary.status, "best_cost": best_cost})
+    s.journal.record(EndRecord(status=summary.status, best_cost=best_cost))
     summary.journal = s.journal.head()
     write_outputs(s, starts[0], best_of(starts, result), summary)
     return summary

@@ -10,12 +10,13 @@ import yaml
 
 from ..jsonio import write_json, write_text_atomic
 from ..ppa.metrics import METRIC_DIRECTIONS, librelane_metrics
+from ..record.proof import Proof
 from ..rundir import manifest
 from ..search.annealer import AnnealResult
 from ..search.moves.params import bake_parameters
 from ..search.state import Evaluation, State
 from .session import Session
-from .summary import Phase1Entry, Phase1Stats, Point, ProofStats, RunSummary, Search, proof_kind, proofs_by_rtl
+from .summary import Checked, Phase1Entry, Phase1Stats, Point, ProofStats, RunSummary, Search, proof_kind, proofs_by_rtl
 
 if TYPE_CHECKING:
     from ..llm.protocol import LLM
@@ -23,14 +24,14 @@ if TYPE_CHECKING:
 Scored = tuple[State, Evaluation]
 
 
-def covering_proof(st: State, ev: Evaluation, by_rtl: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+def covering_proof(st: State, ev: Evaluation, by_rtl: dict[str, Checked]) -> Proof | None:
     """The design's own evaluation's proof, else the one that covers its RTL (a recipe-only evaluation runs
     no check: its RTL is the one an earlier check proved)."""
-    proof = ev.proof or by_rtl.get(st.candidate.digest, {}).get("proof")
-    return proof if isinstance(proof, dict) else None
+    held = by_rtl.get(st.candidate.digest)
+    return ev.proof or (held.proof if held is not None else None)
 
 
-def design_point(st: State, ev: Evaluation, by_rtl: dict[str, dict[str, Any]]) -> Point:
+def design_point(st: State, ev: Evaluation, by_rtl: dict[str, Checked]) -> Point:
     """The design as the summary lists it."""
     m = ev.metrics
     proof = covering_proof(st, ev, by_rtl)
@@ -114,14 +115,15 @@ def run_summary(s: Session, starts: list[Scored], entries: list[Phase1Entry], re
     return summary
 
 
-def _write_design(folder: Path, st: State, ev: Evaluation, proof: dict[str, Any] | None) -> None:
+def _write_design(folder: Path, st: State, ev: Evaluation, proof: Proof | None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     baked = bake_parameters(st.candidate)  # the sources alone reproduce the scored design
     baked.write(folder)
     write_text_atomic(folder / "design.v", baked.text)
     write_text_atomic(folder / "recipe.yaml", yaml.safe_dump(st.recipe.to_dict(), sort_keys=False))
     write_json(folder / "ppa.json", {"metrics": ev.metrics.to_dict() if ev.metrics is not None else None,
-                                     "cost": ev.cost, "candidate": st.candidate.to_dict(), "proof": proof})
+                                     "cost": ev.cost, "candidate": st.candidate.to_dict(),
+                                     "proof": proof.to_json() if proof is not None else None})
 
 
 def write_outputs(s: Session, initial: Scored, best: Scored, summary: RunSummary) -> None:

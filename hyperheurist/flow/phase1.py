@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pydantic import JsonValue
 
 from ..candidate import Candidate
 from ..errors import HHError
 from ..evaluate import EvalTask, first_line
 from ..journal import INFRA
 from ..recipe import FlowPreset
+from ..record.entries import Phase1Record
+from ..record.evaluation import EvaluationRecord
 from ..search.state import Evaluation, State
 from .session import Session
 from .summary import Phase1Entry, proof_kind
@@ -19,7 +23,7 @@ if TYPE_CHECKING:
     from ..llm.protocol import LLM
     from ..llm.rules import RuleMemory
 
-GateReport = dict[str, Any]  # the gate chain's JSON report (free-form: each gate adds its own fields)
+GateReport = dict[str, JsonValue]  # the gate chain's JSON report (free-form: each gate adds its own fields)
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,7 @@ class Phase1:
             st = State(c, self.flow.recipe)
             rec = self.s.journal.phase1.get(st.key)
             if rec is not None:
-                results[i] = (Evaluation.from_dict(rec["evaluation"]), rec.get("gates"))
+                results[i] = (rec.evaluation.evaluation(), rec.gates)
             else:
                 todo.append((i, EvalTask(self.s.design, self.s.rd.path, st, None, self.s.power)))
         for (i, _), res in zip(todo, self.s.run_tasks([t for _, t in todo]), strict=True):
@@ -107,12 +111,12 @@ class Phase1:
         entry = Phase1Entry(label=cand.label or cand.short, digest=cand.digest, origin=cand.origin,
                             verdict="valid" if ev.valid else "invalid", gate=ev.failed_gate, message=ev.message,
                             repaired_from=repaired_from, proof=proof_kind(ev.proof) if ev.proof else None)
-        self.s.journal.record_phase1({
-            "key": State(cand, self.flow.recipe).key, "digest": cand.digest, "label": entry.label,
+        self.s.journal.record_phase1(Phase1Record.model_validate({
+            "type": "phase1", "key": State(cand, self.flow.recipe).key, "digest": cand.digest, "label": entry.label,
             "origin": cand.origin, "repaired_from": repaired_from, "verdict": entry.verdict, "gate": ev.failed_gate,
-            "message": ev.message, "evaluation": ev.to_dict(), "gates": gates, "proof": ev.proof,
+            "message": ev.message, "evaluation": EvaluationRecord.of(ev), "gates": gates, "proof": ev.proof,
             **({"duplicates": self.duplicates[cand.digest]} if cand.digest in self.duplicates else {}),
-        })
+        }))
         out.entries.append(entry)
         self.s.count(ev)
 

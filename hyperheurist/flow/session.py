@@ -18,6 +18,7 @@ from ..errors import ConfigError, StorageError, ToolError
 from ..evaluate import EvalTask, Outcome, worker_init
 from ..executors import Executor, make_executor
 from ..journal import INFRA, Journal, file_digest
+from ..record.entries import StartRecord
 from ..rlimits import die_with_parent
 from ..rundir import RunDir, default_jobs
 from ..runner import set_run_commands_file
@@ -107,8 +108,8 @@ class Session:
         self.rd = rd
         self.opts = opts
         self.journal = Journal(rd.journal, rd.run_id, resume=resume, resolved=rd.resolved,
-                               header={"design": design.name, "seed": design.anneal.seed,
-                                       "resolved_sha256": file_digest(rd.resolved)})
+                               header=StartRecord(design=design.name, seed=design.anneal.seed,
+                                                  resolved_sha256=file_digest(rd.resolved)))
         self.power = opts.power or design.ppa.power
         self.jobs = opts.jobs or design.anneal.jobs or default_jobs()
         self.stop = StopFlag()

@@ -8,12 +8,17 @@ summary.json has always had, plus ``proofs`` and the per-design ``proof`` verdic
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..jsonio import as_dict, as_list, num, text
+from ..record.entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
+from ..record.enums import Validity
+from ..record.proof import Proof
 
 Json = dict[str, Any]
+Checked = Phase1Record | EvalRecord  # a journal record that may hold an equivalence proof
 PROOF_KINDS = ("proven", "bounded", "refuted", "inconclusive", "not checked")
 # what a design's function rests on, against the reference, strongest first: an unbroken chain of proofs
 # from a Phase-1 design proven against the reference; a chain with a bounded link; simulation only
@@ -29,17 +34,16 @@ def _opt_text(x: Any) -> str | None:
     return x if isinstance(x, str) else None
 
 
-def proofs_by_rtl(records: list[Json]) -> dict[str, Json]:
+def proofs_by_rtl(records: Sequence[JournalRecord]) -> dict[str, Checked]:
     """RTL digest -> the journal record (Phase 1 or eval) with the strongest equivalence verdict on that RTL
     (proven before bounded before the rest; the first of equals): a check that timed out against one parent
     does not hide a proof of the same RTL against another."""
-    out: dict[str, Json] = {}
+    out: dict[str, Checked] = {}
     for r in records:
-        if r.get("type") in ("phase1", "eval") and isinstance(r.get("proof"), dict):
-            digest = text(r.get("digest"))
-            held = out.get(digest)
-            if held is None or PROOF_KINDS.index(proof_kind(r["proof"])) < PROOF_KINDS.index(proof_kind(held["proof"])):
-                out[digest] = r
+        if isinstance(r, Phase1Record | EvalRecord) and r.proof is not None:
+            held = out.get(r.digest)
+            if held is None or PROOF_KINDS.index(proof_kind(r.proof)) < PROOF_KINDS.index(proof_kind(held.proof)):
+                out[r.digest] = r
     return out
 
 
@@ -48,9 +52,9 @@ def _rtl(key: Any) -> str:
     return text(key).partition("-")[0]
 
 
-def proof_kind(proof: Any) -> str:
+def proof_kind(proof: Proof | object) -> str:
     """The verdict an evaluation's ``proof`` record names, or "not checked" when no check ran."""
-    kind = as_dict(proof).get("verdict")
+    kind = proof.verdict if isinstance(proof, Proof) else as_dict(proof).get("verdict")
     return kind if isinstance(kind, str) and kind in PROOF_KINDS else "not checked"
 
 
@@ -63,7 +67,7 @@ def weaker(a: str, b: str) -> str:
     return EVIDENCE[max(EVIDENCE.index(a), EVIDENCE.index(b))]
 
 
-def evidence_by_design(records: list[Json], accepted: list[AcceptedChange]) -> dict[str, str]:
+def evidence_by_design(records: Sequence[JournalRecord], accepted: list[AcceptedChange]) -> dict[str, str]:
     """RTL digest -> the evidence against the reference of every valid Phase-1 design and accepted change.
 
     Phase 1 checks a design against the reference; Phase 2 checks a change against its parent (differential
@@ -71,9 +75,9 @@ def evidence_by_design(records: list[Json], accepted: list[AcceptedChange]) -> d
     such chain when several reach the same RTL. ``accepted`` is ``ProofStats.accepted``, in journal order."""
     out: dict[str, str] = {}
     for r in records:
-        if r.get("type") == "phase1" and r.get("verdict") == "valid":
-            d = text(r.get("digest"))
-            ev = evidence_of(proof_kind(r.get("proof")))
+        if isinstance(r, Phase1Record) and r.verdict == Validity.VALID:
+            d = r.digest
+            ev = evidence_of(proof_kind(r.proof))
             out[d] = ev if d not in out else EVIDENCE[min(EVIDENCE.index(ev), EVIDENCE.index(out[d]))]
     for a in accepted:
         if not a.digest:
@@ -243,37 +247,36 @@ class ProofStats:
         return round(self.by_verdict["proven"] / n, 4) if n else None
 
     @classmethod
-    def from_journal(cls, records: list[Json]) -> ProofStats:
+    def from_journal(cls, records: Sequence[JournalRecord]) -> ProofStats:
         """Every accepted step that changed the RTL (each (proposal, parent) once), with the verdict of its own
         evaluation against that parent, else of the first evaluation of the same RTL that has one (the
         annealer reuses a state's evaluation when another chain proposes it again; a recipe-only evaluation
         of that RTL runs no check)."""
-        checked = [r for r in records if r.get("type") == "eval" and isinstance(r.get("proof"), dict)]
-        own = {(r.get("key"), r.get("parent")): r for r in checked}
+        checked = [r for r in records if isinstance(r, EvalRecord) and r.proof is not None]
+        own: dict[tuple[str, str], Checked] = {(r.key, text(r.parent)): r for r in checked}
         # a step the annealer composed from an earlier verdict on the same RTL pair under another recipe
         # (the gates read no recipe) is proven by that pair's check: keys are "<rtl digest>-<recipe>"
-        by_pair: dict[tuple[str, str], Json] = {}
+        by_pair: dict[tuple[str, str], Checked] = {}
         for r in checked:
-            by_pair.setdefault((_rtl(r.get("key")), _rtl(r.get("parent"))), r)
+            by_pair.setdefault((_rtl(r.key), _rtl(r.parent)), r)
         by_rtl = proofs_by_rtl(records)
         seen: set[tuple[str, str]] = set()
         out: list[AcceptedChange] = []
-        for r in records:
-            if r.get("type") != "step" or not r.get("accepted") or r.get("proposal_digest") == r.get("parent_digest"):
+        for st in records:
+            if not isinstance(st, StepRecord) or not st.accepted or st.proposal_digest == st.parent_digest:
                 continue
-            pair = (text(r.get("proposal")), text(r.get("parent")))
+            pair = (text(st.proposal), st.parent)
             if pair in seen:
                 continue
             seen.add(pair)
             holder = own.get(pair) or by_pair.get((_rtl(pair[0]), _rtl(pair[1]))) \
-                or by_rtl.get(text(r.get("proposal_digest")))
-            proof = as_dict(holder.get("proof")) if holder else {}
-            out.append(AcceptedChange(key=pair[0], parent=pair[1], move=_opt_text(r.get("move")),
-                                      verdict=proof_kind(proof), proof_s=num(proof.get("wall_s")),
-                                      engine=_opt_text(proof.get("engine")),
-                                      proof_seq=_int(holder.get("seq")) if holder else None,
-                                      digest=text(r.get("proposal_digest")),
-                                      parent_digest=text(r.get("parent_digest"))))
+                or by_rtl.get(text(st.proposal_digest))
+            proof = holder.proof if holder else None
+            out.append(AcceptedChange(key=pair[0], parent=pair[1], move=st.move,
+                                      verdict=proof_kind(proof), proof_s=num(proof.wall_s) if proof else None,
+                                      engine=proof.engine if proof else None,
+                                      proof_seq=holder.seq if holder else None,
+                                      digest=text(st.proposal_digest), parent_digest=st.parent_digest))
         evidence = evidence_by_design(records, out)
         return cls([replace(a, evidence=evidence.get(a.digest)) for a in out], evidence)
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from ..flow.summary import proof_kind, proofs_by_rtl
-from ..jsonio import as_dict, num, text
+from ..flow.summary import Checked, proof_kind, proofs_by_rtl
+from ..jsonio import num, text
 from .chain import chain, describe, start_label
 from .diff import diff_html
 from .fmt import MISSING, fcost, pct
@@ -57,14 +57,14 @@ def _diff(rd: RunData, st: dict[str, Any], recipes: dict[str, Any]) -> str:
                       "recipe (before)", f"recipe ({text(st.get('move'))})", what="recipe"))
 
 
-def _head(i: int, st: dict[str, Any], proofs: dict[str, Any]) -> str:
+def _head(i: int, st: dict[str, Any], proofs: dict[str, Checked]) -> str:
     cost, delta = num(st.get("cost")), num(st.get("delta"))
     before = cost - delta if cost is not None and delta is not None else None
     change = 100 * delta / before if delta is not None and before else None
     pd, cd = text(st.get("parent_digest")), text(st.get("proposal_digest"))
     same_rtl = bool(pd) and pd == cd
     proof = ('<span class="pill valid" title="equivalence check">same RTL</span>' if same_rtl
-             else proof_pill(proof_kind(as_dict(proofs.get(cd)).get("proof"))))
+             else proof_pill(proof_kind(held.proof if (held := proofs.get(cd)) is not None else None)))
     return (f"{i}. <b>{escape(text(st.get('move')) or '?')}</b> · cost {escape(fcost(before))} → "
             f"{escape(fcost(cost))} ({escape(pct(change) if change is not None else MISSING)}) · {proof}")
 
@@ -79,7 +79,7 @@ def lineage_section(rd: RunData) -> str:
     if not steps:
         body = f"<p>The best design is the start design <b>{escape(start)}</b>: no move improved on it.</p>"
         return section("Lineage of the best design", body, anchor="lineage")
-    proofs, recipes = proofs_by_rtl([*rd.phase1, *rd.evals]), _recipes(rd)
+    proofs, recipes = proofs_by_rtl(rd.records), _recipes(rd)
     parts = [f"<p>{len(steps)} move(s) from the Phase-1 design <b>{escape(start)}</b> to the best design "
              f"(<code>{escape(best.key)}</code>): {escape(describe(rd, best.key))}.</p>"]
     ini = rd.summary.initial

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from ..config import yamlsafe
 from ..errors import InputError
 from ..flow.summary import Phase1Entry, Phase1Stats, RunSummary
 from ..jsonio import as_dict, read_jsonl
+from ..record.entries import EndRecord, EvalRecord, JournalRecord, Phase1Record, StepRecord, parse_record
 
 MAX_TEXT_BYTES = 2_000_000  # RTL/COMMANDS beyond this are cut: the page must stay openable
 
@@ -31,10 +33,12 @@ class RunData:
     has_summary: bool = False  # summary.json was read (the run finished, or found no valid candidate)
     manifest: Json = field(default_factory=dict[str, Any])
     resolved: Json = field(default_factory=dict[str, Any])
+    records: list[JournalRecord] = field(default_factory=list)  # the journal, typed (``record.entries``)
+    # the same records as JSON objects, for the chart helpers that read them tolerantly
     phase1: list[Json] = field(default_factory=list)
     evals: list[Json] = field(default_factory=list)
     steps: list[Json] = field(default_factory=list)
-    end: Json | None = None
+    end: EndRecord | None = None
     commands: str | None = None
     best_rtl: str | None = None
     initial_rtl: str | None = None
@@ -111,16 +115,22 @@ def _read_journal(rd: RunData) -> None:
         rd.problems.append("journal.jsonl: not found")
         return
     try:
-        for rec in read_jsonl(path):
-            kind = rec.get("type")
-            if kind == "phase1":
-                rd.phase1.append(rec)
-            elif kind == "eval":
-                rd.evals.append(rec)
-            elif kind == "step":
-                rd.steps.append(rec)
-            elif kind == "end":
-                rd.end = rec
+        for i, obj in enumerate(read_jsonl(path), 1):
+            try:
+                rec = parse_record(obj)
+            except ValidationError:
+                rd.problems.append(f"journal.jsonl: record {i} is not a journal record; skipped")
+                continue
+            rd.records.append(rec)
+            match rec:
+                case Phase1Record():
+                    rd.phase1.append(obj)
+                case EvalRecord():
+                    rd.evals.append(obj)
+                case StepRecord():
+                    rd.steps.append(obj)
+                case EndRecord():
+                    rd.end = rec
     except json.JSONDecodeError as exc:
         # a corrupt line in the middle: keep what came before it
         rd.problems.append(f"journal.jsonl: unreadable line ({exc.msg}); later records skipped")

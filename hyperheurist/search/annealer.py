@@ -13,21 +13,21 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..config import Anneal
 from ..errors import NoValidCandidate
-from .knowledge import Knowledge, Scored, cost_of, failed_gate, memo_key, place, usable, where_inapplicable
+from ..record.entries import StepRecord
+from ..record.enums import StepVerdict
+from .knowledge import Scored, cost_of, failed_gate, memo_key, place, usable, where_inapplicable
 from .pareto import ParetoArchive
 from .polish import polish
 from .schedule import Calibration, Temperature, acceptance_probability
+from .search_state import ContextFactory, Evaluate, HistoryPoint, SearchState, judged, step_record
 from .selection import AdaptiveSelector, reward
 from .state import Evaluation, Move, MoveContext, State, finishing
-from .tally import Counters, MoveStats
+from .tally import MoveStats
 
-Record = dict[str, Any]  # a journal or progress record (JSON)
-Evaluate = Callable[[list[tuple[State, State | None]]], list[Evaluation]]
-ContextFactory = Callable[[State, Evaluation], MoveContext]
+Progress = dict[str, float | int | list[float | None] | None]  # what the progress display is told per iteration
 
 
 @dataclass
@@ -47,7 +47,7 @@ class AnnealResult:
     pareto: list[Scored]
     move_stats: dict[str, dict[str, float]]  # name -> MoveStats fields and the selector's weight
     counters: dict[str, int | dict[str, int]]  # Counters.to_dict()
-    history: list[Record]  # one entry per iteration, for plotting
+    history: list[HistoryPoint]  # one entry per iteration, for plotting
     t0: float | None
     iterations_done: int
     stopped: bool  # should_stop ended the run early
@@ -58,7 +58,7 @@ class AnnealResult:
         invalid = self.counters.get("invalid", {})
         return dict(invalid) if isinstance(invalid, dict) else {}
 
-    def to_dict(self) -> Record:
+    def to_dict(self) -> dict[str, object]:
         s, e = self.best
         return {
             "best": {"key": s.key, "digest": s.candidate.digest, "cost": e.cost,
@@ -92,25 +92,25 @@ class Annealer:
     """The state of one annealing run; ``run`` drives it. Use ``anneal`` unless you need the parts."""
 
     def __init__(self, starts: list[Scored], moves: list[Move], ctx_factory: ContextFactory,
-                 evaluate: Evaluate, config: Anneal, record: Callable[[Record], None],
-                 progress: Callable[[Record], None] | None = None,
+                 evaluate: Evaluate, config: Anneal, record: Callable[[StepRecord], None],
+                 progress: Callable[[Progress], None] | None = None,
                  should_stop: Callable[[], bool] | None = None) -> None:
         valid = [(s, e) for s, e in starts if usable(e)]
         if not valid:
             raise NoValidCandidate("annealing needs at least one valid, scored start state")
         if not moves:
             raise ValueError("annealing needs at least one move")
-        self.moves = {m.name: m for m in moves}
-        if len(self.moves) != len(moves):
+        by_name = {m.name: m for m in moves}
+        if len(by_name) != len(moves):
             raise ValueError("move names must be unique")
-        self.ctx_factory, self.evaluate, self.config = ctx_factory, evaluate, config
-        self.record, self.progress, self.should_stop = record, progress, should_stop
+        self.config, self.progress = config, progress
+        self.state = SearchState(by_name, ctx_factory, evaluate, record, min(valid, key=lambda se: cost_of(se[1])),
+                                 should_stop, stats={m.name: MoveStats() for m in moves})
+        self.moves, self.know, self.stats = self.state.moves, self.state.know, self.state.stats
+        self.counters, self.pareto = self.state.counters, self.state.pareto
         master = random.Random(config.seed)
         self.selector = AdaptiveSelector([m.name for m in moves])
-        self.stats = {m.name: MoveStats() for m in moves}
-        self.know = Knowledge()
         self._memo_before: set[str] = set()
-        self.pareto = ParetoArchive()
         for s, e in starts:
             self.know.record(s, None, e)
             self.pareto.add(s, e)
@@ -119,15 +119,10 @@ class Annealer:
         self.ranked = sorted(valid, key=lambda se: cost_of(se[1]))  # the starts, cheapest first
         firsts = [self.ranked[i % len(self.ranked)] for i in range(config.chains)]
         self.chains = [Chain(i, random.Random(master.getrandbits(64)), f, f, {f[0].key}) for i, f in enumerate(firsts)]
-        self.best = min(valid, key=lambda se: cost_of(se[1]))  # min() keeps the first of equals
         self.t0 = config.t0
         self.calibration = Calibration(config.t_min, [])  # deltas seen before an automatic T0 is fixed
         for c in self.chains:
             c.temperature.value = self.t0
-        self.counters = Counters()
-        self.history: list[Record] = []
-        self.iteration = 0
-        self.stopped = False
 
     # -- proposing ---------------------------------------------------------------------------
     def _propose(self, chain: Chain) -> _Proposal:
@@ -136,7 +131,7 @@ class Annealer:
         proposal known to give the parent's netlist back, or known and certain to be rejected, is passed
         over for another move: it would spend the chain's iteration on nothing."""
         state, ev = chain.current
-        ctx = self.ctx_factory(state, ev)
+        ctx = self.state.ctx_factory(state, ev)
         tried: list[str] = []
         known = [n for n, m in self.moves.items() if (n, where_inapplicable(m, state)) in self.know.inapplicable]
         # every move may be asked (a cap of 12 sat chains out on states whose RTL moves were all still unasked)
@@ -222,19 +217,7 @@ class Annealer:
                 continue
             seen.add(key)
             batch.append((p.state, p.chain.current[0]))
-        self.evaluate_batch(batch)
-
-    def evaluate_batch(self, batch: list[tuple[State, State | None]]) -> None:
-        """Evaluate (proposal, parent) pairs together, check the evaluator's answer and learn from it."""
-        results = self.evaluate(batch) if batch else []
-        if len(results) != len(batch):
-            raise ValueError(f"evaluate returned {len(results)} evaluations for {len(batch)} states")
-        for (s, parent), ev in zip(batch, results, strict=True):
-            if ev.key != s.key:
-                raise ValueError(f"evaluate returned key {ev.key} for state {s.key}")
-            self.know.record(s, parent, ev)
-            self.pareto.add(s, ev)
-        self.counters.evaluations += len(batch)
+        self.state.evaluate_batch(batch)
 
     def _outcome(self, p: _Proposal) -> Evaluation:
         assert p.state is not None
@@ -250,36 +233,30 @@ class Annealer:
             ev = self._outcome(p)
             if usable(ev):
                 self.calibration.add(cost_of(ev) - cost_of(p.chain.current[1]))
-        self.t0 = self.calibration.t0(self.iteration)
+        self.t0 = self.calibration.t0(self.state.iteration)
         if self.t0 is not None:
             for c in self.chains:
                 c.temperature.value = self.t0
 
     # -- accepting ---------------------------------------------------------------------------
-    def _step(self, p: _Proposal) -> Record:
+    def _step(self, p: _Proposal) -> StepRecord:
         chain = p.chain
-        parent, parent_ev = chain.current
-        temperature = chain.temperature.value
-        rec: Record = {"type": "step", "chain": chain.index, "iteration": self.iteration,
-                       "temperature": temperature, "move": p.move, "not_applicable": p.tried,
-                       "parent": parent.key, "parent_digest": parent.candidate.digest,
-                       "proposal": None, "proposal_digest": None, "verdict": "not-applicable",
-                       "cost": None, "current_cost": parent_ev.cost, "best_cost": chain.best[1].cost,
-                       "accepted": False, "improved": False, "reheated": False, "memo": False}
+        rec = step_record(chain.current, self.state.iteration, p.move, chain=chain.index,
+                          temperature=chain.temperature.value, best_cost=chain.best[1].cost, not_applicable=p.tried)
         improved = p.state is not None and p.move is not None and self._judge(p, p.move, p.state, rec)
         self.counters.not_applicable += int(p.state is None or p.move is None)
         reheated = chain.temperature.step(improved, self.t0, self.config)
         self.counters.reheats += int(reheated)
         restarted = self._restart(chain, idle=p.state is None, reheated=reheated)
-        rec["improved"], rec["reheated"], rec["restarted"] = improved, reheated, restarted
-        rec["current_cost"], rec["best_cost"] = chain.current[1].cost, chain.best[1].cost
-        rec["global_best_cost"] = self.best[1].cost
+        rec.improved, rec.reheated, rec.restarted = improved, reheated, restarted
+        rec.current_cost, rec.best_cost = chain.current[1].cost, chain.best[1].cost
+        rec.global_best_cost = self.state.best[1].cost
         return rec
 
     def _restart(self, chain: Chain, idle: bool, reheated: bool) -> bool:
         """A chain stuck on a worse region than another found (reheated) goes on from the best state; one
         with nothing left to propose goes on from the cheapest valid state no chain holds or exhausted."""
-        target = self.best if reheated and cost_of(chain.best[1]) > cost_of(self.best[1]) else None
+        target = self.state.best if reheated and cost_of(chain.best[1]) > cost_of(self.state.best[1]) else None
         if idle and target is None:
             target = self.know.restart_from({place(*c.current) for c in self.chains})
         if target is None or target[0].key == chain.current[0].key:
@@ -291,7 +268,7 @@ class Annealer:
         self.counters.restarts += 1
         return True
 
-    def _judge(self, p: _Proposal, move: str, state: State, rec: Record) -> bool:
+    def _judge(self, p: _Proposal, move: str, state: State, rec: StepRecord) -> bool:
         """Accept or reject one evaluated proposal, credit its move; True when it improved the chain's best."""
         chain = p.chain
         parent, parent_ev = chain.current
@@ -300,17 +277,16 @@ class Annealer:
         st = self.stats[move]
         st.proposals += 1
         self.counters.proposals += 1
-        rec.update(proposal=state.key, proposal_digest=state.candidate.digest, cost=ev.cost,
-                   memo=key in self._memo_before, composed=key in self.know.composed, unchecked=p.unchecked is not None)
-        self.counters.memo_hits += int(rec["memo"])
+        judged(rec, (state, ev), memo=key in self._memo_before, composed=key in self.know.composed,
+               unchecked=p.unchecked is not None)
+        self.counters.memo_hits += int(rec.memo)
         improved, r = False, 0.0
         if p.unchecked is not None:  # rejected on its known cost before any check: neither valid nor invalid
             delta = cost_of(ev) - cost_of(parent_ev)
-            rec.update(verdict="rejected:unchecked", delta=delta,
-                       probability=acceptance_probability(delta, chain.temperature.value))
-        elif not usable(ev):
+            rec.verdict, rec.delta = StepVerdict.REJECTED_UNCHECKED, delta
+            rec.probability = acceptance_probability(delta, chain.temperature.value)
+        elif not usable(ev):  # ``judged`` wrote the verdict
             gate = failed_gate(ev)
-            rec["verdict"] = f"invalid:{gate}"
             st.invalid += 1
             self.counters.invalid[gate] = self.counters.invalid.get(gate, 0) + 1
         else:
@@ -326,8 +302,9 @@ class Annealer:
             accept = allowed and (delta <= 0 or (p.draw is not None and p.draw < prob))
             improved = cost < cost_of(chain.best[1])
             r = reward(True, parent_cost, cost, improved)
-            no = "rejected:known-netlist" if repeat and delta >= 0 else "rejected"
-            rec.update(verdict="accepted" if accept else no, accepted=accept, delta=delta, probability=prob)
+            no = StepVerdict.REJECTED_KNOWN_NETLIST if repeat and delta >= 0 else StepVerdict.REJECTED
+            rec.verdict = StepVerdict.ACCEPTED if accept else no
+            rec.accepted, rec.delta, rec.probability = accept, delta, prob
             if accept:
                 chain.current = (state, ev)
                 chain.held.add(state.key)
@@ -337,12 +314,12 @@ class Annealer:
                 chain.best = (state, ev)
                 st.improvements += 1
                 self.counters.improvements += 1
-                if cost < cost_of(self.best[1]):
-                    self.best = (state, ev)
-        if not rec["accepted"]:  # tabu from this parent (``Knowledge.rejected``)
+                if cost < cost_of(self.state.best[1]):
+                    self.state.best = (state, ev)
+        if not rec.accepted:  # tabu from this parent (``Knowledge.rejected``)
             self.know.rejected.add((parent.key, state.key))
         st.credit += r
-        rec["credit"] = r  # what the selector was given (the report charts it from the journal)
+        rec.credit = r  # what the selector was given (the report charts it from the journal)
         self.selector.update(move, r)
         return improved
 
@@ -356,43 +333,43 @@ class Annealer:
         self._calibrate(proposals)
         records = [self._step(p) for p in proposals]
         for rec in records:
-            self.record(rec)
-        self.iteration += 1
-        self.counters.iterations = self.iteration
-        self.history.append({
-            "iteration": self.iteration, "best_cost": self.best[1].cost, "evaluations": self.counters.evaluations,
+            self.state.record(rec)
+        self.state.iteration += 1
+        self.counters.iterations = self.state.iteration
+        self.state.history.append({
+            "iteration": self.state.iteration, "best_cost": self.state.best[1].cost,
+            "evaluations": self.counters.evaluations,
             "chains": [{"current_cost": c.current[1].cost, "best_cost": c.best[1].cost,
                         "temperature": c.temperature.value} for c in self.chains],
         })
         if self.progress is not None:
             temps = [c.temperature.value for c in self.chains if c.temperature.value is not None]
-            self.progress({"iteration": self.iteration - 1, "iterations": self.config.iterations,
-                           "best_cost": self.best[1].cost, "evaluations": self.counters.evaluations,
+            self.progress({"iteration": self.state.iteration - 1, "iterations": self.config.iterations,
+                           "best_cost": self.state.best[1].cost, "evaluations": self.counters.evaluations,
                            "temperature": max(temps) if temps else math.nan,
                            "temperatures": [c.temperature.value for c in self.chains],
                            "acceptance_rate": self.counters.accepted / max(1, self.counters.proposals)})
 
     def run(self) -> AnnealResult:
-        while self.iteration < self.config.iterations:
-            if self.should_stop is not None and self.should_stop():
-                self.stopped = True
+        while self.state.iteration < self.config.iterations:
+            if self.state.stop_requested():
                 break
             self.iterate()
-        if not self.stopped:
-            polish(self)
+        if not self.state.stopped:
+            polish(self.state, self.config, [c.best for c in self.chains] + self.ranked)
         return self.result()
 
     def result(self) -> AnnealResult:
         weights = self.selector.probabilities()
         return AnnealResult(
-            best=self.best, chain_best=[c.best for c in self.chains], pareto=list(self.pareto.entries),
+            best=self.state.best, chain_best=[c.best for c in self.chains], pareto=list(self.pareto.entries),
             move_stats={n: s.to_dict() | {"weight": round(weights[n], 6)} for n, s in self.stats.items()},
-            counters=self.counters.to_dict(), history=list(self.history), t0=self.t0,
-            iterations_done=self.iteration, stopped=self.stopped, selector=self.selector.state_dict())
+            counters=self.counters.to_dict(), history=list(self.state.history), t0=self.t0,
+            iterations_done=self.state.iteration, stopped=self.state.stopped, selector=self.selector.state_dict())
 
 
 def anneal(starts: list[Scored], moves: list[Move], ctx_factory: ContextFactory, evaluate: Evaluate,
-           config: Anneal, record: Callable[[Record], None], progress: Callable[[Record], None] | None = None,
+           config: Anneal, record: Callable[[StepRecord], None], progress: Callable[[Progress], None] | None = None,
            should_stop: Callable[[], bool] | None = None) -> AnnealResult:
     """Run the annealer (see the module docstring); ``starts`` are valid, scored Phase-1 states.
     ``ctx_factory(state, evaluation)`` builds the MoveContext for a chain's current state;

@@ -15,16 +15,16 @@ replays it exactly.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
 
-from .knowledge import Scored, cost_of, failed_gate, memo_key, usable, where_inapplicable
+from ..config import Anneal
+from ..record.entries import StepRecord
+from ..record.enums import StepVerdict
+from .knowledge import Scored, cost_of, memo_key, usable, where_inapplicable
+from .search_state import SearchState, judged, step_record
 from .state import Evaluation, State
 
-if TYPE_CHECKING:
-    from .annealer import Annealer
 
-
-def neighbours(a: Annealer, point: Scored, rng: random.Random) -> list[tuple[str, State]]:
+def neighbours(a: SearchState, point: Scored, rng: random.Random) -> list[tuple[str, State]]:
     """(move name, state) for every single change of ``point`` polishing may try, in move order."""
     state, ev = point
     ctx = a.ctx_factory(state, ev)
@@ -44,26 +44,26 @@ def neighbours(a: Annealer, point: Scored, rng: random.Random) -> list[tuple[str
     return out
 
 
-def origins(a: Annealer) -> list[Scored]:
-    """Where descents start: the best state, then each chain's best and each start, cheapest first (distinct)."""
+def origins(best: Scored, others: list[Scored]) -> list[Scored]:
+    """Where descents start: the best state, then ``others`` (each chain's best and each start), cheapest
+    first (distinct)."""
     out: dict[str, Scored] = {}
-    for se in [a.best, *sorted([c.best for c in a.chains] + a.ranked, key=lambda se: cost_of(se[1]))]:
+    for se in [best, *sorted(others, key=lambda se: cost_of(se[1]))]:
         out.setdefault(se[0].key, se)
     return list(out.values())
 
 
-def polish(a: Annealer) -> None:
-    """Steepest descents of at most ``a.config.polish`` rounds each, from every origin (see the module
-    docstring); a state one descent stood on is not descended from again."""
-    if a.config.polish == 0:
+def polish(a: SearchState, config: Anneal, starts: list[Scored]) -> None:
+    """Steepest descents of at most ``config.polish`` rounds each, from the best state and then ``starts``
+    (see the module docstring); a state one descent stood on is not descended from again."""
+    if config.polish == 0:
         return
-    rng = random.Random(f"polish:{a.config.seed}")
+    rng = random.Random(f"polish:{config.seed}")
     stood: set[str] = set()
     iteration = a.iteration
-    for point in origins(a):
-        for _ in range(a.config.polish):
-            if a.should_stop is not None and a.should_stop():
-                a.stopped = True
+    for point in origins(a.best, starts):
+        for _ in range(config.polish):
+            if a.stop_requested():
                 return
             if point[0].key in stood:
                 break
@@ -75,7 +75,7 @@ def polish(a: Annealer) -> None:
             point = step
 
 
-def _round(a: Annealer, rng: random.Random, point: Scored, iteration: int) -> Scored | None:
+def _round(a: SearchState, rng: random.Random, point: Scored, iteration: int) -> Scored | None:
     """One round from ``point`` (journalled as ``iteration``, after the annealing's): the neighbour it moves
     to, or None when none is cheaper. A neighbour cheaper than the run's best becomes the best."""
     parent, parent_ev = point
@@ -98,13 +98,13 @@ def _round(a: Annealer, rng: random.Random, point: Scored, iteration: int) -> Sc
     for name, s, ev in outcomes:
         if s.key not in fresh:
             continue  # only what this round evaluated is journalled (a known outcome was judged before)
-        a.record(_record(a, iteration, name, point, s, ev, chosen is not None and chosen[1].key == s.key))
-        _tally(a, name, ev)
+        a.record(_record(a, iteration, name, point, (s, ev), chosen is not None and chosen[1].key == s.key))
+        a.tally(name, ev)
     if chosen is None:
         return None
     name, s, ev = chosen
     if s.key not in fresh:  # the winner was known: its acceptance is journalled all the same
-        a.record(_record(a, iteration, name, point, s, ev, True, known=True))
+        a.record(_record(a, iteration, name, point, (s, ev), True, known=True))
     a.stats[name].accepted += 1
     a.counters.polish_steps += 1
     if cost_of(ev) < cost_of(a.best[1]):
@@ -116,7 +116,7 @@ def _round(a: Annealer, rng: random.Random, point: Scored, iteration: int) -> Sc
     return s, ev
 
 
-def _worth_asking(a: Annealer, move: str, parent: State, parent_cost: float, s: State) -> bool:
+def _worth_asking(a: SearchState, move: str, parent: State, parent_cost: float, s: State) -> bool:
     """False when ``s`` cannot be an improvement on ``parent`` by what the run knows: judged and rejected from
     it, a recipe change known to give its netlist back, or a state whose cost (the same against any parent:
     PPA reads the state alone) is known and no lower."""
@@ -128,29 +128,18 @@ def _worth_asking(a: Annealer, move: str, parent: State, parent_cost: float, s: 
     return est is None or cost_of(est) < parent_cost
 
 
-def _record(a: Annealer, iteration: int, move: str, point: Scored, s: State, ev: Evaluation,
-            accepted: bool, known: bool = False) -> dict[str, Any]:
-    """A journal step record, as the annealer writes them (``chain`` None: no chain took this step; ``known``:
-    its evaluation was not this round's)."""
+def _record(a: SearchState, iteration: int, move: str, point: Scored, proposal: Scored,
+            accepted: bool, known: bool = False) -> StepRecord:
+    """A journal step of the greedy finish (``chain`` None: no chain took this step; ``known``: its
+    evaluation was not this round's)."""
     parent, parent_ev = point
-    delta = cost_of(ev) - cost_of(parent_ev) if usable(ev) else None
-    verdict = ("accepted" if accepted else "rejected") if usable(ev) else f"invalid:{failed_gate(ev)}"
-    return {"type": "step", "phase": "polish", "chain": None, "iteration": iteration, "temperature": 0.0,
-            "move": move, "not_applicable": [], "parent": parent.key, "parent_digest": parent.candidate.digest,
-            "proposal": s.key, "proposal_digest": s.candidate.digest, "verdict": verdict, "cost": ev.cost,
-            "current_cost": parent_ev.cost, "best_cost": a.best[1].cost, "global_best_cost": a.best[1].cost,
-            "accepted": accepted, "improved": accepted and cost_of(ev) < cost_of(a.best[1]), "reheated": False,
-            "restarted": False, "memo": known, "composed": known and memo_key(s, parent) in a.know.composed,
-            "unchecked": False, "delta": delta}
-
-
-def _tally(a: Annealer, move: str, ev: Evaluation) -> None:
-    st = a.stats[move]
-    st.proposals += 1
-    a.counters.proposals += 1
+    s, ev = proposal
+    best = a.best[1].cost
+    rec = step_record(point, iteration, move, chain=None, temperature=0.0, best_cost=best, polish=True)
+    judged(rec, proposal, memo=known, composed=known and memo_key(s, parent) in a.know.composed, unchecked=False)
+    rec.global_best_cost, rec.restarted = best, False
+    rec.delta = cost_of(ev) - cost_of(parent_ev) if usable(ev) else None
     if usable(ev):
-        st.valid += 1
-    else:
-        st.invalid += 1
-        gate = failed_gate(ev)
-        a.counters.invalid[gate] = a.counters.invalid.get(gate, 0) + 1
+        rec.verdict = StepVerdict.ACCEPTED if accepted else StepVerdict.REJECTED
+    rec.accepted, rec.improved = accepted, accepted and cost_of(ev) < cost_of(a.best[1])
+    return rec

@@ -10,6 +10,8 @@ from ..candidate import Candidate
 from ..config import DesignConfig
 from ..ppa.metrics import PPAMetrics
 from ..recipe import FlowPreset, Recipe
+from ..record.enums import FailedGate
+from ..record.proof import Proof
 
 if TYPE_CHECKING:
     from ..llm.protocol import LLM
@@ -29,33 +31,18 @@ class State:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What the evaluator found for one state: validity, then metrics and cost, and the equivalence
-    verdict (``Verdict.to_dict()`` plus ``wall_s``; None when no equivalence check ran)."""
+    """What the evaluator found for one state: validity (else the gate it failed), then metrics and cost,
+    and the equivalence proof (None when no equivalence check ran). On disk: ``record.evaluation``."""
 
     key: str
     valid: bool
-    failed_gate: str | None = None
+    failed_gate: FailedGate | None = None
     message: str = ""
     metrics: PPAMetrics | None = None
     cost: float | None = None
     cached: bool = False
     wall_s: float = 0.0
-    proof: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "key": self.key, "valid": self.valid, "failed_gate": self.failed_gate, "message": self.message,
-            "metrics": self.metrics.to_dict() if self.metrics is not None else None, "cost": self.cost,
-            "cached": self.cached, "wall_s": round(self.wall_s, 4), "proof": self.proof,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Evaluation:
-        metrics = d.get("metrics")
-        return cls(key=d["key"], valid=bool(d["valid"]), failed_gate=d.get("failed_gate"),
-                   message=d.get("message", ""), metrics=PPAMetrics.from_dict(metrics) if metrics else None,
-                   cost=d.get("cost"), cached=bool(d.get("cached", False)), wall_s=float(d.get("wall_s", 0.0)),
-                   proof=d.get("proof"))  # journals written before proofs were recorded have no key: None
+    proof: Proof | None = None
 
 
 @dataclass

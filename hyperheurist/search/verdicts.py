@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..stages.model import StageId
+from ..record.enums import FailedGate
 from .state import Evaluation, State
 
-RTL_GATES = frozenset({StageId.SAFETY, StageId.COMPILE, StageId.STRUCTURE, StageId.SIMULATION, StageId.EQUIVALENCE})
+RTL_GATES = frozenset({FailedGate.SAFETY, FailedGate.COMPILE, FailedGate.STRUCTURE, FailedGate.SIMULATION,
+                       FailedGate.EQUIVALENCE})
 
 
 @dataclass
