@@ -119,6 +119,23 @@ endmodule
   end
 endmodule
 """, "^x", "for"),
+    "mux_of_a_form_and_a_constant": ("""module t(input [5:0] a, input [5:0] b, input en, output reg [5:0] y);
+  always @* begin
+    if (!en) y = 6'd0;
+    else if (a > b) y = a - b;
+    else y = b - a;
+  end
+endmodule
+""", "en ?", "a > b"),
+    "mux_of_two_forms": ("""module t(input [7:0] x, input pick, output reg [3:0] n);
+  integer i;
+  reg found;
+  always @* begin
+    n = 4'd8; found = 1'b0;
+    for (i = 0; i < 8; i = i + 1) if (!found && (pick ? x[i] : x[7 - i])) begin n = i; found = 1'b1; end
+  end
+endmodule
+""", "pick ?", "for"),
 }
 
 NEAR_MISS = {

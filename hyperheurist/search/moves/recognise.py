@@ -5,7 +5,8 @@ unrolled by ``combblock``) over at most ``MAX_INPUTS`` input names is evaluated 
 points (every point when the inputs have at most 12 bits, else corners and seeded random points) and
 compared with every form of ``funclib``: |a-b| as one subtractor, min/max, products, saturating
 sums, shifts and rotates by a word, population and zero counts, the highest/lowest set bit, bit
-reversal, reductions, and ``loop_lift``'s compares and sums. When every target of the cone is one of
+reversal, reductions, and ``loop_lift``'s compares and sums, or a mux by a 1-bit input of two of them
+(or of one and a word or a constant: ``en ? |a-b| : 0``). When every target of the cone is one of
 them, the cone is written again as those forms (one always block or assignment per target), a compare
 of two words another target subtracts written as that subtractor's borrow (``share_borrow``). Only the
 function is matched, never the text; a match is evidence, not proof: the evaluation stage proves
@@ -19,14 +20,15 @@ a - b : b - a`` has two subtractors and a compare; the form one subtractor and a
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from ...egraph.ir import Term, _value, node, subterms
+from ...egraph.bind import resize
+from ...egraph.ir import Term, _value, const, node, subterms, var
 from ..state import MoveContext
 from .combblock import support
 from .cones import Cone, cone_sites
 from .expr import Syntax
-from .funclib import Form, forms, override
+from .funclib import Env, Form, forms, override
 from .looplift import FIRST_POINTS, bit_level, narrow, points
 from .rtl import RtlMove
 from .verilog import Edit
@@ -90,33 +92,79 @@ def share_borrow(found: dict[str, Term]) -> dict[str, Term]:
     return out
 
 
+Values = Callable[[list[Env]], list[int]]
+
+
+def at(t: Term, fixed: Env) -> Values:
+    """``t``'s values at given points, with the inputs in ``fixed`` held at their values."""
+    def run(ps: list[Env]) -> list[int]:
+        return values(t, [{**p, **fixed} for p in ps])
+    return run
+
+
+def match(target: Values, width: int, names: dict[str, int], pts: list[Env]) -> Term | None:
+    """The first form over ``names`` equal to the target (its values at given points) at every point."""
+    first = pts[:FIRST_POINTS]
+    quick = target(first)
+    want: list[int] | None = None
+    for f in forms(names):
+        if not _close(f, quick, [f.value(p) for p in first], first, width):
+            continue
+        if width == 1 and f.build().width > 1:
+            continue  # one bit of a wider function is no recognition of it
+        want = target(pts) if want is None else want
+        term = override(f, want, [f.value(p) for p in pts], pts, width)
+        if term is not None:
+            return narrow(term)
+    return None
+
+
+def arm(target: Values, width: int, names: dict[str, int], pts: list[Env]) -> Term | None:
+    """A mux arm: a constant, one of the words as it is, or a form (each tried at a few points first)."""
+    mask = (1 << width) - 1
+    first = pts[:FIRST_POINTS]
+    quick = target(first)
+    simple: list[tuple[Term, list[int]]] = []
+    if len(set(quick)) == 1:
+        simple.append((const(quick[0], width), [quick[0]] * len(pts)))
+    for n, w in names.items():
+        if quick == [p[n] & mask for p in first]:
+            simple.append((resize(var(n, w), width), [p[n] & mask for p in pts]))
+    want = target(pts) if simple else []
+    for term, value in simple:
+        if want == value:
+            return term
+    return match(target, width, names, pts) if any(w >= 2 for w in names.values()) else None
+
+
+def muxed(t: Term, names: dict[str, int], pts: list[Env]) -> Term | None:
+    """``s ? f : g`` for a 1-bit input ``s`` whose two cofactors of ``t`` are each an ``arm``."""
+    for s in [n for n, w in names.items() if w == 1]:
+        rest = {n: w for n, w in names.items() if n != s}
+        arms = []
+        for b in (1, 0):
+            arms.append(arm(at(t, {s: b}), t.width, rest, pts))
+        if arms[0] is not None and arms[1] is not None and arms[0] != arms[1]:
+            return node("mux", t.width, var(s, 1), arms[0], arms[1])
+    return None
+
+
 def recognise(terms: dict[str, Term], seed: str) -> dict[str, Term] | None:
-    """A word-level form for every target, equal to it at every point, or None."""
+    """A word-level form for every target, equal to it at every point, or None: a form of the library,
+    else a mux by a 1-bit input of two forms (or of a form and a word or constant)."""
     names = support(list(terms.values()))
     if not names or len(names) > MAX_INPUTS or max(names.values()) > MAX_WIDTH:
         return None
     if not any(w >= 2 for w in names.values()):
         return None
     pts = points(names, seed)
-    first = pts[:FIRST_POINTS]
-    quick = {k: values(t, first) for k, t in terms.items()}
-    want: dict[str, list[int]] = {}
     found: dict[str, Term] = {}
-    for f in forms(names):
-        head = [f.value(p) for p in first]
-        for k, t in terms.items():
-            if k in found or not _close(f, quick[k], head, first, t.width):
-                continue
-            if t.width == 1 and f.build().width > 1:
-                continue  # one bit of a wider function is no recognition of it
-            if k not in want:
-                want[k] = values(t, pts)
-            term = override(f, want[k], [f.value(p) for p in pts], pts, t.width)
-            if term is not None:
-                found[k] = narrow(term)
-        if len(found) == len(terms):
-            return share_borrow(found)
-    return None
+    for k, t in terms.items():
+        m = match(at(t, {}), t.width, names, pts) or muxed(t, names, pts)
+        if m is None:
+            return None
+        found[k] = m
+    return share_borrow(found)
 
 
 def _recognised(cone: Cone, seed: str) -> Iterator[dict[str, Term]]:
@@ -141,4 +189,4 @@ class FunctionRecognition(RtlMove):
         return rewrites(text, tree)
 
 
-__all__ = ["FunctionRecognition", "operators", "recognise", "share_borrow", "values"]
+__all__ = ["FunctionRecognition", "operators", "recognise", "match", "muxed", "share_borrow", "values"]
