@@ -57,8 +57,10 @@ def _prctl() -> Callable[..., int] | None:
 
 
 def preexec(limits: Sequence[Limit]) -> Callable[[], None]:
-    """The unsandboxed child's hook: SIGKILL when hh dies (Linux PDEATHSIG), then the limits."""
+    """The unsandboxed child's hook: SIGKILL when hh dies (Linux PDEATHSIG), then the limits. (Its children do not
+    inherit the signal: this process's reaper, started here before the launch, ends the tool's process group.)"""
     prctl, parent = _prctl(), os.getpid()
+    _reaper()
 
     def apply() -> None:
         if prctl is not None:
@@ -176,6 +178,8 @@ def pids_base() -> Path | None:
     """The folder hh makes its pids cgroups in (this process's own cgroup in the cgroup v1 pids hierarchy: v1 lets
     one thread join a cgroup), or None. The ``hh-<PID namespace>-<pid>-<n>`` cgroups of an hh that died without
     its reaper are emptied (SIGKILL) and removed here."""
+    if os.environ.get("HH_NO_CGROUP"):  # as on a cgroup v2 host: the reaper ends process groups only (tests)
+        return None
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
@@ -199,13 +203,78 @@ def pids_base() -> Path | None:
     return None
 
 
-REAPER = """while read -r _; do :; done
+REAPER = """g=" "
+while read -r op p; do
+  case $op in
+    +) g="$g$p " ;;
+    -) case $g in *" $p "*) g="${g%%" $p "*} ${g#*" $p "}" ;; esac ;;
+  esac
+done
+for p in $g; do kill -9 "-$p" 2>/dev/null; done
+[ -n "$1" ] || exit 0
 for _ in 1 2 3 4 5 6 7 8 9 10; do
   p=$(cat "$1/cgroup.procs" 2>/dev/null); [ -z "$p" ] || [ "$p" = "$2" ] && break
   for x in $p; do [ "$x" = "$2" ] || kill -9 "$x" 2>/dev/null; done; sleep 0.05
 done
 rmdir "$1" 2>/dev/null
-"""  # $1: the launcher's cgroup, $2: hh's pid; stdin: a pipe whose write end only hh's process holds
+"""  # $1: the launcher's cgroup (or ""), $2: hh's pid; stdin: a pipe whose write end only hh's process holds, on
+# which hh names each tool's process group as it starts it ("+ PGID") and once it has ended it ("- PGID")
+
+
+NO_CGROUP = ("no pids cgroup (a cgroup v2 host, or HH_NO_CGROUP set): no cgroup process cap; a killed hh's tools "
+             "are still ended, by hh's reaper through their process groups and by bwrap's --die-with-parent "
+             "(docs/trust-model.md)")
+
+
+class _Reaper:
+    """What ends a dead hh's tools (``REAPER``, a shell started once per process, in a session of its own): on
+    end-of-file on its stdin (hh's process died, however it died) it kills the process groups of the tools still
+    running, then (cgroup v1) every process left in ``cgroup``. A tool runs in a session of its own, so its
+    group holds what it started, unless one of those started a session of its own too; an unsandboxed tool
+    itself also dies by its parent-death signal, a sandbox by bwrap's ``--die-with-parent``."""
+
+    def __init__(self, cgroup: Path | None) -> None:
+        self.proc = subprocess.Popen(["/bin/sh", "-c", REAPER, "hh-reaper", str(cgroup or ""), str(os.getpid())],
+                                     cwd="/", stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True, env={"PATH": "/usr/bin:/bin"})
+        assert self.proc.stdin is not None
+        self.fd = self.proc.stdin.fileno()
+        os.set_blocking(self.fd, False)  # a stopped reaper never blocks hh: a lost line costs that group's cover
+
+    def say(self, line: str) -> None:
+        try:
+            os.write(self.fd, line.encode())  # one short line: a single atomic write, whatever thread calls
+        except OSError:
+            pass
+
+
+_reapers: dict[int, _Reaper | None] = {}
+
+
+def _reaper() -> _Reaper | None:
+    """This process's reaper (its launcher's where there is one), started on first use."""
+    _launcher()
+    with _launch_lock:
+        if os.getpid() not in _reapers:
+            try:
+                _reapers[os.getpid()] = _Reaper(None)
+            except OSError:
+                _reapers[os.getpid()] = None
+        return _reapers[os.getpid()]
+
+
+def track_group(pgid: int) -> None:
+    """A tool's process group (hh started it in a session of its own): killed if hh dies while it runs."""
+    reaper = _reaper()
+    if reaper is not None:
+        reaper.say(f"+ {pgid}\n")
+
+
+def untrack_group(pgid: int) -> None:
+    """The tool's group has been ended by hh itself (``runner._kill_group``)."""
+    reaper = _reapers.get(os.getpid())
+    if reaper is not None:
+        reaper.say(f"- {pgid}\n")
 
 
 class _Launcher:
@@ -228,9 +297,7 @@ class _Launcher:
         ready.wait()
         if failed:
             raise failed[0]
-        self.reaper = subprocess.Popen(["/bin/sh", "-c", REAPER, "hh-reaper", str(self.path), str(self.owner)], cwd="/",
-                                       stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                       start_new_session=True, env={"PATH": "/usr/bin:/bin"})
+        self.reaper = _reapers[self.owner] = _Reaper(self.path)
 
     def _serve(self, ready: threading.Event, failed: list[OSError]) -> None:
         try:
@@ -293,6 +360,7 @@ class ProcessCap:
 
     def __init__(self, limit: int) -> None:
         self.limit, self.launcher, self.before = limit, _launcher(), 0
+        _reaper()  # before the launch: the sandbox's process group is named to it as soon as it runs
 
     def start(self, popen: Callable[[], T]) -> T:
         """``popen()`` run where its child is born under the cap."""

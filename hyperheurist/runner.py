@@ -27,7 +27,7 @@ from typing import Any
 
 from . import safeio
 from .errors import ToolError
-from .rlimits import GateError, Limit, ProcessCap, StartGate, preexec, rlimits
+from .rlimits import GateError, Limit, ProcessCap, StartGate, preexec, rlimits, track_group, untrack_group
 from .sandbox import BASE_PATH, Sandbox, check_mode, probe
 from .sandbox import tool_env as sandbox_env
 from .secrets import SECRET_ENV
@@ -319,6 +319,7 @@ def run_tool(
             if gate is not None:
                 gate.close()
             raise _start_error(args[0], exc) from exc
+        track_group(proc.pid)  # its session's group: the reaper ends it if hh dies while it runs
         deadline = t0 + timeout_s
         exited = _ExitWaiter(proc)
         try:
@@ -348,6 +349,7 @@ def run_tool(
                 gate.close()
             exited.close()
             _kill_group(proc.pid)  # reap anything the tool left running in its group
+            untrack_group(proc.pid)
             removed = safeio.sweep(log_dir, cwd)  # the sandbox has ended: nothing writes there any more
             procs_hit = procs_hit or (cap is not None and cap.hit())
         disk_hit = disk_hit or safeio.usage(log_dir, cwd) > max_disk_bytes

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, ToolError
-from .rlimits import StartGate, pids_base, rlimits
+from .rlimits import NO_CGROUP, StartGate, pids_base, rlimits
 
 MODES = ("required", "off")
 INSTALL_HINT = ("install bubblewrap (apt-get install bubblewrap) and allow user namespaces "
@@ -367,7 +367,7 @@ def probe() -> str:
     who = "as root" if os.geteuid() == 0 else "unprivileged (user namespaces)"
     return (f"{version or 'bubblewrap'} at {exe}, {who}: no network, own PID namespace, read-only system, "
             f"/etc a copy of {len(ETC_FILES)} entries in {ETC.folder().parent}; " + (
-                f"process cap and reaper in the pids cgroup {pids_base()}" if pids_base() else "no process cap"))
+                f"process cap and reaper in the pids cgroup {pids_base()}" if pids_base() else NO_CGROUP))
 
 
 def check_mode(mode: str) -> None:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import left_behind, wait_for
+from processes import left_behind, under, wait_for
 
 HH = [sys.executable, "-m", "hyperheurist"]
 ALU = Path(__file__).parent / "data" / "gates" / "alu"
@@ -186,3 +186,50 @@ def test_gate_leaves_no_temp_folder_when_killed_or_interrupted(tmp_path: Path) -
             finish(proc)
     assert proc.returncode == 130, err
     assert not list(tmp.glob("hh-gate-*")), "an interrupted hh gate left its temporary folder"
+
+
+RUNS_A_TOOL_WITH_CHILDREN = """
+import sys, threading
+from pathlib import Path
+from hyperheurist.runner import run_tool
+threading.Thread(target=run_tool, args=(["/bin/sh", "-c", "sleep 0.5; sleep 300 & sleep 300 & wait"],), daemon=True,
+                 kwargs={"name": "t", "log_dir": Path(sys.argv[1]), "timeout_s": 600, "sandbox": sys.argv[2],
+                         "resolve": False}).start()
+threading.Event().wait()
+"""
+
+
+@pytest.mark.parametrize(("sandbox", "cgroup"), [("off", True), ("off", False), ("required", False)])
+def test_a_tools_children_go_when_hh_is_killed(tmp_path: Path, sandbox: str, cgroup: bool) -> None:
+    """SIGKILL of hh while a tool runs that started children of its own (``sleep &``): they go too, with the
+    sandbox off (the tool itself dies by its parent-death signal, which its children do not inherit: hh's reaper
+    kills the tool's process group) and without a pids cgroup (forced by HH_NO_CGROUP, as on a cgroup v2 host:
+    the reaper ends process groups only)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, **({} if cgroup else {"HH_NO_CGROUP": "1"})}
+    proc = subprocess.Popen([sys.executable, "-c", RUNS_A_TOOL_WITH_CHILDREN, str(work), sandbox], env=env,
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while sum(": sleep 300" in p for p in under(work)) < 2 and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()[1]
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+        left = left_behind(work)
+    finally:
+        finish(proc)
+        for line in under(work):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+    assert not left, f"hh killed (sandbox {sandbox}, cgroup {cgroup}); still running:\n" + "\n".join(left)
+
+
+def test_doctor_says_when_there_is_no_pids_cgroup() -> None:
+    """Without a pids cgroup (forced as on a cgroup v2 host) the sandbox line of ``hh doctor`` says what still
+    ends a killed hh's tools, and no cgroup is made."""
+    env = {**os.environ, "HH_NO_CGROUP": "1"}
+    res = subprocess.run([*HH, "doctor"], capture_output=True, text=True, timeout=300, env=env)
+    line = next(x for x in res.stdout.splitlines() if x.startswith("sandbox"))
+    assert "no pids cgroup" in line and "process groups" in line, line
+    assert "pids cgroup /" not in res.stdout
