@@ -30,14 +30,17 @@ from .errors import ToolError
 from .rlimits import GateError, Limit, ProcessCap, StartGate, preexec, rlimits, track_group, untrack_group
 from .sandbox import BASE_PATH, Sandbox, check_mode, probe
 from .sandbox import tool_env as sandbox_env
+from .sandbox_user import grant, hand_over, identity, take_back
 from .secrets import SECRET_ENV
 from .tools import tool_env, tool_path
 
-BWRAP_FAILED = re.compile(r"\Abwrap: (execvp|Can't|Failed|Creating|No permission|setting up)")  # bwrap's own failure
+BWRAP_FAILED = re.compile(  # bwrap's own failure, or setpriv's (it execs the tool as root's stand-in)
+    r"\A(bwrap: (execvp|Can't|Failed|Creating|No permission|setting up)|setpriv: failed to execute)")
 DEFAULT_MEM_MB = 4096  # address-space cap when the caller gives none (limits.tool_mem_mb's default)
 MEMORY_ERRORS = re.compile(
     r"std::bad_alloc|out of memory|MemoryError|Cannot allocate memory|memory exhausted|failed to allocate|"
     r"Memory allocation failed|cannot allocate", re.I)
+FORK_REFUSED = re.compile(r"Resource temporarily unavailable|can(no|')t fork|fork failed", re.I)  # EAGAIN at NPROC
 DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024  # bytes of stdout+stderr before the tool is stopped (polled)
 DEFAULT_MAX_FILE = 1024 * 1024 * 1024  # hard cap on any one file a tool writes (RLIMIT_FSIZE)
 READ_BACK_LIMIT = 8 * 1024 * 1024  # bytes of each stream kept in memory
@@ -179,7 +182,7 @@ def _gate_note(limits: Sequence[Limit]) -> str:
     """The .sandbox file's first line: the limits, which hh's start gate (``--info-fd`` and ``--seccomp``, added
     to the line below) set on the sandbox before the tool started."""
     names = {resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_AS: "as", resource.RLIMIT_CPU: "cpu",
-             resource.RLIMIT_CORE: "core"}
+             resource.RLIMIT_CORE: "core", resource.RLIMIT_NPROC: "nproc"}
     given = " ".join(f"--{names.get(which, str(which))}={soft}:{hard}" for which, (soft, hard) in limits)
     return (f"# run with these limits (hh's start gate set them on the sandbox before the tool started): "
             f"prlimit {given} <the line below>\n")
@@ -284,6 +287,8 @@ def run_tool(
     popen_argv = args
     limits = rlimits(mem_mb or None, cpu_s or None, max_file_bytes)
     gate: StartGate | None = None
+    cap: ProcessCap | None = None
+    ids = identity() if sandbox != "off" else None  # hh is root: the tool runs as this unprivileged id
     if sandbox == "off":
         home = log_dir / ".home"  # a private HOME even unsandboxed (Yosys writes ~/.yosys_history)
         home.mkdir(exist_ok=True)
@@ -295,6 +300,11 @@ def run_tool(
         box = Sandbox(writable=(log_dir.resolve(), cwd.resolve()),
                       readable=(*(Path(r).resolve() for r in readable), *([exe.parent] if exe.is_absolute() else [])))
         wrapped = box.wrap(args, inner_env, cwd.resolve())
+        cap = ProcessCap(max_procs)
+        if ids is not None:
+            grant(box.readable, box.writable, ids)
+            if cap.launcher is None:  # no pids cgroup: RLIMIT_NPROC counts the tool's id (not root) instead
+                limits = (*limits, (resource.RLIMIT_NPROC, (max_procs, max_procs)))
         safeio.write_text(log_dir / f"{name}.sandbox", _gate_note(limits) + shlex.join(wrapped) + "\n")
         full_env = {"PATH": BASE_PATH}
         gate = StartGate()  # the last step before the launch: its descriptors are closed on every path from here
@@ -303,7 +313,6 @@ def run_tool(
     err_path = log_dir / f"{name}.stderr"
     t0 = time.monotonic()
     timed_out = limited = procs_hit = disk_hit = False
-    cap = ProcessCap(max_procs) if gate is not None else None
     removed: list[str] = []  # what the tool left in its folders that is not a file or folder (swept away)
     with os.fdopen(safeio.create(out_path), "wb") as out, os.fdopen(safeio.create(err_path), "wb") as err:
         try:
@@ -314,6 +323,8 @@ def run_tool(
                                         stderr=err, start_new_session=True,
                                         preexec_fn=None if gate else preexec(limits),
                                         pass_fds=gate.fds() if gate else ())
+            if ids is not None:
+                hand_over(box.writable, ids)  # its folders are its id's while it runs, hh's again after
             proc = cap.start(popen) if cap is not None else popen()
         except (OSError, subprocess.SubprocessError) as exc:
             if gate is not None:
@@ -351,6 +362,8 @@ def run_tool(
             _kill_group(proc.pid)  # reap anything the tool left running in its group
             untrack_group(proc.pid)
             removed = safeio.sweep(log_dir, cwd)  # the sandbox has ended: nothing writes there any more
+            if ids is not None:
+                take_back(box.writable)
             procs_hit = procs_hit or (cap is not None and cap.hit())
         disk_hit = disk_hit or safeio.usage(log_dir, cwd) > max_disk_bytes
         biggest = max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size)
@@ -368,6 +381,8 @@ def run_tool(
         if rc == -signal.SIGXFSZ:
             limited = True
     mem_hit = cpu_hit = False
+    if rc != 0 and any(w == resource.RLIMIT_NPROC for w, _ in limits) and FORK_REFUSED.search(stderr[-4096:]):
+        procs_hit = True  # a fork refused at RLIMIT_NPROC (no pids cgroup here to tell)
     if rc != 0 and not (timed_out or limited or procs_hit or disk_hit):
         cpu_hit = bool(cpu_s) and rc == -signal.SIGXCPU
         if mem_mb and MEMORY_ERRORS.search(stderr[-4096:] + "\n" + stdout[-4096:]):

@@ -5,8 +5,7 @@ few files of ``/etc``), ``/dev/null``, ``/dev/zero`` and ``/dev/urandom``, the i
 (read-only), its own stage folder (the only writable place), a private ``/tmp`` and ``HOME``, its own
 PID namespace (no ``/proc`` of hh or of any other process), no network, and an environment built from
 nothing. Home folders, ``/root``, ``/run`` (sockets), ``/var``, ``/etc/shadow``, the host's devices and
-the rest of the file system are simply not there.
-
+the rest of the file system are simply not there. As root, hh starts tools as an unprivileged id (``sandbox_user``).
 Each bind mount costs bwrap ~0.04 ms (it re-reads the mount table every time), so the fixed part of the
 command line is built once per process and ``/etc`` is one bind of a prepared folder (``EtcCopy``).
 
@@ -30,8 +29,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError, ToolError
+from .errors import ConfigError
 from .rlimits import NO_CGROUP, StartGate, pids_base, rlimits
+from .sandbox_user import SandboxUnavailable as SandboxUnavailable
+from .sandbox_user import identity, mount_parents, switch_words
 
 MODES = ("required", "off")
 INSTALL_HINT = ("install bubblewrap (apt-get install bubblewrap) and allow user namespaces "
@@ -50,10 +51,6 @@ HOME = "/tmp/home"
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
-class SandboxUnavailable(ToolError):
-    """bubblewrap is missing or cannot create namespaces here (exit 3, with what to do)."""
-
-
 @dataclass(frozen=True)
 class Sandbox:
     """One sandboxed invocation: ``argv`` wrapped, ``env`` built from nothing."""
@@ -66,7 +63,9 @@ class Sandbox:
         (``start_new_session=True``): that keeps the sandbox away from hh's controlling terminal (no TIOCSTI)
         and lets ``killpg`` reach it; and through a start gate (``rlimits.StartGate``), which sets the limits."""
         fixed, system = _fixed_args()
-        out = [str(bwrap_path()), *fixed, "--ro-bind", str(ETC.folder()), "/etc"]
+        caps, switch = switch_words(identity())  # as root: the tool runs as an unprivileged id (sandbox_user)
+        out = [str(bwrap_path()), *fixed, *caps, "--ro-bind", str(ETC.folder()), "/etc"]
+        head = len(out)
         for p in self.readable:
             if _hides_private(p):
                 raise ConfigError(f"{p} cannot be given to a sandboxed tool as an input: it would replace the "
@@ -85,18 +84,18 @@ class Sandbox:
                     bound.append(str(p))
         for p in _unique(self.writable):  # after the read-only binds: a stage folder inside an input stays writable
             out += ["--bind", str(p), str(p)]
-        out += [word for k, v in sorted(env.items()) for word in ("--setenv", k, v)]
-        out += ["--chdir", str(cwd), "--", *argv]
-        return out
+        dests = [out[i + 2] for i in range(head, len(out)) if out[i] in ("--ro-bind", "--bind")]
+        out[head:head] = [w for d in mount_parents(dests, system) for w in ("--dir", d)]  # 0755, not bwrap's 0700
+        return [*out, *(w for k, v in sorted(env.items()) for w in ("--setenv", k, v)), "--chdir", str(cwd), "--",
+                *switch, *argv]
 
 
 @functools.lru_cache(maxsize=1)
 def _fixed_args() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The part of every command line that depends only on this machine (built once), and the folders it binds."""
-    # no capabilities, own PID/network/IPC/UTS namespaces; a user namespace only where bwrap needs one
-    # to run at all (unprivileged): as root it costs ~2.5 ms per call and adds nothing once caps are dropped.
-    # no --new-session: bwrap starts in a session of its own (``wrap``), so no controlling terminal is left to
-    # the sandbox; a second session (each one a scheduler autogroup) cost ~1.5 ms per call
+    # no capabilities, own PID/network/IPC/UTS namespaces; a user namespace only where bwrap needs one to run at
+    # all (unprivileged; as root the tool becomes an unprivileged id: ``sandbox_user``). No --new-session: bwrap
+    # starts in a session of its own (``wrap``); a second one (each a scheduler autogroup) cost ~1.5 ms per call
     out = ["--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
            "--unshare-cgroup-try", *(["--unshare-user"] if os.geteuid() != 0 else []),
            "--die-with-parent", "--clearenv", "--proc", "/proc", "--perms", "0755", "--dir", "/dev"]
@@ -104,7 +103,8 @@ def _fixed_args() -> tuple[tuple[str, ...], tuple[str, ...]]:
         out += ["--dev-bind", f"/dev/{d}", f"/dev/{d}"]
     for target, link in DEV_LINKS:
         out += ["--symlink", target, link]
-    out += ["--dir", "/dev/shm", "--tmpfs", "/tmp", "--dir", HOME]
+    for folder, kind in (("/dev/shm", "--dir"), ("/tmp", "--tmpfs"), (HOME, "--dir")):  # writable to the tool's id
+        out += ["--perms", "1777", kind, folder]
     bound: list[str] = []
     for d in SYSTEM_DIRS:
         p = Path(d)
@@ -364,7 +364,7 @@ def probe() -> str:
                                  f"{why[-1] if why else f'exit {proc.returncode}'}; {INSTALL_HINT}")
     version = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=20,
                              stdin=subprocess.DEVNULL).stdout.strip()
-    who = "as root" if os.geteuid() == 0 else "unprivileged (user namespaces)"
+    who = f"as root, tools as {':'.join(map(str, ids))} (uid:gid)" if (ids := identity()) else "unprivileged"
     return (f"{version or 'bubblewrap'} at {exe}, {who}: no network, own PID namespace, read-only system, "
             f"/etc a copy of {len(ETC_FILES)} entries in {ETC.folder().parent}; " + (
                 f"process cap and reaper in the pids cgroup {pids_base()}" if pids_base() else NO_CGROUP))

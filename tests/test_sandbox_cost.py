@@ -87,6 +87,10 @@ def _holds(proc: Path, marker: str) -> bool:
 
 
 def _gated(tmp_path: Path, gate: StartGate, command: list[str]) -> subprocess.Popen[bytes]:
+    from hyperheurist.sandbox_user import hand_over, identity
+
+    if (ids := identity()) is not None:  # as run_tool does: the stage folder is the tool's id's while it runs
+        hand_over((tmp_path,), ids)
     argv = gate.command(Sandbox(writable=(tmp_path,)).wrap(command, tool_env(), tmp_path))
     return subprocess.Popen(argv, env={"PATH": BASE_PATH}, stdin=subprocess.DEVNULL, start_new_session=True,
                             pass_fds=gate.fds())
