@@ -29,7 +29,7 @@ def test_benchmark_verdicts(name: str, tmp_path: Path) -> None:
 
     design = load_design(BENCH / name / "design.yaml")
     seeds = design.generation.seed_files()
-    labels = {p.name: kind_by_name(p) for p in seeds}  # headers agree: test_benchmarks_a/_b
+    labels = {p.name: kind_by_name(p) for p in seeds}  # headers agree: test_benchmark_sources.py
     assert sum(v == "valid" for v in labels.values()) >= 2 and sum(v == "faulty" for v in labels.values()) >= 2
     cases = [("reference.v", design.verification.reference, "valid")] + [(p.name, p, labels[p.name]) for p in seeds]
     wrong = []
