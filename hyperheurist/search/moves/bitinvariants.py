@@ -251,6 +251,10 @@ def register_site(mod: Syntax, text: str, reg: BitRegister, facts: dict[int, tup
     for t in reg.targets:
         if gone:
             stmt = t.parent.parent
+            up = stmt.parent
+            if up is not None and up.kind == K.ConditionalStatement and up.elseClause is None \
+                    and up.parent is not None and up.parent.kind == K.SequentialBlockStatement:
+                stmt = up  # an ``if`` that held only this load goes with it
             s, e = stmt.sourceRange.start.offset, stmt.sourceRange.end.offset
             if stmt.parent is not None and stmt.parent.kind == K.SequentialBlockStatement:
                 s, e = line_span(text, s, e)
