@@ -30,6 +30,7 @@ import importlib
 import json
 import os
 import platform
+import resource
 import shlex
 import statistics
 import subprocess
@@ -100,6 +101,8 @@ class SandboxResult(TypedDict):
     min_ratio: float  # (fastest sandboxed - fastest unsandboxed) / fastest sandboxed: the least disturbed runs
     per_call_ms: float
     walls: dict[str, list[float]]
+    cpu_s: dict[str, list[float]]  # CPU time of hh and every tool it waited for, per evaluation
+    cpu_ratio: float  # median over pairs of (sandboxed - unsandboxed) / sandboxed CPU time: less load-sensitive
 
 
 class PoolRun(TypedDict):
@@ -373,12 +376,19 @@ def launch_names(root: Path) -> list[str]:
     return out
 
 
+def _cpu_now() -> float:
+    """CPU seconds of this process and of every child (and its descendants) it has waited for."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: int = 3) -> SandboxResult:
     """One full evaluation (cold PPA cache) with every tool in the bubblewrap sandbox and with
     ``limits.sandbox: off``, in adjacent pairs whose order alternates (so a load change or a warm-up
     effect hits both modes alike). The share is the median over pairs of (sandboxed - off) / sandboxed."""
     off = design.model_copy(update={"limits": design.limits.model_copy(update={"sandbox": "off"})})
     walls: dict[str, list[float]] = {"required": [], "off": []}
+    cpus: dict[str, list[float]] = {"required": [], "off": []}
     launches: list[str] = []
     for i in range(repeats):
         pair = [("required", design), ("off", off)]
@@ -386,7 +396,9 @@ def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: 
             fresh_cache(root)
             forget_preprocessed()
             run_dir = Path(tempfile.mkdtemp(prefix=f"sb-{mode}{i}-", dir=root))
+            cpu0 = _cpu_now()
             out, wall = run_eval(d, cand, run_dir)
+            cpus[mode].append(_cpu_now() - cpu0)
             if not out.evaluation.valid:
                 raise RuntimeError(f"{design.name} ({mode}): {out.evaluation.failed_gate}: {out.evaluation.message}")
             walls[mode].append(wall)
@@ -400,7 +412,10 @@ def measure_sandbox(design: DesignConfig, cand: Candidate, root: Path, repeats: 
             "overhead_ratio": round(statistics.median(ratios), 4), "pair_ratios": [round(r, 4) for r in ratios],
             "min_ratio": round((min(walls["required"]) - min(walls["off"])) / min(walls["required"]), 4),
             "per_call_ms": round(1000 * statistics.median(on - unboxed for on, unboxed in pairs) / max(1, tools), 2),
-            "walls": {k: [round(w, 4) for w in v] for k, v in walls.items()}}
+            "walls": {k: [round(w, 4) for w in v] for k, v in walls.items()},
+            "cpu_s": {k: [round(c, 4) for c in v] for k, v in cpus.items()},
+            "cpu_ratio": round(statistics.median((on - off) / on for on, off in zip(cpus["required"], cpus["off"],
+                                                                                      strict=True)), 4)}
 
 
 # ---- one launch, part by part ----------------------------------------------------------------------
@@ -413,6 +428,8 @@ def _without(argv: list[str], flag: str, nargs: int, source: Callable[[str], boo
     while i < len(argv):
         if argv[i] == flag and (nargs == 0 or source(argv[i + 1])):
             i += 1 + nargs
+            if len(out) >= 2 and out[-2] == "--perms":  # the mode given for what was taken away goes with it
+                del out[-2:]
             continue
         out.append(argv[i])
         i += 1
@@ -609,10 +626,11 @@ def render_sandbox(rows: list[SandboxResult]) -> list[str]:
     """The sandbox table, its summary line and the tools each evaluation launches."""
     lines = ["## Sandbox cost (one full evaluation, cold PPA cache, every tool in bubblewrap vs limits.sandbox: off)",
              "", "| benchmark | launches | sandboxed s | unsandboxed s | sandbox share | per launch ms "
-             "| share of fastest |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "| share of fastest | CPU share |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['design']} | {r['tool_calls']} | {_f(r['on_s'])} | {_f(r['off_s'])} | "
-                     f"{100 * r['overhead_ratio']:.1f}% | {r['per_call_ms']:.1f} | {100 * r['min_ratio']:.1f}% |")
+                     f"{100 * r['overhead_ratio']:.1f}% | {r['per_call_ms']:.1f} | {100 * r['min_ratio']:.1f}% | "
+                     f"{100 * r['cpu_ratio']:.1f}% |")
     shares = [r["overhead_ratio"] for r in rows]
     fastest = [r["min_ratio"] for r in rows]
     lines += ["", f"sandbox share = median over {len(rows[0]['pair_ratios'])} adjacent pairs of evaluations (which "
@@ -620,7 +638,9 @@ def render_sandbox(rows: list[SandboxResult]) -> list[str]:
               f"pair difference / launches; share of fastest = the same share between the fastest sandboxed and the "
               f"fastest unsandboxed evaluation (the runs least disturbed by other load). Across benchmarks: median "
               f"{100 * statistics.median(shares):.1f}%, max {100 * max(shares):.1f}%; of fastest: median "
-              f"{100 * statistics.median(fastest):.1f}%, max {100 * max(fastest):.1f}% (target: under 5%).", "",
+              f"{100 * statistics.median(fastest):.1f}%, max {100 * max(fastest):.1f}% (target: under 5%). CPU share = "
+              f"the same median over pairs of CPU time (hh and every tool it waited for; on a loaded machine it moves "
+              f"less than wall time): median {100 * statistics.median(r['cpu_ratio'] for r in rows):.1f}%.", "",
               "Tools launched per evaluation:", ""]
     groups: dict[tuple[str, ...], list[str]] = {}
     for r in rows:
@@ -739,7 +759,8 @@ def main(argv: list[str] | None = None) -> int:
                     b = measure_sandbox(d, reference(d), root, args.repeats)
                     res["sandbox"].append(b)
                     print(f"bench: {n}: sandboxed {b['on_s']:.2f} s, off {b['off_s']:.2f} s, "
-                          f"share {100 * b['overhead_ratio']:.1f}% ({b['tool_calls']} launches)", flush=True)
+                          f"share {100 * b['overhead_ratio']:.1f}% (CPU {100 * b['cpu_ratio']:.1f}%, "
+                          f"{b['tool_calls']} launches)", flush=True)
             if "launch" not in skip:
                 res["launch"] = measure_launch(root, args.launch_repeats)
                 print(f"bench: one launch: {len(res['launch'])} variants x {args.launch_repeats}", flush=True)
