@@ -14,6 +14,9 @@ shared filesystem, since workers write candidate folders into it. See README "Sc
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol, TypeVar
@@ -87,6 +90,80 @@ def ray_env_vars(environ: dict[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith(("HH_", "PATH")) and not SECRET_ENV.search(k)}
 
 
+# The guardian of a private Ray instance (run as ``python -I -S -c RAY_GUARD FOLDER HH_PID``, in a session of its
+# own): it waits for end-of-file on its stdin, a pipe whose write end only hh holds (closed by hh's shutdown or by
+# the kernel when hh dies), then kills every process that holds the instance's folder (Ray's temp dir: the head
+# processes name it on their command line, every Ray process, agents and workers included, keeps its log files
+# there open) until none is left, and removes the folder.
+RAY_GUARD = r"""
+import os, shutil, signal, sys, time
+root, owner, me = sys.argv[1], sys.argv[2], str(os.getpid())
+while os.read(0, 4096):
+    pass
+
+def names(proc):
+    try:
+        fds = ["fd/" + fd for fd in os.listdir(proc + "/fd")]
+    except OSError:
+        fds = []
+    for rel in ["cwd", *fds]:
+        try:
+            yield os.readlink(proc + "/" + rel)
+        except OSError:
+            pass
+
+def ours(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            if root.encode() + b"/" in fh.read():
+                return True
+    except OSError:
+        return False
+    return any(n == root or n.startswith(root + "/") for n in names(f"/proc/{pid}"))
+
+deadline = time.monotonic() + 120
+while time.monotonic() < deadline:
+    left = [int(p) for p in os.listdir("/proc") if p.isdigit() and p not in (me, owner) and ours(p)]
+    if not left:
+        break
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    time.sleep(0.1)
+shutil.rmtree(root, ignore_errors=True)
+"""
+
+
+class RayGuard:
+    """A private Ray instance's folder and its guardian (``RAY_GUARD``): whether hh shuts Ray down, exits on an
+    error or Ctrl-C, or is killed (SIGKILL, the OOM killer), no process of the instance outlives it for longer
+    than a scan of /proc (Ray's own agents otherwise linger ~2 minutes after a killed driver, its workers
+    until they notice), and the folder goes too."""
+
+    def __init__(self) -> None:
+        from .tempdirs import make_owned
+
+        self.folder = make_owned("hh-ray-")  # short: Ray's socket paths under it must fit in 107 bytes
+        try:
+            self._proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAY_GUARD, str(self.folder),
+                                           str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL, cwd="/", start_new_session=True)
+        except OSError:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+
+    def close(self, wait_s: float = 30.0) -> None:
+        """End the instance's processes that are left and remove its folder (waits up to ``wait_s``)."""
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            pass
+
+
 class RayExecutor:
     """Ray tasks, one per item; ``num_cpus=1`` each so Ray schedules by cores across the cluster."""
 
@@ -107,10 +184,19 @@ class RayExecutor:
             if jobs:
                 kwargs["num_cpus"] = jobs
         kwargs["runtime_env"] = {"env_vars": ray_env_vars()}
+        self._started = not ray.is_initialized()
+        self._guard: RayGuard | None = None
+        if self._started and not address:  # a private instance: it goes when hh goes, however hh goes
+            try:
+                self._guard = RayGuard()
+            except OSError as exc:
+                raise ToolError(f"cannot start Ray's guardian process: {exc.strerror or exc}") from None
+            kwargs["_temp_dir"] = str(self._guard.folder)
         try:
-            self._started = not ray.is_initialized()
             ray.init(**kwargs)
         except Exception as exc:  # Ray raises many types (ConnectionError, RuntimeError, ...)
+            if self._guard is not None:
+                self._guard.close()
             hint = ""
             if address:
                 hint = (" (is the cluster up, and does it use token authentication? then set RAY_AUTH_MODE=token"
@@ -153,7 +239,12 @@ class RayExecutor:
 
     def shutdown(self) -> None:
         if self._started:
-            self._ray.shutdown()
+            try:
+                self._ray.shutdown()
+            finally:
+                if self._guard is not None:
+                    self._guard.close()
+                    self._guard = None
 
 
 def make_executor(kind: str, jobs: int, *, address: str | None = None,

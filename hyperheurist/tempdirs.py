@@ -46,9 +46,18 @@ def sweep_stale(prefix: str, folder: Path | None = None) -> list[Path]:
     return gone
 
 
+def make_owned(prefix: str) -> Path:
+    """A new temporary folder named after this process (the caller removes it); stale ones of ``prefix`` go
+    first."""
+    sweep_stale(prefix)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{_pidns()}-{os.getpid()}-"))
+
+
 @contextmanager
 def owned_tempdir(prefix: str) -> Iterator[Path]:
-    """A temporary folder named after this process, removed on leaving; stale ones of ``prefix`` go first."""
-    sweep_stale(prefix)
-    with tempfile.TemporaryDirectory(prefix=f"{prefix}{_pidns()}-{os.getpid()}-") as tmp:
-        yield Path(tmp)
+    """``make_owned``, removed on leaving (on every exit Python sees)."""
+    folder = make_owned(prefix)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

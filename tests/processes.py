@@ -16,9 +16,27 @@ def _read(path: str) -> bytes:
         return b""
 
 
-def under(root: Path) -> list[str]:
+def _holds(pid: str, mark: str) -> bool:
+    """The process has a file or folder under ``mark`` open (Ray's agents and workers rename their command line,
+    but keep their log files open)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            name = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if name == mark or name.startswith(mark + "/"):
+            return True
+    return False
+
+
+def under(root: Path, fds: bool = False) -> list[str]:
     """``pid ppid name: cmdline (cwd)`` of each live process (not a zombie, not this one) started in or for
-    ``root``: its command line names a path in it, or its working folder is in it."""
+    ``root``: its command line names a path in it, or its working folder is in it, or (``fds``) it holds a file
+    in it open."""
     mark = str(Path(root).resolve())
     out = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -32,19 +50,19 @@ def under(root: Path) -> list[str]:
             cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             cwd = ""
-        if cwd == mark or cwd.startswith(mark + "/") or any(mark in a for a in argv):
+        if cwd == mark or cwd.startswith(mark + "/") or any(mark in a for a in argv) or (fds and _holds(pid, mark)):
             ppid = stat.rsplit(")", 1)[-1].split()[1]
             name = stat[stat.find("(") + 1:stat.rfind(")")]
             out.append(f"{pid} ppid={ppid} {name}: {' '.join(argv)[:300]} (cwd {cwd})")
     return out
 
 
-def left_behind(root: Path, grace_s: float = 20.0) -> list[str]:
+def left_behind(root: Path, grace_s: float = 20.0, fds: bool = False) -> list[str]:
     """What is still running for ``root`` once ``grace_s`` has passed (processes killed through a parent-death
     signal need a moment to go); empty as soon as nothing is."""
     deadline = time.monotonic() + grace_s
     while True:
-        left = under(root)
+        left = under(root, fds)
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
@@ -60,3 +78,15 @@ def wait_for(root: Path, names: tuple[str, ...], timeout_s: float = 120.0, alive
                 return line
         time.sleep(0.005)
     return None
+
+
+def children(pid: int) -> list[tuple[int, str, list[str]]]:
+    """``(pid, name, argv)`` of each live child of ``pid``."""
+    out = []
+    for child in filter(str.isdigit, os.listdir("/proc")):
+        stat = _read(f"/proc/{child}/stat").decode(errors="replace")
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1 and fields[1] == str(pid) and fields[0] != "Z":
+            argv = _read(f"/proc/{child}/cmdline").decode(errors="replace").split("\0")
+            out.append((int(child), stat[stat.find("(") + 1:stat.rfind(")")], argv))
+    return out
