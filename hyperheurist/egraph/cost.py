@@ -30,6 +30,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from ..errors import HHError
+from .bits import of_term
 from .ir import BINARY, COMPARES, REDUCES, SHIFTS, UNARY, Term
 
 COSTS = "costs.json"
@@ -68,69 +69,14 @@ class CostTable:
 
 def eff(t: Term, depth: int = 4) -> int:
     """The low bits of ``t`` that can be non-zero as far as its form shows (a zero-extension's operand,
-    a sum one bit wider than its widest addend, ...), looking ``depth`` nodes down; at most its width."""
-    op, a, w = t.op, t.args, t.width
-    if op == "const":
-        return t.value.bit_length()
-    if depth == 0 or not a:
-        return w
-    e = [eff(x, depth - 1) for x in a]
-    if op in ("shl", "shr") and a[1].op == "const":
-        return min(w, max(0, e[0] + (a[1].value if op == "shl" else -a[1].value)))
-    if op == "slice":
-        return min(w, max(0, e[0] - t.value))
-    if op == "concat":  # the highest operand with a possible 1, above the operands below it
-        below = [sum(x.width for x in a[i + 1:]) for i in range(len(a))]
-        return max((b + x for b, x in zip(below, e, strict=True) if x), default=0)
-    if op == "zext":
-        return e[0]
-    if op == "sext":  # a top bit that cannot be 1 extends as zeros
-        return e[0] if e[0] < a[0].width else w
-    if op == "add":
-        return min(w, max(e) + 1)
-    if op == "mul":
-        return min(w, e[0] + e[1])
-    if op == "and":
-        return min(e)
-    if op in ("or", "xor"):
-        return max(e)
-    if op == "mux":
-        return max(e[1], e[2])
-    return w
+    a sum one bit wider than its widest addend, ...), looking ``depth`` nodes down; at most its width
+    (``bits``: the analysis the e-graph's classes use too)."""
+    return of_term(t, depth).high
 
 
 def tz(t: Term, depth: int = 4) -> int:
     """The low bits of ``t`` that are zero as far as its form shows (a shift left by a constant, ...)."""
-    op, a, w = t.op, t.args, t.width
-    if op == "const":
-        return (t.value & -t.value).bit_length() - 1 if t.value else w
-    if depth == 0 or not a:
-        return 0
-    z = [tz(x, depth - 1) for x in a]
-    if op in ("shl", "shr") and a[1].op == "const":
-        if z[0] >= a[0].width:
-            return w
-        return min(w, max(0, z[0] + (a[1].value if op == "shl" else -a[1].value)))
-    if op == "slice":
-        return w if z[0] >= a[0].width else min(w, max(0, z[0] - t.value))
-    if op == "concat":  # zero operands from the least significant up, then the first one's own zeros
-        out = 0
-        for x, zx in zip(reversed(a), reversed(z), strict=True):
-            out += min(zx, x.width)
-            if zx < x.width:
-                break
-        return out
-    if op in ("zext", "sext"):
-        return z[0] if z[0] < a[0].width else w
-    if op == "mul":
-        return min(w, z[0] + z[1])
-    if op == "and":
-        return max(z)
-    if op in ("add", "sub", "or", "xor"):
-        return min(z)
-    if op == "mux":
-        return min(z[1], z[2])
-    return 0
+    return of_term(t, depth).low
 
 
 def sign_source(x: Term) -> Term | None:

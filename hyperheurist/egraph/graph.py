@@ -12,7 +12,19 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hyperheurist.egraph.encode import HELPERS, SIGNATURES, decode, result_width
+from hyperheurist.egraph.bits import Bits, of_const, transfer, unknown
+from hyperheurist.egraph.encode import (
+    BINARY,
+    COMPARES,
+    HELPERS,
+    REDUCES,
+    SHIFTS,
+    SIGNATURES,
+    UNARY,
+    decode,
+    operand_widths,
+    result_width,
+)
 from hyperheurist.egraph.ir import Term, TermError, const, node, var
 
 
@@ -78,47 +90,35 @@ def known_zeros(g: Graph) -> tuple[list[int], list[int]]:
     """Per class, the bits below which its value lies (``high``) and its low bits known zero (``low``).
 
     Every node of a class computes the same value, so the strongest fact any node shows holds for the
-    class; the facts only tighten, so the fixpoint is reached."""
+    class (``bits.transfer``, the analysis the cost model reads on terms); the facts only tighten, so the
+    fixpoint is reached."""
     high, low = list(g.widths), [0] * len(g.classes)
     value = {n.eclass: n.ints[1] if n.ctor == "Const" else g.bigs[n.ints[1]] for n in g.nodes if n.ctor in CONSTS}
     changed = True
     while changed:
         changed = False
         for n in g.nodes:
-            h, lo = _bits(n, high, low, value)
             c = n.eclass
-            if min(h, g.widths[c]) < high[c] or min(lo, g.widths[c]) > low[c]:
-                high[c], low[c] = min(high[c], h), max(low[c], min(lo, g.widths[c]))
+            got = _node_bits(n, g.widths[c], high, low, value)
+            if got.high < high[c] or got.low > low[c]:
+                high[c], low[c] = min(high[c], got.high), max(low[c], got.low)
                 changed = True
     return high, low
 
 
-def _bits(n: ENode, high: list[int], low: list[int], value: dict[int, int]) -> tuple[int, int]:
-    w, k = n.ints[0], n.kids
-    h, lo = [high[x] for x in k], [low[x] for x in k]
-    if n.ctor in ("Const", "Big"):
-        v = value[n.eclass]
-        return v.bit_length(), ((v & -v).bit_length() - 1 if v else w)
-    if n.ctor == "Sext":  # a zero top bit extends as zeros
-        return (h[0] if h[0] < n.ints[1] else w), lo[0]
-    if n.ctor in ("Zext", "Slice", "Shl", "Shr") or n.ctor == "Concat":
-        shift = {"Zext": 0, "Slice": -n.ints[1], "Concat": 0}.get(n.ctor, value.get(k[-1], -1))
-        if n.ctor in ("Shl", "Shr") and shift < 0:
-            return w, 0
-        if n.ctor == "Concat":  # the high part above the low part's width
-            m = w - n.ints[1]
-            return (m + h[0] if h[0] else h[1]), (lo[1] if lo[1] < m else m + lo[0])
-        shift = -shift if n.ctor == "Shr" else shift
-        return min(w, max(0, h[0] + shift)), min(w, max(0, lo[0] + shift))
-    if n.ctor == "And":
-        return min(h), max(lo)
-    if n.ctor in ("Or", "Xor", "Mux"):
-        return max(h[-2:]), min(lo[-2:])
-    if n.ctor == "Add":
-        return min(w, max(h) + 1), min(lo)
-    if n.ctor == "Mul":
-        return min(w, h[0] + h[1]), min(w, lo[0] + lo[1])
-    return (1 if n.ctor in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge", "RedAnd", "RedOr", "RedXor") else w), 0
+OP_OF = {ctor: op for table in (BINARY, UNARY, SHIFTS, COMPARES, REDUCES) for ctor, op in table.items()}
+OP_OF |= {"Mux": "mux", "Zext": "zext", "Sext": "sext", "Slice": "slice", "Concat": "concat"}
+
+
+def _node_bits(n: ENode, w: int, high: list[int], low: list[int], value: dict[int, int]) -> Bits:
+    if n.ctor in CONSTS:
+        return of_const(value[n.eclass], w)
+    op = OP_OF.get(n.ctor)
+    if op is None:  # a variable or a helper
+        return unknown(w)
+    amount = n.ints[1] if op == "slice" else value.get(n.kids[-1]) if op in ("shl", "shr") else None
+    kids = [Bits(high[k], low[k]) for k in n.kids]
+    return transfer(op, w, kids, operand_widths(n.ctor, n.ints), amount)
 
 
 def _number(ident: str) -> tuple[str, int]:
