@@ -242,7 +242,7 @@ def test_the_pipeline_builds_and_proves_the_child_at_the_parents_values(
     assert child is not None
     ev = evaluate(EvalTask(d, tmp_path / "run", child, State(parent, Recipe()), d.ppa.power)).evaluation
     assert ev.valid, ev.message
-    assert ev.proof is not None and ev.proof["verdict"] == "proven", ev.proof
+    assert ev.proof is not None and ev.proof.verdict == "proven", ev.proof
 
 
 SCALE = ("module t #(parameter K = 3) (input [3:0] a, output [4:0] y);\n"

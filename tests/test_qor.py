@@ -121,7 +121,8 @@ def test_distinct_rate_and_accepted_rtl_from_a_journal(tmp_path: Path) -> None:
         details = {"netlist_digest": net, "netlist_reused": reused} if net else {}
         return {"type": "eval", "key": key, "valid": net is not None, "metrics": {"details": details}}
 
-    recs = [{"type": "phase1", "key": "s", "evaluation": {"metrics": {"details": {"netlist_digest": "n0"}}}},
+    recs = [{"type": "phase1", "key": "s",  # a journal record: its evaluation has a key and a validity
+             "evaluation": {"key": "s", "valid": True, "metrics": {"details": {"netlist_digest": "n0"}}}},
             ev("a", "n1"), ev("b", "n1", True), ev("c", "n0", True), ev("d", None), ev("e", "n2"),
             {"type": "step", "accepted": True, "parent_digest": "p", "proposal_digest": "q"},
             {"type": "step", "accepted": True, "parent_digest": "q", "proposal_digest": "q"},  # recipe only

@@ -460,8 +460,9 @@ def test_the_greedy_finish_is_not_drawn_as_a_chain() -> None:
     """Polish steps (``search/polish.py``) have no chain: they are not put on chain 0's cost trace."""
     from hyperheurist.report.charts import by_chain
 
-    steps = [{"chain": 0, "iteration": 0, "cost": 1.0}, {"chain": 1, "iteration": 0, "cost": 2.0},
-             {"chain": None, "phase": "polish", "iteration": 1, "cost": 0.5}]
+    steps = typed([{"type": "step", "chain": 0, "iteration": 0, "cost": 1.0},
+                   {"type": "step", "chain": 1, "iteration": 0, "cost": 2.0},
+                   {"type": "step", "chain": None, "phase": "polish", "iteration": 1, "cost": 0.5}])
     assert by_chain(steps) == {0: [steps[0]], 1: [steps[1]]}
 
 
@@ -596,8 +597,8 @@ def test_lineage_starts_where_the_best_design_started(tmp_path: Path) -> None:
               "proposal_digest": "cccc", "move": "share_add_sub", "accepted": True, "cost": 0.8, "delta": -0.1},
              {"type": "step", "parent": "cccc-r0", "proposal": "cccc-r1", "parent_digest": "cccc",
               "proposal_digest": "cccc", "move": "recipe_adder", "accepted": True, "cost": 0.5, "delta": -0.3}]
-    rd = RunData(path=tmp_path, summary=summary, steps=steps,
-                 phase1=[{"type": "phase1", "key": "bbbb-r0", "label": "seed_b"}])
+    rd = RunData(path=tmp_path, summary=summary, steps=typed(steps),
+                 phase1=typed([{"type": "phase1", "key": "bbbb-r0", "label": "seed_b"}]))
     html = lineage_section(rd)
     assert "seed_b → share_add_sub → recipe_adder" in html
     assert "descends from <b>seed_b</b>, not from the initial design <b>seed_a</b>" in html

@@ -78,7 +78,7 @@ def test_evaluate_the_liberty_synthesis_is_the_synthesis_verdict(tmp_path: Path,
     stages = {g["gate"]: g for g in out.gate_report["results"]}
     assert stages["equivalence"]["passed"] and not stages["equivalence"]["skipped"]
     assert stages["sta"]["skipped"] and stages["sta"]["message"] == "not run: synthesis failed"
-    assert out.evaluation.proof is not None and out.evaluation.proof["verdict"] == "proven"
+    assert out.evaluation.proof is not None and out.evaluation.proof.verdict == "proven"
 
 
 def test_evaluate_a_tool_fault_in_synthesis_is_infrastructure(tmp_path: Path, monkeypatch) -> None:

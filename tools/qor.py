@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.jsonio import read_json, read_jsonl, write_json
+from hyperheurist.record.entries import EvalRecord, JournalRecord, Phase1Record, StepRecord, parse_record
 
 SUITE = REPO / "benchmarks" / "qor"
 SPLIT_FILE = SUITE / "split.txt"
@@ -115,18 +116,25 @@ def costed(design: DesignConfig, metrics: dict, baseline: dict) -> float:
     return scorer(PPAMetrics.from_dict(metrics))
 
 
+def journal_records(run_dir: Path) -> list[JournalRecord]:
+    """The run's journal, each line parsed into its typed record (``hyperheurist.record.entries``)."""
+    return [parse_record(obj) for obj in read_jsonl(run_dir / "journal.jsonl")]
+
+
 def distinct_rate(run_dir: Path) -> dict:
     """Phase-2 evaluations, and how many yielded a mapped netlist not seen before in the run."""
     seen: set[str] = set()
     evals = distinct = reused = 0
-    for r in read_jsonl(run_dir / "journal.jsonl"):
-        if r.get("type") == "phase1":
-            d = (((r.get("evaluation") or {}).get("metrics") or {}).get("details") or {}).get("netlist_digest")
-            if d:
+    for r in journal_records(run_dir):
+        if isinstance(r, Phase1Record):
+            details = (r.evaluation.metrics or {}).get("details")
+            d = details.get("netlist_digest") if isinstance(details, dict) else None
+            if isinstance(d, str) and d:
                 seen.add(d)
-        elif r.get("type") == "eval":
+        elif isinstance(r, EvalRecord):
             evals += 1
-            details = (r.get("metrics") or {}).get("details") or {}
+            details = (r.metrics or {}).get("details")
+            details = details if isinstance(details, dict) else {}
             d = details.get("netlist_digest")
             reused += bool(details.get("netlist_reused"))
             if d and d not in seen:
@@ -139,10 +147,10 @@ def distinct_rate(run_dir: Path) -> dict:
 def accepted_rtl(run_dir: Path) -> list[str]:
     """Digests of the RTL the run accepted (steps whose proposal changed the RTL), in order."""
     out: list[str] = []
-    for r in read_jsonl(run_dir / "journal.jsonl"):
-        if (r.get("type") == "step" and r.get("accepted") and r.get("proposal_digest") != r.get("parent_digest")
-                and r["proposal_digest"] not in out):
-            out.append(r["proposal_digest"])
+    for r in journal_records(run_dir):
+        if (isinstance(r, StepRecord) and r.accepted and r.proposal_digest
+                and r.proposal_digest != r.parent_digest and r.proposal_digest not in out):
+            out.append(r.proposal_digest)
     return out
 
 

@@ -4,37 +4,35 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..jsonio import text
+from ..record.entries import StepRecord
 from .fmt import MISSING
 from .rundata import RunData
 
 MAX_STEPS = 10_000
 
 
-def chain(rd: RunData, key: str) -> list[dict[str, Any]]:
+def chain(rd: RunData, key: str) -> list[StepRecord]:
     """The ``step`` records from the start to ``key``, oldest first ([] for a start design)."""
-    made: dict[str, dict[str, Any]] = {}
+    made: dict[str, StepRecord] = {}
     for st in rd.steps:  # the first accepted step that made each state; else the first that proposed it
-        k = text(st.get("proposal"))
-        if k and (k not in made or (st.get("accepted") is True and made[k].get("accepted") is not True)):
+        k = st.proposal
+        if k and (k not in made or (st.accepted and not made[k].accepted)):
             made[k] = st
-    out: list[dict[str, Any]] = []
+    out: list[StepRecord] = []
     seen: set[str] = set()
     while key in made and key not in seen and len(out) < MAX_STEPS:
         seen.add(key)
         out.append(made[key])
-        key = text(made[key].get("parent"))
+        key = made[key].parent
     return out[::-1]
 
 
-def start_label(rd: RunData, steps: list[dict[str, Any]], key: str) -> str:
+def start_label(rd: RunData, steps: list[StepRecord], key: str) -> str:
     """The Phase-1 candidate a lineage starts from (its seed label), else its key."""
-    first = text(steps[0].get("parent")) if steps else key
+    first = steps[0].parent if steps else key
     for e in rd.phase1:
-        if text(e.get("key")) == first and text(e.get("label")):
-            return text(e.get("label"))
+        if e.key == first and e.label:
+            return e.label
     ini = rd.summary.initial
     if ini is not None and ini.key == first and ini.label:
         return ini.label
@@ -44,5 +42,5 @@ def start_label(rd: RunData, steps: list[dict[str, Any]], key: str) -> str:
 def describe(rd: RunData, key: str) -> str:
     """``ok_1_naive → const_mult_shift_add → recipe_adder``: a state named by how it was reached."""
     steps = chain(rd, key)
-    moves = [text(s.get("move")) or "?" for s in steps]
+    moves = [s.move or "?" for s in steps]
     return " → ".join([start_label(rd, steps, key), *moves])

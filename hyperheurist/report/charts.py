@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from html import escape
-from typing import Any
 
 from ..jsonio import num
+from ..record.entries import StepRecord
+from ..record.enums import Phase, StepVerdict
 from .fmt import fnum
 from .svg import GREY, Plot, colour, span
 
@@ -19,31 +20,28 @@ WIDE = 550  # two charts side by side fill the page's content width
 DETAILED = 300  # up to this many steps per chain, each proposal is its own element with a tooltip
 
 
-def step_kind(step: dict[str, Any]) -> str:
+def step_kind(step: StepRecord) -> str:
     """"accepted" | "rejected" | "invalid" for one annealing step."""
-    verdict = str(step.get("verdict") or "").lower()
-    if step.get("accepted") is True or verdict == "accepted":
+    if step.accepted or step.verdict == StepVerdict.ACCEPTED:
         return "accepted"
-    if num(step.get("cost")) is None or "invalid" in verdict or verdict in ("failed", "error"):
+    if num(step.cost) is None or step.verdict.startswith("invalid:"):
         return "invalid"
     return "rejected"
 
 
-def by_chain(steps: Sequence[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
-    chains: dict[int, list[dict[str, Any]]] = defaultdict(list)
+def by_chain(steps: Sequence[StepRecord]) -> dict[int, list[StepRecord]]:
+    chains: dict[int, list[StepRecord]] = defaultdict(list)
     for s in steps:
-        if s.get("phase") == "polish":
+        if s.phase == Phase.POLISH:
             continue  # the greedy finish after annealing is no chain's step (``search/polish.py``)
-        c = s.get("chain")
-        chains[c if isinstance(c, int) and not isinstance(c, bool) else 0].append(s)
+        chains[s.chain if s.chain is not None else 0].append(s)
     for c in chains:
-        chains[c].sort(key=lambda s: num(s.get("iteration")) or 0.0)
+        chains[c].sort(key=lambda s: s.iteration)
     return dict(sorted(chains.items()))
 
 
-def _iter(s: dict[str, Any], i: int) -> float:
-    v = num(s.get("iteration"))
-    return v if v is not None else float(i)
+def _iter(s: StepRecord, i: int) -> float:
+    return float(s.iteration)
 
 
 def _cost_range(cur: list[float | None], best: list[float | None], prop: list[float | None]) -> tuple[float, float]:
@@ -56,12 +54,12 @@ def _cost_range(cur: list[float | None], best: list[float | None], prop: list[fl
     return span(core + [p for p in prop if p is not None and p <= cap])
 
 
-def cost_trace(chain: int, steps: list[dict[str, Any]], width: int = WIDE) -> str:
+def cost_trace(chain: int, steps: list[StepRecord], width: int = WIDE) -> str:
     """Current and best cost per iteration, every proposal marked by its verdict."""
     xs = [_iter(s, i) for i, s in enumerate(steps)]
-    cur = [num(s.get("current_cost")) for s in steps]
-    best = [num(s.get("best_cost")) for s in steps]
-    prop = [num(s.get("cost")) for s in steps]
+    cur = [num(s.current_cost) for s in steps]
+    best = [num(s.best_cost) for s in steps]
+    prop = [num(s.cost) for s in steps]
     lo, hi = _cost_range(cur, best, prop)
     p = Plot(f"Chain {chain}: cost per iteration", span(xs, 0.02), (lo, hi), "iteration", "cost (1 = initial design)",
              width=width)
@@ -79,7 +77,7 @@ def cost_trace(chain: int, steps: list[dict[str, Any]], width: int = WIDE) -> st
     return p.render()
 
 
-def _proposals(p: Plot, xs: list[float], steps: list[dict[str, Any]], prop: list[float | None],
+def _proposals(p: Plot, xs: list[float], steps: list[StepRecord], prop: list[float | None],
                hi: float) -> tuple[int, int]:
     """Mark every proposal by verdict; invalid and off-scale ones on the top edge. Returns (off-scale, invalid)."""
     detailed = len(steps) <= DETAILED
@@ -87,13 +85,13 @@ def _proposals(p: Plot, xs: list[float], steps: list[dict[str, Any]], prop: list
     off = invalid = 0
     for x, s, c in zip(xs, steps, prop, strict=True):
         kind = step_kind(s)
-        tip = f"iteration {fnum(x)}: {s.get('move', '?')} -> {kind}" + (f", cost {fnum(c)}" if c is not None else "")
-        tip += " (reheated)" if s.get("reheated") else ""
-        tip += " (restarted from another state)" if s.get("restarted") else ""
+        tip = f"iteration {fnum(x)}: {s.move} -> {kind}" + (f", cost {fnum(c)}" if c is not None else "")
+        tip += " (reheated)" if s.reheated else ""
+        tip += " (restarted from another state)" if s.restarted else ""
         col = ACCEPTED if kind == "accepted" else REJECTED
         if kind == "invalid":
             invalid += 1
-            mark, y = ("cross", INVALID, False, tip + f" [{s.get('verdict', '')}]"), hi
+            mark, y = ("cross", INVALID, False, tip + f" [{s.verdict}]"), hi
         elif c is not None and c > hi:
             off += 1
             mark, y = ("tri", col, False, tip + " (off scale)"), hi
@@ -111,27 +109,27 @@ def _proposals(p: Plot, xs: list[float], steps: list[dict[str, Any]], prop: list
     return off, invalid
 
 
-def temperature_trace(chains: dict[int, list[dict[str, Any]]], width: int = WIDE) -> str | None:
+def temperature_trace(chains: dict[int, list[StepRecord]], width: int = WIDE) -> str | None:
     """Temperature of every chain per iteration, reheats marked."""
-    if all(num(s.get("temperature")) is None for steps in chains.values() for s in steps):
+    if all(num(s.temperature) is None for steps in chains.values() for s in steps):
         return None
     allx = [_iter(s, i) for steps in chains.values() for i, s in enumerate(steps)]
-    allt = [num(s.get("temperature")) for steps in chains.values() for s in steps]
+    allt = [num(s.temperature) for steps in chains.values() for s in steps]
     p = Plot("Temperature", span(allx, 0.02), span(allt, include_zero=True), "iteration", "T", width=width)
     for k, (c, steps) in enumerate(chains.items()):
         xs = [_iter(s, i) for i, s in enumerate(steps)]
-        ts = [num(s.get("temperature")) for s in steps]
+        ts = [num(s.temperature) for s in steps]
         p.line(xs, ts, colour(k), 1.6, dash=None if k % 2 == 0 else "6 3")
         for x, s, t in zip(xs, steps, ts, strict=True):
-            if s.get("reheated") and t is not None:
+            if s.reheated and t is not None:
                 p.point(x, t, colour(k), shape="diamond", r=3.5, stroke="#000", tip=f"chain {c}: reheat at {fnum(x)}")
         p.add_legend(f"chain {c}", colour(k), "line" if k % 2 == 0 else "dash")
-    if any(s.get("reheated") for steps in chains.values() for s in steps):
+    if any(s.reheated for steps in chains.values() for s in steps):
         p.add_legend("reheat", "#5f6b7a", "diamond")
     return p.render()
 
 
-def acceptance_trace(chains: dict[int, list[dict[str, Any]]], window: int | None = None,
+def acceptance_trace(chains: dict[int, list[StepRecord]], window: int | None = None,
                      width: int = WIDE) -> str | None:
     """Share of accepted proposals over a sliding window (default: 10, or 1/40 of a long chain), per chain."""
     if not any(chains.values()):

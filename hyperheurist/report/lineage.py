@@ -8,18 +8,21 @@ the ``eval`` records (recipes, proof verdicts) and ``candidates/<digest>/src`` (
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 import yaml
+from pydantic import JsonValue
 
 from ..flow.summary import Checked, proof_kind, proofs_by_rtl
 from ..jsonio import num, text
+from ..record.entries import StepRecord
 from .chain import chain, describe, start_label
 from .diff import diff_html
 from .fmt import MISSING, fcost, pct
 from .page import not_recorded, section
 from .run_sections import proof_pill
 from .rundata import RunData
+
+RecipeJson = dict[str, JsonValue]  # Recipe.to_dict() as an eval record holds it
 
 MAX_LINEAGE = 60
 
@@ -38,34 +41,34 @@ def _src(rd: RunData, digest: str) -> str | None:
         return None
 
 
-def _recipes(rd: RunData) -> dict[str, Any]:
-    return {text(e.get("key")): e.get("recipe") for e in rd.evals if isinstance(e.get("recipe"), dict)}
+def _recipes(rd: RunData) -> dict[str, RecipeJson]:
+    return {e.key: e.recipe for e in rd.evals}
 
 
-def _diff(rd: RunData, st: dict[str, Any], recipes: dict[str, Any]) -> str:
-    pd, cd = text(st.get("parent_digest")), text(st.get("proposal_digest"))
+def _diff(rd: RunData, st: StepRecord, recipes: dict[str, RecipeJson]) -> str:
+    pd, cd = st.parent_digest, text(st.proposal_digest)
     if pd and cd and pd != cd:
         old, new = _src(rd, pd), _src(rd, cd)
         if old is None or new is None:
             return not_recorded(f"the RTL of {pd[:12] if old is None else cd[:12]} (candidates/ folder)")
-        return diff_html(old, new, f"{pd[:12]} (before)", f"{cd[:12]} ({text(st.get('move'))})", what="RTL")
-    old_r, new_r = recipes.get(text(st.get("parent"))), recipes.get(text(st.get("proposal")))
+        return diff_html(old, new, f"{pd[:12]} (before)", f"{cd[:12]} ({text(st.move)})", what="RTL")
+    old_r, new_r = recipes.get(st.parent), recipes.get(text(st.proposal))
     if old_r is None or new_r is None:
         return '<p class="muted">Same RTL; the synthesis recipe changed (recipe not recorded).</p>'
     return ('<p class="muted">Same RTL; the synthesis recipe changed:</p>' +
             diff_html(yaml.safe_dump(old_r, sort_keys=True), yaml.safe_dump(new_r, sort_keys=True),
-                      "recipe (before)", f"recipe ({text(st.get('move'))})", what="recipe"))
+                      "recipe (before)", f"recipe ({text(st.move)})", what="recipe"))
 
 
-def _head(i: int, st: dict[str, Any], proofs: dict[str, Checked]) -> str:
-    cost, delta = num(st.get("cost")), num(st.get("delta"))
+def _head(i: int, st: StepRecord, proofs: dict[str, Checked]) -> str:
+    cost, delta = num(st.cost), num(st.delta)
     before = cost - delta if cost is not None and delta is not None else None
     change = 100 * delta / before if delta is not None and before else None
-    pd, cd = text(st.get("parent_digest")), text(st.get("proposal_digest"))
+    pd, cd = st.parent_digest, text(st.proposal_digest)
     same_rtl = bool(pd) and pd == cd
     proof = ('<span class="pill valid" title="equivalence check">same RTL</span>' if same_rtl
              else proof_pill(proof_kind(held.proof if (held := proofs.get(cd)) is not None else None)))
-    return (f"{i}. <b>{escape(text(st.get('move')) or '?')}</b> · cost {escape(fcost(before))} → "
+    return (f"{i}. <b>{escape(st.move or '?')}</b> · cost {escape(fcost(before))} → "
             f"{escape(fcost(cost))} ({escape(pct(change) if change is not None else MISSING)}) · {proof}")
 
 
@@ -83,7 +86,7 @@ def lineage_section(rd: RunData) -> str:
     parts = [f"<p>{len(steps)} move(s) from the Phase-1 design <b>{escape(start)}</b> to the best design "
              f"(<code>{escape(best.key)}</code>): {escape(describe(rd, best.key))}.</p>"]
     ini = rd.summary.initial
-    if ini is not None and ini.key and steps and text(steps[0].get("parent")) != ini.key:
+    if ini is not None and ini.key and steps and steps[0].parent != ini.key:
         parts.append(f'<p class="bad">The best design descends from <b>{escape(start)}</b>, not from the initial '
                      f"design <b>{escape(ini.label or ini.key)}</b>: the best-vs-initial diff below compares two "
                      "different Phase-1 designs; the moves here are the ones that led to the best.</p>")

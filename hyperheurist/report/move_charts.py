@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from ..jsonio import as_dict, num
+from ..record.entries import StepRecord
 from ..search.selection import reward
 from .charts import WIDE, by_chain
 from .fmt import fnum
@@ -15,31 +16,28 @@ from .svg import Plot, colour, span
 BAR_KEYS = (("proposals", "#9db7d5"), ("valid", "#009E73"), ("accepted", "#0072B2"))
 
 
-def step_credit(step: dict[str, Any], parent_cost: float | None) -> float:
+def step_credit(step: StepRecord, parent_cost: float | None) -> float:
     """The credit the selector gave this step's move (``search.selection.reward``), rebuilt from the journal.
 
     The parent's cost is ``cost - delta`` when the step records ``delta``, else ``parent_cost``.
     """
-    credit = num(step.get("credit"))
-    if credit is not None:  # recorded by the annealer (journals since the credit rule changed)
-        return credit
-    cost, delta = num(step.get("cost")), num(step.get("delta"))
+    if "credit" in step.model_fields_set:  # recorded by the annealer (journals since the credit rule changed)
+        return float(step.credit)
+    cost, delta = num(step.cost), num(step.delta)
     if cost is None:
         return 0.0
     parent = cost - delta if delta is not None else parent_cost
     if parent is None:
         return 0.0
-    return reward(True, parent, cost, bool(step.get("improved")))
+    return reward(True, parent, cost, step.improved)
 
 
-def move_credit(steps: list[dict[str, Any]], eval_cost: dict[str, float], width: int = WIDE) -> str | None:
+def move_credit(steps: list[StepRecord], eval_cost: dict[str, float], width: int = WIDE) -> str | None:
     """Cumulative credit per move over the iterations (all chains summed)."""
     gains: dict[str, dict[float, float]] = defaultdict(lambda: defaultdict(float))
     for steps_c in by_chain(steps).values():
-        for i, s in enumerate(steps_c):
-            it = num(s.get("iteration"))
-            gains[str(s.get("move") or "?")][it if it is not None else float(i)] += \
-                step_credit(s, eval_cost.get(str(s.get("parent"))))
+        for s in steps_c:
+            gains[s.move or "?"][float(s.iteration)] += step_credit(s, eval_cost.get(s.parent))
     if not gains:
         return None
     xs = sorted({x for g in gains.values() for x in g})

@@ -37,7 +37,8 @@ def _cards(rd: RunData) -> str:
     elif rd.has_summary:
         out = [card("Result", "no valid design", "Phase 2 did not run", "bad")]
     else:
-        costs = [c for st in rd.steps if (c := num(st.get("global_best_cost", st.get("best_cost")))) is not None]
+        costs = [c for st in rd.steps if (c := num(st.global_best_cost if "global_best_cost" in st.model_fields_set
+                                                   else st.best_cost)) is not None]
         out = [card("Result", "unfinished", f"best cost so far {fcost(min(costs))} after {len(rd.steps)} steps"
                     if costs else "no summary.json yet", "bad")]
     p1 = rd.phase1_stats

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..flow.summary import Phase1Stats
 from ..jsonio import num, text
+from ..record.entries import StepRecord
 from ..search.selection import BEST_REWARD, VALID_REWARD
 from . import charts, move_charts, scatter
 from .chain import describe
@@ -102,14 +103,14 @@ def proofs(rd: RunData) -> str:
                    anchor="proofs")
 
 
-def _chain_rows(chains: dict[int, list[dict[str, Any]]]) -> list[list[str]]:
+def _chain_rows(chains: dict[int, list[StepRecord]]) -> list[list[str]]:
     rows = []
     for c, steps in chains.items():
         kinds = Counter(charts.step_kind(s) for s in steps)
         first, last = steps[0], steps[-1]
         rows.append([str(c), str(len(steps)), str(kinds["accepted"]), str(kinds["rejected"]), str(kinds["invalid"]),
-                     str(sum(1 for s in steps if s.get("reheated"))), fnum(first.get("temperature")),
-                     fnum(last.get("temperature")), fcost(last.get("best_cost"))])
+                     str(sum(1 for s in steps if s.reheated)), fnum(first.temperature),
+                     fnum(last.temperature), fcost(last.best_cost)])
     return rows
 
 
@@ -126,10 +127,10 @@ def annealing(rd: RunData) -> str:
     if rej:
         parts.append("<h3>Invalid proposals by gate</h3>" +
                      table(["gate", "proposals"], [[str(k), fnum(v)] for k, v in sorted(rej.items())], [False, True]))
-    invalid = [e for e in rd.evals if e.get("valid") is False]
+    invalid = [e for e in rd.evals if not e.valid]
     if invalid:
-        rows2 = [[f'<code>{escape(text(e.get("key")))}</code>', escape(text(e.get("failed_gate"))),
-                  f'<code>{escape(text(e.get("message")))}</code>'] for e in invalid[:MAX_ROWS]]
+        rows2 = [[f'<code>{escape(e.key)}</code>', escape(text(e.failed_gate)),
+                  f'<code>{escape(e.message)}</code>'] for e in invalid[:MAX_ROWS]]
         more = f'<p class="muted">First {MAX_ROWS} of {len(invalid)} shown.</p>' if len(invalid) > MAX_ROWS else ""
         parts.append(f"<details><summary>{len(invalid)} invalid proposal(s) and their messages</summary>" +
                      table(["state", "gate", "message"], rows2, raw=True) + more + "</details>")
@@ -193,7 +194,7 @@ def moves(rd: RunData) -> str:
                          f'{escape(", ".join(names))}.</p>')
     else:
         parts.append(not_recorded("Per-move statistics"))
-    eval_cost = {text(e.get("key")): c for e in rd.evals if (c := num(e.get("cost"))) is not None}
+    eval_cost = {e.key: float(e.cost) for e in rd.evals if e.cost is not None}
     figs = [f for f in (move_charts.move_bars(mv), move_charts.move_credit(rd.steps, eval_cost)) if f]
     if figs:
         parts.append(f'<div class="charts">{"".join(figs)}</div>')

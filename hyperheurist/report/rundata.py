@@ -34,10 +34,9 @@ class RunData:
     manifest: Json = field(default_factory=dict[str, Any])
     resolved: Json = field(default_factory=dict[str, Any])
     records: list[JournalRecord] = field(default_factory=list)  # the journal, typed (``record.entries``)
-    # the same records as JSON objects, for the chart helpers that read them tolerantly
-    phase1: list[Json] = field(default_factory=list)
-    evals: list[Json] = field(default_factory=list)
-    steps: list[Json] = field(default_factory=list)
+    phase1: list[Phase1Record] = field(default_factory=list)  # the same records by type
+    evals: list[EvalRecord] = field(default_factory=list)
+    steps: list[StepRecord] = field(default_factory=list)
     end: EndRecord | None = None
     commands: str | None = None
     best_rtl: str | None = None
@@ -124,11 +123,11 @@ def _read_journal(rd: RunData) -> None:
             rd.records.append(rec)
             match rec:
                 case Phase1Record():
-                    rd.phase1.append(obj)
+                    rd.phase1.append(rec)
                 case EvalRecord():
-                    rd.evals.append(obj)
+                    rd.evals.append(rec)
                 case StepRecord():
-                    rd.steps.append(obj)
+                    rd.steps.append(rec)
                 case EndRecord():
                     rd.end = rec
     except json.JSONDecodeError as exc:

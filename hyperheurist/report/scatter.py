@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonio import as_dict, num
+from ..record.entries import EvalRecord
 from .fmt import fnum
 from .svg import GREY, Plot, colour, span
 
@@ -28,10 +29,10 @@ def _xy(d: dict[str, Any], a: str, b: str) -> tuple[float, float] | None:
     return None if x is None or y is None else (x, y)
 
 
-def ppa_scatter(evals: list[dict[str, Any]], pareto: list[dict[str, Any]], initial: dict[str, Any],
+def ppa_scatter(evals: list[EvalRecord], pareto: list[dict[str, Any]], initial: dict[str, Any],
                 best: dict[str, Any], a: str, b: str, width: int = 362) -> str | None:
     """One projection; the staircase joins the Pareto designs that are non-dominated in these two axes."""
-    cloud = [xy for e in evals if e.get("valid") and (xy := _xy(as_dict(e.get("metrics")), a, b))]
+    cloud = [xy for e in evals if e.valid and (xy := _xy(as_dict(e.metrics), a, b))]
     front = [xy for pt in pareto if (xy := _xy(as_dict(pt), a, b))]
     ini, bst = _xy(initial, a, b), _xy(best, a, b)
     everything = cloud + front + [p for p in (ini, bst) if p]
