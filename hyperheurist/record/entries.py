@@ -131,8 +131,3 @@ _ADAPTER: TypeAdapter[JournalRecord] = TypeAdapter(JournalRecord)
 def parse_record(data: object) -> JournalRecord:
     """One journal line's JSON as its typed record; pydantic's ValidationError (a ValueError) when it is none."""
     return _ADAPTER.validate_python(data, context={READ: True})
-
-
-def dump_record(rec: JsonRecord) -> dict[str, Any]:
-    """The JSON object a record is written as (``jsonio.append_jsonl`` writes it)."""
-    return rec.to_json()
