@@ -98,3 +98,18 @@ def test_the_greedy_finish_does_not_import_the_annealer() -> None:
     src = (Path(__file__).resolve().parent.parent / "hyperheurist" / "search" / "polish.py").read_text()
     imported = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)}
     assert "annealer" not in imported and "search_state" in imported
+
+
+def test_an_unfinished_runs_report_counts_phase1_from_the_typed_records(tmp_path: Path) -> None:
+    """No summary.json yet: the report rebuilds Phase 1 from the journal's records (typed since rundata
+    parses them once), with each design's proof verdict."""
+    from hyperheurist.report.rundata import load_run
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(RUN, run / "journal.jsonl")
+    rd = load_run(run)
+    stats = rd.phase1_stats
+    assert (stats.candidates, stats.valid, len(rd.evals), len(rd.steps)) == (2, 1, 106, 108)
+    assert [e.proof for e in stats.entries if e.verdict == "valid"] == ["proven"]
+    assert stats.rejected_by_gate == {"simulation": 1}

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from ..config import yamlsafe
 from ..errors import InputError
-from ..flow.summary import Phase1Entry, Phase1Stats, RunSummary
+from ..flow.summary import Phase1Entry, Phase1Stats, RunSummary, proof_kind
 from ..jsonio import as_dict, read_jsonl
 from ..record.entries import EndRecord, EvalRecord, JournalRecord, Phase1Record, StepRecord, parse_record
 
@@ -58,7 +58,14 @@ class RunData:
         """Phase 1 from summary.json, else rebuilt from the journal's phase1 records (an unfinished run)."""
         if self.summary.phase1.entries or not self.phase1:
             return self.summary.phase1
-        return Phase1Stats.of([Phase1Entry.from_dict(r) for r in self.phase1])
+        return Phase1Stats.of([phase1_entry(r) for r in self.phase1])
+
+
+def phase1_entry(r: Phase1Record) -> Phase1Entry:
+    """A journal Phase-1 record as the summary lists it (``proof`` its verdict's name)."""
+    return Phase1Entry(label=r.label, digest=r.digest, origin=r.origin or None, verdict=r.verdict.value,
+                       gate=r.gate.value if r.gate is not None else None, message=r.message,
+                       repaired_from=r.repaired_from, proof=proof_kind(r.proof) if r.proof is not None else None)
 
 
 def _read_text(path: Path, problems: list[str], required: bool = False) -> str | None:
