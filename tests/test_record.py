@@ -113,3 +113,18 @@ def test_an_unfinished_runs_report_counts_phase1_from_the_typed_records(tmp_path
     assert (stats.candidates, stats.valid, len(rd.evals), len(rd.steps)) == (2, 1, 106, 108)
     assert [e.proof for e in stats.entries if e.verdict == "valid"] == ["proven"]
     assert stats.rejected_by_gate == {"simulation": 1}
+
+
+def test_resume_reads_the_memo_through_the_typed_records(tmp_path: Path) -> None:
+    """A resumed journal's memo: every evaluation back as an ``Evaluation`` with a ``Proof`` and a ``FailedGate``."""
+    path = tmp_path / "journal.jsonl"
+    shutil.copy(RUN, path)
+    run_id = json.loads(_lines(RUN)[0])["run"]
+    journal = Journal(path, run_id, resume=True)
+    assert len(journal.prefix) == 218 and journal.cut_at is None and path.read_bytes() == RUN.read_bytes()
+    assert len(journal.phase1) == 2 and len(journal.evals) == 106
+    rejected = next(r for r in journal.phase1.values() if r.verdict == "invalid")
+    assert rejected.gate is FailedGate.SIMULATION
+    assert rejected.evaluation.evaluation().failed_gate is FailedGate.SIMULATION
+    proven = [ev for ev in journal.evals.values() if ev.proof is not None]
+    assert proven and all(isinstance(ev.proof, Proof) and ev.proof.verdict == "proven" for ev in proven)
