@@ -18,7 +18,7 @@ an elaboration), so threads cannot race inside it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +70,13 @@ def parse_files(files: Iterable[Path], include_dirs: Iterable[Path] = (),
     return [syntax.SyntaxTree.fromFile(str(f), sm, bag) for f in files]
 
 
-def elaborate(trees: Iterable[syntax.SyntaxTree], top: str | None = None,
+def elaborate(trees: Iterable[syntax.SyntaxTree], top: str | Collection[str] | None = None,
               params: Mapping[str, str] | None = None) -> ast.Compilation:
-    """A bounded compilation of the trees; ``top`` fixes the top module, ``params`` override its parameters."""
+    """A bounded compilation of the trees; ``top`` fixes the top module (or modules), ``params`` override its
+    parameters."""
     opts = ast.CompilationOptions()
     if top is not None:
-        opts.topModules = {top}
+        opts.topModules = {top} if isinstance(top, str) else set(top)
     opts.paramOverrides = [f"{k}={v}" for k, v in (params or {}).items()]
     for key, value in BOUNDS.items():
         setattr(opts, key, value)

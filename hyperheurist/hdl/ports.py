@@ -65,12 +65,22 @@ def module_view(inst: ast.InstanceSymbol, sm: SourceManager) -> ModuleView:
     return ModuleView(tuple(ports), tuple(params), widths)
 
 
+def module_widths(trees: Sequence[syntax.SyntaxTree], every: bool = False) -> dict[str, dict[str, int]]:
+    """The one reader of signal widths: per module, the bit widths of its nets and variables (ports included)
+    from a bounded elaboration at default parameters (``[W-1:0]``, ``integer``, ``$clog2`` as the tools
+    read them). ``every``: each module of ``trees`` is elaborated as a top, also one another instantiates;
+    otherwise only the modules none instantiates. A module that does not elaborate alone is absent."""
+    tops = sorted({module_name(m) for t in trees for m in modules(t)}) if every else None
+    sm = trees[0].sourceManager
+    insts = elaborate(trees, tops).getRoot().topInstances
+    return {str(inst.name): dict(module_view(inst, sm).widths) for inst in insts}
+
+
 def top_widths(trees: Sequence[syntax.SyntaxTree]) -> dict[str, int]:
-    """Bit widths of the nets and variables (ports included) of every top module of a bounded elaboration
-    of ``trees`` with default parameters (names assumed unique across those modules)."""
+    """``module_widths`` of the top modules merged (names assumed unique across those modules)."""
     out: dict[str, int] = {}
-    for inst in elaborate(trees).getRoot().topInstances:
-        out.update(module_view(inst, trees[0].sourceManager).widths)
+    for widths in module_widths(trees).values():
+        out.update(widths)
     return out
 
 

@@ -76,13 +76,13 @@ class NarrowAccumulator(RtlMove):
                 declarators = nodes(decl.declarators)
                 if m is None or any(d.initializer is not None or len(d.dimensions) for d in declarators):
                     continue
-                current = 32 if m.group(1) == "integer" else int(m.group(2)) + 1
                 for d in declarators:
                     name = d.name.valueText
                     sinks = _sinks(mod, name) if name not in ports else None
                     if not sinks:
                         continue
-                    if any(s not in w.get() for s in sinks):
+                    current = w.get().get(name)  # the one width reader (hdl.ports), as for the sinks
+                    if current is None or any(s not in w.get() for s in sinks):
                         continue
                     need = max(w.get()[s] for s in sinks)
                     if need >= current:

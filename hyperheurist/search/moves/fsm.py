@@ -13,10 +13,11 @@ import random
 import re
 from collections.abc import Iterator
 
+from ...hdl.ports import module_widths
 from ..state import MoveContext
 from .expr import Syntax, identifier, literal, replace
 from .rtl import RtlMove
-from .verilog import Edit, K, modules, node_text, nodes, walk
+from .verilog import Edit, K, module_name, modules, node_text, nodes, walk
 
 WHOLE_USE = {
     K.CaseStatement, K.StandardCaseItem, K.EqualityExpression, K.InequalityExpression,
@@ -90,7 +91,9 @@ def _copies(mod: Syntax) -> Iterator[tuple[str, str]]:
                 yield target, source
 
 
-def _group_site(mod: Syntax, text: str, decls: list[Syntax], rng: random.Random) -> list[Edit] | None:
+def _group_site(mod: Syntax, text: str, decls: list[Syntax], rng: random.Random,
+                widths: dict[str, int]) -> list[Edit] | None:
+    """``widths``: the module's signal widths (``hdl.ports.module_widths``)."""
     declarators = [d for decl in decls for d in nodes(decl.declarators)]
     names = [d.name.valueText for d in declarators]
     values = [v[0] for d in declarators if (v := literal(d.initializer.expr)) is not None]
@@ -122,10 +125,11 @@ def _group_site(mod: Syntax, text: str, decls: list[Syntax], rng: random.Random)
         if n.kind == K.DataDeclaration and any(d.name.valueText in state_vars for d in nodes(n.declarators)):
             if not all(d.name.valueText in state_vars for d in nodes(n.declarators)):
                 return None
-            m = DECL_TYPE.match((node_text(n.type, text) or "").strip())
-            if m is None:
-                return None
-            w = int(m.group(3)) + 1 if m.group(3) else 1
+            if DECL_TYPE.match((node_text(n.type, text) or "").strip()) is None:
+                return None  # only a plain reg/logic/bit [N:0] declaration is rewritten in place
+            w = widths.get(next(d.name.valueText for d in nodes(n.declarators)))
+            if w is None:
+                return None  # the module does not elaborate alone
             if width not in (None, w):
                 return None
             width = w
@@ -164,9 +168,11 @@ class FsmEncoding(RtlMove):
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
+        every: dict[str, dict[str, int]] | None = None
         for mod in modules(tree):
             for group in _param_groups(mod, text):
-                site = _group_site(mod, text, group, rng)
+                every = module_widths([tree], every=True) if every is None else every
+                site = _group_site(mod, text, group, rng, every.get(module_name(mod), {}))
                 if site is not None:
                     out.append(site)
         return out

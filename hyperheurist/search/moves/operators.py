@@ -32,8 +32,7 @@ from dataclasses import replace as with_field
 
 from pyslang.syntax import SyntaxKind
 
-from ...hdl.parse import elaborate
-from ...hdl.ports import module_view
+from ...hdl.ports import module_widths
 from ..state import MoveContext
 from .expr import Syntax, assignment_of, identifier, literal, replace, unparen
 from .oparch import ALL_ARCHS, Arch
@@ -72,13 +71,6 @@ class Site:
     invert: bool = False  # the relation is the negation of a < b
     carry: str = ""  # addc: the carry in's connection
     host: str = ""  # the module the operator is in
-
-
-def module_widths(tree: Syntax) -> dict[str, dict[str, int]]:
-    """Widths of the nets and variables of each module that elaborates as a top of this file."""
-    comp = elaborate([tree])
-    sm = tree.sourceManager
-    return {str(inst.name): dict(module_view(inst, sm).widths) for inst in comp.getRoot().topInstances}
 
 
 def _operand(node: Syntax, widths: dict[str, int], literals: bool) -> tuple[str, int] | None:
@@ -205,7 +197,7 @@ def find_sites(tree: Syntax) -> list[Site]:
             found += [(n, stmt, name, block) for n in walk(stmt) if n.kind in kinds]
     if not found:
         return []
-    widths = module_widths(tree)
+    widths = module_widths([tree])  # each module that elaborates as a top of this file
     out = []
     for n, stmt, mod_name, block in found:
         w = widths.get(mod_name, {})

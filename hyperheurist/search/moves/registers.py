@@ -12,10 +12,11 @@ import random
 import re
 from dataclasses import dataclass
 
+from ...hdl.ports import module_widths
 from ..state import MoveContext
 from .expr import Syntax
 from .rtl import RtlMove, line_span
-from .verilog import Edit, K, identifiers, modules, node_text, walk
+from .verilog import Edit, K, identifiers, module_name, modules, walk
 
 ALWAYS = {K.AlwaysBlock, K.AlwaysFFBlock}
 ENABLE_NAME = re.compile(r"(^|_)(valid|vld|en|enable|ce|load|ld|start|req|stb|strobe|go)(_|$)|valid", re.I)
@@ -99,25 +100,6 @@ def clocked_blocks(mod: Syntax) -> list[Clocked]:
     return out
 
 
-def _widths(mod: Syntax, text: str) -> dict[str, int]:
-    """Declared widths of simple vectors (``[N:0]``), 1 for scalars; unknown widths are absent."""
-    out: dict[str, int] = {}
-    for n in walk(mod):
-        if n.kind not in (K.DataDeclaration, K.NetDeclaration, K.ImplicitAnsiPort, K.PortDeclaration):
-            continue
-        tt = node_text(n, text) or ""
-        if n.kind == K.ImplicitAnsiPort and not re.match(r"\s*(input|output|inout)\b", tt):
-            continue  # "input [7:0] a, b": b's type is inherited, not in its own text
-        m = re.search(r"\[\s*(\d+)\s*:\s*(\d+)\s*\]", tt.split(";")[0])
-        w = abs(int(m.group(1)) - int(m.group(2))) + 1 if m is not None else 1
-        if re.search(r"\[[^\]]*[A-Za-z_][^\]]*\]", tt):
-            continue  # a parameterised width: unknown
-        for d in walk(n):
-            if d.kind == K.Declarator:
-                out[d.name.valueText] = w
-    return out
-
-
 def _control_names(mod: Syntax) -> set[str]:
     """Signals read in an if/case condition or a ?: select: they steer control."""
     out: set[str] = set()
@@ -135,9 +117,13 @@ def _ports(mod: Syntax) -> set[str]:
         d.name.valueText for p in walk(mod) if p.kind == K.PortDeclaration for d in walk(p) if d.kind == K.Declarator}
 
 
-def _datapath(mod: Syntax, text: str) -> set[str]:
-    """Multi-bit registers that are not ports and never steer control."""
-    widths = _widths(mod, text)
+def _widths(tree: Syntax) -> dict[str, dict[str, int]]:
+    """Per module of the file, its signal widths (``hdl.ports.module_widths``: elaborated, each module as a top)."""
+    return module_widths([tree], every=True)
+
+
+def _datapath(mod: Syntax, widths: dict[str, int]) -> set[str]:
+    """Multi-bit registers that are not ports and never steer control (``widths``: the module's, ``_widths``)."""
     skip = _ports(mod) | _control_names(mod)
     return {n for n, w in widths.items() if w > 1 and n not in skip}
 
@@ -149,8 +135,9 @@ class DropDatapathReset(RtlMove):
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
+        every = _widths(tree)
         for mod in modules(tree):
-            data = _datapath(mod, text)
+            data = _datapath(mod, every.get(module_name(mod), {}))
             for cb in clocked_blocks(mod):
                 if cb.reset_stmt is None:
                     continue
@@ -219,9 +206,10 @@ class EnableGating(RtlMove):
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         out = []
+        every = _widths(tree)
         for mod in modules(tree):
-            widths = _widths(mod, text)
-            data = _datapath(mod, text)
+            widths = every.get(module_name(mod), {})
+            data = _datapath(mod, widths)
             inputs = {n for n in _ports(mod) if widths.get(n) == 1 and ENABLE_NAME.search(n)}
             for cb in clocked_blocks(mod):
                 enables = set(inputs)
