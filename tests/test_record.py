@@ -128,3 +128,19 @@ def test_resume_reads_the_memo_through_the_typed_records(tmp_path: Path) -> None
     assert rejected.evaluation.evaluation().failed_gate is FailedGate.SIMULATION
     proven = [ev for ev in journal.evals.values() if ev.proof is not None]
     assert proven and all(isinstance(ev.proof, Proof) and ev.proof.verdict == "proven" for ev in proven)
+
+
+def test_annealing_and_the_greedy_finish_write_the_step_lines_the_dict_writer_wrote() -> None:
+    """tests/data/record/steps.jsonl: the step records the dict-literal annealer and polish (commit 9af872b)
+    wrote for test_search_annealer's fake evaluator (accepted, rejected, rejected:unchecked, invalid:simulation,
+    not-applicable and polish steps); the StepRecord builder writes the same bytes."""
+    import test_search_annealer as t
+
+    from hyperheurist.config import Anneal
+
+    lines: list[str] = []
+    for moves in (t.MOVES, [t.Never(), t.Step("inc", 1)]):
+        fake = t.FakeEvaluator()
+        cfg = Anneal(seed=1, chains=2, iterations=12, reheat_after=6, polish=2)
+        t.anneal(t.starts(fake), list(moves), t.ctx_factory, fake, cfg, lambda r: lines.append(json.dumps(r.to_json())))
+    assert "\n".join(lines) + "\n" == (DATA / "record" / "steps.jsonl").read_text(encoding="utf-8")
