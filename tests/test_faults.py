@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_inproc import hh_in_process
 from processes import left_behind
 from runrecord import check_run_record
 
@@ -408,7 +409,7 @@ def test_damaged_journal_resume_is_exit_2(reference, tmp_path: Path, damage: str
         rec["type"] = "eval"
         lines[2] = json.dumps(rec) + "\n"
     j.write_bytes("".join(lines).encode("utf-8", "surrogateescape"))
-    res = hh("run", "--resume", str(run), "--quiet", "--no-report")
+    res = hh_in_process("run", "--resume", str(run), "--quiet", "--no-report")  # the refusal, not a process, is tested
     no_traceback(res)
     assert res.returncode == 2, res.stderr
     err = res.stderr.strip().splitlines()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_inproc import hh_in_process
 from fake_tools import sleeping_on
 from processes import left_behind
 from runrecord import check_run_record
@@ -95,7 +96,7 @@ def test_bad_config_exits_2_with_one_line(tmp_path: Path) -> None:
         mutate(d)
         p = tmp_path / f"{name}.yaml"
         p.write_text(yaml.safe_dump(d))
-        res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet")
+        res = hh_in_process("run", str(p), "--out", str(tmp_path / "runs"), "--quiet")  # the answer is the point
         assert res.returncode == 2, (name, res.stderr)
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and str(p) in lines[0] and "Traceback" not in res.stderr, res.stderr

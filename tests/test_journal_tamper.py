@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process
 
 from hyperheurist.config import load_design
 from hyperheurist.journal import record_hash
@@ -25,6 +26,11 @@ def hh(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
                           check=False,
                           env={**os.environ})
+
+
+# What resume and audit answer is the point here, not how a process behaves: they run in this process
+# (cli.main, the entry point; exit code, stdout, stderr as a subprocess gives them)
+answer = hh_in_process
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +103,7 @@ def test_tampered_run_is_refused_by_resume_and_audit(runs, tmp_path: Path, kind:
     tamper(kind, run, runs[1])
     before = (run / "journal.jsonl").read_bytes()
     for args in (("run", "--resume", str(run), "--quiet", "--no-report"), ("audit", str(run))):
-        res = hh(*args)
+        res = answer(*args)
         err = res.stderr.strip().splitlines()
         assert res.returncode == 2, (kind, args[0], res.stderr)
         assert len(err) == 1 and "Traceback" not in res.stderr, err
@@ -109,7 +115,7 @@ def test_first_bad_record_is_named(runs, tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(runs[0], run)
     tamper("deleted", run, runs[1])
-    res = hh("audit", str(run))
+    res = answer("audit", str(run))
     assert "record 6:" in res.stderr and "expected 5" in res.stderr, res.stderr
 
 
@@ -118,12 +124,12 @@ def test_deleted_tail_is_refused_by_audit(runs, tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(runs[0], run)
     (run / "journal.jsonl").write_text("".join(lines_of(run)[:-2]))
-    res = hh("audit", str(run))
+    res = answer("audit", str(run))
     assert res.returncode == 2 and "deleted or added" in res.stderr, res.stderr
 
 
 def test_intact_run_passes_audit(runs) -> None:
-    res = hh("audit", str(runs[0]))
+    res = answer("audit", str(runs[0]))
     assert res.returncode == 0, res.stdout + res.stderr
     assert "best design's PPA reproduces" in res.stderr
 
@@ -142,7 +148,7 @@ def test_audit_catches_forged_metrics_with_a_recomputed_chain(runs, tmp_path: Pa
     ppa = json.loads((run / "best" / "ppa.json").read_text())
     ppa["metrics"]["area_um2"] = 1.0
     (run / "best" / "ppa.json").write_text(json.dumps(ppa))
-    res = hh("audit", str(run))
+    res = answer("audit", str(run))
     assert res.returncode == 1, res.stdout + res.stderr
     assert "area_um2 1.0 does not reproduce" in res.stderr, res.stderr
 
@@ -159,6 +165,6 @@ def test_audit_catches_a_forged_record_better_than_the_best(runs, tmp_path: Path
     summary = json.loads((run / "summary.json").read_text())
     summary["journal"]["head"] = json.loads(lines[-1])["hash"]
     (run / "summary.json").write_text(json.dumps(summary))
-    res = hh("audit", str(run))
+    res = answer("audit", str(run))
     assert res.returncode == 1, res.stdout + res.stderr
     assert "better than the recorded best" in res.stderr, res.stderr
