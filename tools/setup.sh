@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Idempotent set-up: system tools through apt (sudo when not root), then .venv with hh and its test extras.
+# Idempotent set-up: system tools through apt (sudo when not root), then .venv with hh and its test extras at
+# the versions of constraints.txt (the set CI and the suite were run with; pyproject.toml has the lower bounds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -29,10 +30,10 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: creating $VENV"
   "$PY" -m venv "$VENV"
 fi
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing hyperheurist and test extras into $VENV"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ]; then
+  echo "setup: installing hyperheurist and test extras into $VENV (versions: constraints.txt)"
   "$VENV/bin/python" -m pip install -q --upgrade pip
-  "$VENV/bin/python" -m pip install -q -e ".[test]"
+  "$VENV/bin/python" -m pip install -q -c constraints.txt -e ".[test]"
   touch "$stamp"
 fi
 "$VENV/bin/hh" doctor >/dev/null || { "$VENV/bin/hh" doctor; exit 1; }
