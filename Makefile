@@ -8,7 +8,8 @@ SEEDS   ?= 3
 ITERATIONS ?=
 JOBS    ?= 2
 PYTEST_ARGS ?=
-# pytest-xdist workers; --dist loadscope keeps a module on one worker, so its module fixtures run once
+# pytest-xdist workers; --dist loadscope keeps a module on one worker, so its module fixtures run once; the slowest
+# modules go first (tests/conftest.py SLOWEST_FIRST; --no-loadscope-reorder keeps that order)
 TEST_JOBS ?= 2
 
 .PHONY: setup demo check test sweep sweep-quick bench formal qor costmodel lint clean
@@ -22,13 +23,13 @@ demo: setup
 # the fast tier (under 3 minutes on 2 cores): ruff, then the trust-critical tests listed in tests/conftest.py
 check: setup
 	$(RUFF) check hyperheurist tests tools
-	$(PY) -m pytest -q -m check -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m check -n $(TEST_JOBS) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
 
 test:
 	@HH_WITH_CHROMIUM=1 bash tools/setup.sh   # the report screenshot test needs headless Chromium
 	$(RUFF) check hyperheurist tests tools
 	$(MYPY)
-	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadscope $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
 
 sweep: setup
 	$(PY) tools/sweep.py --seeds $(SEEDS) --jobs $(JOBS) $(if $(ITERATIONS),--iterations $(ITERATIONS)) --out results

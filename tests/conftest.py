@@ -63,7 +63,17 @@ CHECK_TESTS = {
 }
 
 
+# The slowest modules (pytest --durations, 2 cores), longest first, are handed out before the rest: --dist loadscope
+# gives a worker a whole module, and a long one picked up last leaves the other worker idle meanwhile. `make test`
+# passes --no-loadscope-reorder so that xdist keeps this order (its own orders modules by their number of tests).
+SLOWEST_FIRST = ("test_repro", "test_repro_resume", "test_faults", "test_benchmarks", "test_flow", "test_bad_inputs",
+                 "test_wheel", "test_journal_tamper", "test_llm_endpoints_flow", "test_lcu_techmap",
+                 "test_actions_example", "test_report", "test_project", "test_containment", "test_audit")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {m: i for i, m in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: the rest keep their order
     for item in items:
         module = item.path.stem
         name = f"{item.path.name}::{item.originalname}"  # parametrised tests by their function's name

@@ -6,15 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import yaml
-from processes import left_behind
 from runrecord import check_run_record
 
 from hyperheurist.jsonio import read_jsonl
@@ -102,80 +99,6 @@ def test_jobs_1_jobs_2_and_ray_agree(tmp_path: Path) -> None:
     for name in ("jobs2", "ray"):
         for part in PARTS:
             assert prints[name][part] == prints["jobs1"][part], f"{name} differs from --jobs 1 in its {part}"
-
-
-# ---- resume after tool faults in Phase 1 and kills: equal to the uninterrupted run ----------------------
-
-def yosys_crashing_in(tmp: Path, marker: str) -> Path:
-    """A yosys that crashes (SIGSEGV) when it runs in a folder whose path holds ``marker`` (one candidate's
-    digest): a tool fault on that candidate only, whatever order the workers run in."""
-    from hyperheurist.tools import tool_path
-
-    script = tmp / "yosys"
-    script.write_text(f"""#!/bin/sh
-case "$(pwd)" in *{marker}*) kill -SEGV $$ ;; esac
-exec {tool_path("yosys")} "$@"
-""")
-    script.chmod(0o755)
-    return script
-
-
-def seed_digest(design: Path, name: str) -> str:
-    from hyperheurist.candidate import Candidate
-
-    return Candidate.from_paths([design.parent / "seeds" / name], "traffic_fsm").short
-
-
-@pytest.fixture(scope="module")
-def two_valid(tmp_path_factory) -> tuple[Path, dict]:
-    """traffic_fsm with both valid seeds, and the fingerprint of its uninterrupted run."""
-    root = tmp_path_factory.mktemp("twovalid")
-    design = small_design(root, iterations=6, both_valid=True)
-    return design, fingerprint(run_once(design, root / "ref", root / "ref-cache", "--jobs", "2"))
-
-
-def assert_same(fp: dict, ref: dict, what: str) -> None:
-    for part in PARTS:
-        assert fp[part] == ref[part], f"{what}: differs from the uninterrupted run in its {part}"
-
-
-@pytest.mark.parametrize("seed", ["ok_1_naive.v", "ok_2_countdown.v"])
-def test_tool_fault_in_phase1_then_resume_equals_uninterrupted(two_valid, tmp_path: Path, seed: str) -> None:
-    """A tool fault hides one valid seed in Phase 1 (the baseline, or the second start): the run anneals from
-    what is left; resume with the tool fixed re-evaluates it, and the Phase-2 steps that depended on it are
-    decided again: the journal and summary end equal to a run that never saw the fault."""
-    design, ref = two_valid
-    fake = yosys_crashing_in(tmp_path, seed_digest(design, seed))
-    run = run_once(design, tmp_path / "out", tmp_path / "cache", "--jobs", "2", env={"HH_YOSYS": str(fake)})
-    faulty = json.loads((run / "summary.json").read_text())
-    # one candidate's synthesis crashed, once: Phase 2 never proposes that RTL (it was not a start)
-    assert faulty["infrastructure_faults"]["count"] == 1 and faulty["phase1"]["valid"] == 1
-    res = resume(run, tmp_path / "cache")
-    assert res.returncode == 0, res.stderr
-    assert_same(fingerprint(run), ref, f"fault on {seed}, resumed")
-    check_run_record(run)
-
-
-@pytest.mark.parametrize("lines", [1, 3, 6, 12])
-def test_kill_in_phase1_or_phase2_then_resume_equals_uninterrupted(two_valid, tmp_path: Path, lines: int) -> None:
-    design, ref = two_valid
-    out = tmp_path / "out"
-    proc = subprocess.Popen([*HH, "run", str(design), "--out", str(out), "--quiet", "--no-report", "--jobs", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                            env={**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")})
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and proc.poll() is None:
-        js = list(out.glob("*/*/journal.jsonl"))
-        if js and js[0].read_bytes().count(b"\n") >= lines:
-            break
-        time.sleep(0.005)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    assert not left_behind(out), "a process hh started outlived it"
-    (run,) = [p for p in out.glob("*/*") if p.is_dir()]
-    res = resume(run, tmp_path / "cache", "--jobs", "2")
-    assert res.returncode == 0, res.stderr
-    assert_same(fingerprint(run), ref, f"killed at journal line {lines}, resumed")
 
 
 def test_iterations_0_best_folder_is_the_summarys_best(tmp_path: Path) -> None:
