@@ -90,6 +90,7 @@ def test_five_cold_runs_at_two_jobs_agree(tmp_path: Path) -> None:
     assert search["best"]["cost"] < search["initial"]["cost"], "the search must do something"
 
 
+@pytest.mark.timeout(900)  # three runs: past pytest's 300 s on 2 loaded cores (the 05:12 baseline)
 def test_jobs_1_jobs_2_and_ray_agree(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     design = small_design(tmp_path, iterations=6)

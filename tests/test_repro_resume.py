@@ -16,7 +16,9 @@ from processes import left_behind
 from runrecord import check_run_record
 from test_repro import HH, PARTS, fingerprint, resume, run_once, small_design
 
-pytestmark = [pytest.mark.tools, pytest.mark.slow]
+# a run to resume (and the module's uninterrupted reference, made in the first test's setup): past pytest's
+# 300 s on 2 loaded cores (the 05:12 baseline)
+pytestmark = [pytest.mark.tools, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def yosys_crashing_in(tmp: Path, marker: str) -> Path:
