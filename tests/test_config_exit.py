@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_inproc import hh_in_process
 from fake_tools import sleeping_on
 
 DATA = Path(__file__).parent / "data" / "flow"
@@ -79,7 +80,7 @@ def test_config_that_cannot_work_is_exit_2_at_load(design_dir: Path, tmp_path: P
     change, field = CASES[case]
     p = with_change(design_dir, change)
     out = tmp_path / "runs"
-    res = hh("run", str(p), "--out", str(out), "--quiet", "--no-report")
+    res = hh_in_process("run", str(p), "--out", str(out), "--quiet", "--no-report")  # cli.main: the answer is tested
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2, (case, res.stderr)
     assert len(lines) == 1 and str(p) in lines[0] and field in lines[0] and "Traceback" not in res.stderr, lines
@@ -130,7 +131,7 @@ def test_misspelt_key_is_named_before_what_it_leaves_missing(design_dir: Path, p
                                                              new: str, named: str) -> None:
     p = with_change(design_dir, _rename_key(path, new))
     for args in (("gate", str(p), str(design_dir / "seeds" / "ok_1_naive.v")), ("ppa", str(p))):
-        res = hh(*args)
+        res = hh_in_process(*args)  # cli.main in this process: the answer is what is tested
         lines = res.stderr.strip().splitlines()
         assert res.returncode == 2 and len(lines) == 1, (args, res.stderr)
         assert f"{p}: {named}" in lines[0] and "missing" not in lines[0], lines
