@@ -47,6 +47,7 @@ CHECK_MODULES = {
     "test_mismatch_rules",
     "test_netlist_sim",
     "test_process_lifecycle",
+    "test_proof_driver",
     "test_reference_policy",
     "test_runner",
     "test_sandbox_mounts",
