@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import subprocess
+from pathlib import Path
 
 from hyperheurist.cli import main
 
 
-def hh_in_process(*args: str) -> subprocess.CompletedProcess[str]:
+def hh_in_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     out, err = io.StringIO(), io.StringIO()
     code: int
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with contextlib.chdir(cwd or os.getcwd()), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             main(list(args))
             code = 0

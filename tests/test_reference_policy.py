@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_inproc import hh_in_process
 from recordlib import typed
 
 from hyperheurist.config import Weights
@@ -29,8 +30,8 @@ UART = Path(__file__).parent / "data" / "uart_tx"  # a two-file UART transmitter
 
 
 def hh(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HH, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          stdin=subprocess.DEVNULL)
+    """cli.main in this process, in ``cwd``: what init and gate answer is tested here, not a process."""
+    return hh_in_process(*args, cwd=cwd)
 
 
 @pytest.fixture
