@@ -61,6 +61,7 @@ CHECK_TESTS = {
     "test_formal.py::test_a_check_the_wall_clock_stopped_is_a_tool_fault_never_a_verdict",
     "test_bad_inputs.py::test_bad_configs_one_line_exit_2",
     "test_bad_inputs.py::test_missing_and_unusable_paths",
+    "test_process_lifecycle.py::test_a_tools_children_go_when_hh_is_killed",
 }
 
 
