@@ -25,6 +25,7 @@ Timings are medians of ``--repeats`` runs; on a shared machine they are noisy.
 from __future__ import annotations
 
 import argparse
+import atexit
 import functools
 import importlib
 import json
@@ -383,10 +384,21 @@ def _cpu_group() -> Path | None:
     group = Path("/sys/fs/cgroup/cpuacct") / f"hh-bench-{os.getpid()}"
     try:
         group.mkdir(exist_ok=True)
+        home = next((line.split(":", 2)[2] for line in Path("/proc/self/cgroup").read_text().splitlines()
+                     if "cpuacct" in line.split(":", 2)[1].split(",")), "/")
         (group / "cgroup.procs").write_text(str(os.getpid()))
-        return group
-    except OSError:
+    except (OSError, IndexError):
         return None
+
+    def leave() -> None:  # back where it was, and the group removed (empty once this process has left)
+        try:
+            (Path("/sys/fs/cgroup/cpuacct") / home.lstrip("/") / "cgroup.procs").write_text(str(os.getpid()))
+            group.rmdir()
+        except OSError:
+            pass
+
+    atexit.register(leave)
+    return group
 
 
 def _cpu_now() -> float:
