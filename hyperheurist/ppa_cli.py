@@ -14,18 +14,18 @@ from typing import Any
 import click
 import yaml
 
-from ..config import load_design, parse_override
-from ..errors import EXIT_INVALID, EXIT_OK, ConfigError, HHError
-from ..gates.safety import check_safety
-from ..jsonio import dumps
-from ..project.messages import scrub_temp
-from ..project.sources import load_candidate
-from ..recipe import Recipe, load_flow
-from ..sandbox import enforce as enforce_sandbox
-from .cache import PPACache
-from .estimate import estimate
-from .metrics import FIDELITIES, METRIC_DIRECTIONS, librelane_metrics
-from .report import ppa_report_text
+from .config import load_design, parse_override
+from .errors import EXIT_INVALID, EXIT_OK, ConfigError, HHError
+from .gates.safety import check_safety
+from .jsonio import dumps
+from .ppa.cache import PPACache
+from .ppa.estimate import estimate
+from .ppa.metrics import FIDELITIES, METRIC_DIRECTIONS, librelane_metrics
+from .ppa.report import ppa_report_text
+from .project.messages import scrub_temp
+from .project.sources import load_candidate
+from .recipe import Recipe, load_flow
+from .sandbox import enforce as enforce_sandbox
 
 
 def recipe_from(flow_name: str, pairs: tuple[str, ...]) -> Recipe:
@@ -71,7 +71,7 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...]
     if design.verification.initial == "power_on_values":  # hh ppa runs no structure stage to say it
         click.echo("hh: warning: verification.initial: power_on_values: PPA ignores power-on values "
                    "(ASIC flip-flops have no power-on state)", err=True)
-    from ..flow import preflight
+    from .flow import preflight  # late: the flow package is only needed once a command runs
 
     preflight(design)  # an unreadable or malformed liberty is a configuration error (exit 2), as in hh run
     cand = load_candidate(design, rtl_files, filelists, origin="ppa")
