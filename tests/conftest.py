@@ -50,6 +50,7 @@ CHECK_MODULES = {
     "test_proof_driver",
     "test_reference_policy",
     "test_runner",
+    "test_sandbox_identity",
     "test_sandbox_mounts",
     "test_untrusted_rtl",
 }
