@@ -17,8 +17,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from .errors import ConfigError, HHError, ToolError
@@ -145,7 +147,11 @@ class RayGuard:
     def __init__(self) -> None:
         from .tempdirs import make_owned
 
-        self.folder = make_owned("hh-ray-")  # short: Ray's socket paths under it must fit in 107 bytes
+        # where Ray itself would go (RAY_TMPDIR, else TMPDIR), unless its longest socket path there (this folder,
+        # then session_<date>_<pid>/sockets/plasma_store) would pass AF_UNIX's 107 bytes: then /tmp
+        base = os.environ.get("RAY_TMPDIR") or tempfile.gettempdir()
+        fits = len(base.encode()) + 85 + 2 * len(str(os.getpid())) <= 107
+        self.folder = make_owned("hh-ray-", Path(base if fits else "/tmp"))
         try:
             self._proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAY_GUARD, str(self.folder),
                                            str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,

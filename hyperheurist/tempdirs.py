@@ -46,11 +46,11 @@ def sweep_stale(prefix: str, folder: Path | None = None) -> list[Path]:
     return gone
 
 
-def make_owned(prefix: str) -> Path:
-    """A new temporary folder named after this process (the caller removes it); stale ones of ``prefix`` go
-    first."""
-    sweep_stale(prefix)
-    return Path(tempfile.mkdtemp(prefix=f"{prefix}{_pidns()}-{os.getpid()}-"))
+def make_owned(prefix: str, folder: Path | None = None) -> Path:
+    """A new temporary folder named after this process in ``folder`` (the temp folder by default; the caller
+    removes it); stale ones of ``prefix`` there go first."""
+    sweep_stale(prefix, folder)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{_pidns()}-{os.getpid()}-", dir=folder))
 
 
 @contextmanager
