@@ -153,6 +153,7 @@ endmodule
 """
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("name,rtl,top,recipe,cells", [
     ("ripple", RIPPLE, "adder32", Recipe(adder_cells=True), {"FAX1"}),
     ("increment", INCREMENT, "inc9", Recipe(adder_cells=True), {"HAX1"}),
@@ -170,6 +171,7 @@ def test_netlists_with_adder_cells_are_proven(tmp_path: Path, name: str, rtl: st
     assert prove(tmp_path, rtl, netlist, top), f"{name}: the netlist differs from its RTL"
 
 
+@pytest.mark.tools
 def test_a_wrong_map_is_refuted_by_the_same_proof(tmp_path: Path) -> None:
     found = adder_cells.find(read_liberty(OSU018))
     assert found is not None
@@ -179,6 +181,7 @@ def test_a_wrong_map_is_refuted_by_the_same_proof(tmp_path: Path) -> None:
     assert not prove(tmp_path, RIPPLE, netlist, "adder32")
 
 
+@pytest.mark.tools
 def test_the_ripple_seed_maps_to_32_full_adders_only(tmp_path: Path) -> None:
     """The figure the README quotes: adder32's ripple chain is 32 FAX1 and nothing else (3840 um2, against
     5592 um2 of gates), through ``hh ppa`` itself (the stage, the sandbox, the facts, the metrics, the

@@ -86,6 +86,7 @@ def test_the_default_objective_does_not_call_a_design_better_for_slack_it_does_n
                                             "ppa.weights.power": 0})
 
 
+@pytest.mark.tools
 def test_real_adders_ranked_by_objective(tmp_path: Path) -> None:
     """Ripple carry (small, slow) vs Kogge-Stone (large, fast), both under a loose 20 ns clock:
     with delay weighted 4x, the weighted objective pays for the prefix adder's speed beyond the clock;

@@ -54,6 +54,7 @@ def test_exit_2_bad_usage(tmp_path: Path) -> None:
     assert hh("gate", str(DATA / "design.yaml")).returncode == 2
 
 
+@pytest.mark.tools
 def test_exit_3_infrastructure(tmp_path: Path) -> None:
     out = hh("gate", str(DATA / "design.yaml"), str(DATA / "good.v"), env={"HH_IVERILOG": str(tmp_path / "none")})
     assert out.returncode == 3 and "HH_IVERILOG" in out.stderr

@@ -54,6 +54,7 @@ def test_exit_2_writes_an_error_case(tmp_path: Path, args: tuple[str, ...]) -> N
     assert root.find("testsuite").get("errors") == "1"
 
 
+@pytest.mark.tools
 def test_exit_3_writes_an_error_case(tmp_path: Path) -> None:
     xml = tmp_path / "gate.xml"
     res = hh("gate", str(DATA / "design.yaml"), str(DATA / "good.v"), "--junit", str(xml),

@@ -57,12 +57,14 @@ def _proven(tmp_path: Path, a: str, b: str) -> bool:
     return v.kind == "proven"
 
 
+@pytest.mark.tools
 def test_counter_width_is_proven(tmp_path: Path) -> None:
     new = _apply(CounterWidth(), COUNTER)
     assert new is not None and "reg [2:0] c;" in new
     assert _proven(tmp_path, COUNTER, new)
 
 
+@pytest.mark.tools
 def test_dead_compares_are_proven(tmp_path: Path) -> None:
     new = _apply(CounterDeadCompare(), COUNTER)
     assert new is not None and "assign y = (1'b1) ? 2'd1 : 2'd2;" in new and "c == 8'd5" in new
@@ -72,6 +74,7 @@ def test_dead_compares_are_proven(tmp_path: Path) -> None:
     assert _proven(tmp_path / "b", TERNARY, new)
 
 
+@pytest.mark.tools
 def test_a_wrong_limit_would_be_caught(tmp_path: Path) -> None:
     """The proofs above can fail: narrowing below the range changes the behaviour."""
     v = _prove(tmp_path, COUNTER, COUNTER.replace("reg [7:0] c;", "reg [1:0] c;"))

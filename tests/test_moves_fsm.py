@@ -62,6 +62,7 @@ def test_node_text_survives_leading_comments() -> None:
     assert node_text(decl.type, FSM) == "reg [1:0]"
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_fsm_with_comments_and_sensitivity_list_is_reencoded_and_proven(tmp_path: Path, seed: int) -> None:
     new = FsmEncoding().propose(_state(FSM), CTX, random.Random(seed))
@@ -72,6 +73,7 @@ def test_fsm_with_comments_and_sensitivity_list_is_reencoded_and_proven(tmp_path
     assert accepted(v) and v.kind == "proven", (v.summary(), text)
 
 
+@pytest.mark.tools
 def test_the_prover_catches_a_wrong_reencoding(tmp_path: Path) -> None:
     """The proof above can fail: codes that collide (HOLD = RUN) change the behaviour."""
     wrong = FSM.replace("HOLD = 2'd2", "HOLD = 2'd1")

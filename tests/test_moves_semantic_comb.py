@@ -120,6 +120,7 @@ def test_the_moves_are_registered() -> None:
     assert {"truth_table", "loop_lift"} <= names
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("form", sorted(DECODERS))
 def test_a_shift_decoder_in_any_form_becomes_compares(tmp_path: Path, form: str) -> None:
     children = _all_proven(tmp_path, TruthTable(), DECODERS[form])
@@ -127,17 +128,20 @@ def test_a_shift_decoder_in_any_form_becomes_compares(tmp_path: Path, form: str)
     assert any(all(f"s == 3'h{i}" in c for i in range(8)) and "assign y = {hh_eg" in c for c in children), children
 
 
+@pytest.mark.tools
 def test_a_loop_decoder_becomes_a_shift(tmp_path: Path) -> None:
     children = _all_proven(tmp_path, TruthTable(), LOOP_DECODER)
     assert any("8'h1 << s" in c and "for" not in c for c in children), children
 
 
+@pytest.mark.tools
 def test_small_arithmetic_becomes_a_table(tmp_path: Path) -> None:
     children = _all_proven(tmp_path, TruthTable(), AFFINE)
     assert all("*" not in c.split("endmodule")[0].split("output [7:0] y);")[1] for c in children), children
     assert any("?" in c for c in children)  # the decision tree over sel's bits
 
 
+@pytest.mark.tools
 def test_a_case_table_becomes_arithmetic(tmp_path: Path) -> None:
     children = _all_proven(tmp_path, TruthTable(), CASE_TABLE)
     assert any("8'h3" in c and "case" not in c and "+" in c for c in children), children
@@ -147,22 +151,26 @@ def test_too_many_input_bits_is_no_table() -> None:
     assert _children(TruthTable(), WIDE) == []
 
 
+@pytest.mark.tools
 def test_a_ripple_borrow_loop_becomes_a_subtraction(tmp_path: Path) -> None:
     children = _all_proven(tmp_path, LoopLift(), BORROW)
     assert any("{1'h0, a} - {1'h0, b}" in c and "for" not in c for c in children), children
     assert any("d = a - b" in c and "bo = a < b" in c for c in children), children
 
 
+@pytest.mark.tools
 def test_a_ripple_carry_loop_becomes_an_addition(tmp_path: Path) -> None:
     children = _all_proven(tmp_path, LoopLift(), CARRY)
     assert any("{1'h0, a} + {1'h0, b}" in c and "ci}" in c and "for" not in c for c in children), children
 
 
+@pytest.mark.tools
 def test_a_bitwise_comparator_becomes_word_compares(tmp_path: Path) -> None:
     children = _all_proven(tmp_path, LoopLift(), COMPARATOR)
     assert any("eq = a == b" in c and "lt = a < b" in c and "gt = a > b" in c for c in children), children
 
 
+@pytest.mark.tools
 def test_a_comparator_of_bit_selects_becomes_word_compares(tmp_path: Path) -> None:
     children = _all_proven(tmp_path, LoopLift(), BIT_CHAIN)
     assert any("assign eq = a == b;" in c for c in children), children
@@ -173,6 +181,7 @@ def test_a_loop_that_is_no_word_operator_is_left_alone() -> None:
     assert _children(LoopLift(), NOT_AN_OPERATOR) == []
 
 
+@pytest.mark.tools
 def test_a_wrong_lift_would_be_refuted(tmp_path: Path) -> None:
     """The proofs above can fail: the same block lifted to the wrong operand order is refuted."""
     children = _children(LoopLift(), BORROW)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import Reset
 from hyperheurist.config.design import DesignConfig
@@ -88,6 +90,7 @@ def _prove(tmp_path: Path, parent: str, child: str, clocked: bool = True) -> Ver
     return prove_rewrite(ProofTask(parent, child, "t", iface, depth=16), tmp_path)
 
 
+@pytest.mark.tools
 def test_unreachable_flag_is_proven_constant_and_its_set_logic_dropped(tmp_path: Path) -> None:
     kids = _children(SequentialInvariant(), SATURATING)
     assert len(kids) == 1, kids  # ovf only: cnt and t1 change
@@ -97,6 +100,7 @@ def test_unreachable_flag_is_proven_constant_and_its_set_logic_dropped(tmp_path:
     assert v.kind == "proven", v.summary()
 
 
+@pytest.mark.tools
 def test_registers_loaded_identically_become_one(tmp_path: Path) -> None:
     kids = _children(SequentialInvariant(), TWINS)
     assert kids == [TWINS.replace("(a & b)", "(a & a)")], kids  # c differs from both: never merged
@@ -104,6 +108,7 @@ def test_registers_loaded_identically_become_one(tmp_path: Path) -> None:
     assert v.kind == "proven", v.summary()
 
 
+@pytest.mark.tools
 def test_a_register_that_changes_is_not_claimed_and_its_removal_is_refuted(tmp_path: Path) -> None:
     iface = module_interface(SATURATING, "t", clock="clk", reset=RST)
     claims = (Claim("ovf", 1, value=0), Claim("cnt", 4, value=0), Claim("t1", 4, value=0), Claim("t1", 4, other="cnt"))
@@ -117,6 +122,7 @@ def test_a_register_that_changes_is_not_claimed_and_its_removal_is_refuted(tmp_p
     assert v.kind == "refuted", v.summary()
 
 
+@pytest.mark.tools
 def test_isolation_the_consumer_masks_is_removed_and_proven(tmp_path: Path) -> None:
     parent = ISOLATED.replace("LOAD", "en")
     kids = _children(UnobservableGating(), parent)
@@ -125,6 +131,7 @@ def test_isolation_the_consumer_masks_is_removed_and_proven(tmp_path: Path) -> N
     assert v.kind == "proven", v.summary()
 
 
+@pytest.mark.tools
 def test_isolation_written_as_an_if_in_a_combinational_block_is_removed_and_proven(tmp_path: Path) -> None:
     """The same gating in another form: ``if (en) xi = x; else xi = 0;``, and the register's enable a delayed
     copy of en (en_q) for a pipelined adder: found through the data flow, not one text."""
@@ -151,6 +158,7 @@ endmodule
     assert v.kind == "proven", v.summary()
 
 
+@pytest.mark.tools
 def test_isolation_an_output_observes_is_refuted(tmp_path: Path) -> None:
     parent = ISOLATED.replace("LOAD", "en || ld")  # r also loads the sum when en is low
     kids = _children(UnobservableGating(), parent)
@@ -159,6 +167,7 @@ def test_isolation_an_output_observes_is_refuted(tmp_path: Path) -> None:
     assert v.kind == "refuted", v.summary()
 
 
+@pytest.mark.tools
 def test_a_product_beside_its_expansion_is_shared_and_proven(tmp_path: Path) -> None:
     assert {"distribute-mul-add", "distribute-mul-sub"} <= set(BY_NAME)
     kids = _children(EgraphRewrite(), SHARED, clocked=False)

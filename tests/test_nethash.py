@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.ppa import PPACache, estimate
@@ -28,6 +30,7 @@ def test_canonical_form_ignores_banner_and_auto_names() -> None:
     assert canonical_netlist("wire my_reg_1_;") == "wire my_reg_1_;"  # user names are kept
 
 
+@pytest.mark.tools
 def test_same_netlist_skips_sta(tmp_path: Path) -> None:
     d = load_design(ADDER / "design.yaml")
     cand = Candidate.from_paths([ADDER / "seeds" / "ok_1_naive.v"], d.top)

@@ -60,6 +60,7 @@ def test_every_recipe_knob_changes_the_script() -> None:
     assert "-D 700" in build_script(["a.v"], "top", base.with_(abc_delay_target_ps=700), OSU018, {})
 
 
+@pytest.mark.tools
 def test_bad_parameter_value_is_a_config_error(tmp_path: Path) -> None:
     cand = _cand("acc", "acc.v", WIDTH="8; shell")
     with pytest.raises(ConfigError):

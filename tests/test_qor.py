@@ -88,6 +88,7 @@ def test_report_gives_each_half_separately(tmp_path: Path) -> None:
     assert md.index("## blind half") < md.index("## dev half") and "--iterations 10" in md
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("pair", ["loop_cmp_mag", "reg_busy_equiv", "odc_zero_invalid", "rst_masked_data"])
 def test_new_pairs_prove_equivalent(tmp_path: Path, pair: str) -> None:
     """A sample of the new pairs across classes (a loop, equivalent registers, a don't-care across a register,
@@ -98,6 +99,7 @@ def test_new_pairs_prove_equivalent(tmp_path: Path, pair: str) -> None:
     assert v["verdict"] == "proven" and v["proven"], v
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("pair", ["mux_share_add", "decoder_shift", "width_counter"])
 def test_pair_is_proven_and_a_broken_hand_version_is_not(tmp_path: Path, pair: str) -> None:
     qor = _qor()

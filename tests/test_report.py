@@ -418,7 +418,7 @@ def _step(key: str, parent: str, digest: str, parent_digest: str, accepted: bool
 
 
 def test_proof_stats_count_accepted_rtl_changes_by_verdict() -> None:
-    from hyperheurist.flow.summary import ProofStats
+    from hyperheurist.record.summary import ProofStats
 
     records = [
         _eval("a-r", "p-r", {"verdict": "proven", "engine": "abc &cec", "wall_s": 0.5}), _step("a-r", "p-r", "a", "p"),
@@ -472,6 +472,7 @@ FLOW = REPO / "tests" / "data" / "flow" / "design.yaml"
 ACC = REPO / "tests" / "data" / "ppa" / "acc"
 
 
+@pytest.mark.tools
 def test_ppa_text_gives_the_critical_path_in_rtl_terms(tmp_path: Path) -> None:
     """A register-to-register path: OpenSTA's instances (_118_) become the register bits and the line of
     the always block (acc.v:9), each stage with its delay and arrival."""
@@ -521,6 +522,7 @@ def _dump_dom(browser: str, html: Path, tmp: Path) -> str:
                           start_new_session=True).stdout
 
 
+@pytest.mark.tools
 @pytest.mark.timeout(600)
 def test_report_critical_path_has_rtl_file_line_and_signals(flow_run: Path, tmp_path: Path) -> None:
     """A real run (Phase 1 offline seeds, Phase 2 annealing, Yosys and OpenSTA; `hh run` of FLOW on a cold cache,
@@ -561,6 +563,7 @@ endmodule
 """
 
 
+@pytest.mark.tools
 def test_critical_path_through_a_kept_submodule(tmp_path: Path) -> None:
     """flatten=false keeps u_add: its cells are u_add/_NN_ in OpenSTA's path and are found in the submodule
     (signals prefixed u_add., lines of the submodule); a port split per bit keeps its declaration's line."""

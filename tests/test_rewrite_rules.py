@@ -86,6 +86,7 @@ CASES = [
 ]
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("move,text,fragment", CASES, ids=[f"{c[0].name}-{i}" for i, c in enumerate(CASES)])
 def test_rule_is_proven_on_small_widths(tmp_path: Path, move, text: str, fragment: str | None) -> None:
     new = _apply(move, text)
@@ -98,6 +99,7 @@ def test_rule_is_proven_on_small_widths(tmp_path: Path, move, text: str, fragmen
     assert accepted(v) and v.engine == "abc &cec", (v.summary(), new)
 
 
+@pytest.mark.tools
 def test_prover_refutes_a_plausible_wrong_rewrite(tmp_path: Path) -> None:
     """The check above can fail: dropping the wrap condition of cancel_compare is caught."""
     text = "module t(input [3:0] a, b, c, output y); assign y = (c + a) == (b + c); endmodule"
@@ -113,6 +115,7 @@ def test_prover_refutes_a_plausible_wrong_rewrite(tmp_path: Path) -> None:
     assert (((c + a) % 16) < ((b + c) % 16)) != (a < b), v.reason
 
 
+@pytest.mark.tools
 def test_parent_and_child_with_the_same_submodules(tmp_path: Path) -> None:
     """Both sides define ``add2`` (and ``t``): the parent's modules are renamed, instances follow."""
     sub = "module add2(input [3:0] x, y, output [4:0] s); assign s = x + y; endmodule\n"
@@ -124,6 +127,7 @@ def test_parent_and_child_with_the_same_submodules(tmp_path: Path) -> None:
     assert _prove(parent, child.replace("y = p + a", "y = p - a"), tmp_path / "diff").kind == "refuted"
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("child", [
     # the trap of miter -ignore_gold_x without undef modelling: a carry-out stuck at 1 "proven" equal
     "module t(input [7:0] a, b, input cin, output [7:0] sum, output cout); assign sum = a + b + cin;"
@@ -176,6 +180,7 @@ endmodule
 """
 
 
+@pytest.mark.tools
 def test_cond_increment_and_narrowing_are_proven(tmp_path: Path) -> None:
     a = _apply(CondIncrementToAdd(), POP)
     assert a is not None and "cnt = cnt + x[i];" in a and "if (x[i])" not in a
@@ -209,6 +214,7 @@ def test_cond_increment_needs_a_single_bit_condition() -> None:
 ABS = "module t(input [3:0] a, input [2:0] b, output [3:0] y);\n  assign y = (a > b) ? a - b : b - a;\nendmodule\n"
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("text", [ABS, ABS.replace("(a > b) ? a - b : b - a", "(b < a) ? a - b : b - a"),
                                   ABS.replace("(a > b)", "(a >= b)")])
 def test_shared_abs_diff_is_proven(tmp_path: Path, text: str) -> None:
@@ -218,6 +224,7 @@ def test_shared_abs_diff_is_proven(tmp_path: Path, text: str) -> None:
     assert accepted(v), (v.summary(), new)
 
 
+@pytest.mark.tools
 def test_shared_abs_diff_refuses_a_wider_target_and_mismatched_arms(tmp_path: Path) -> None:
     wide = ABS.replace("output [3:0] y", "output [4:0] y")   # -d[3:0] is only right modulo 2^4
     assert _apply(SharedAbsDiff(), wide) is None

@@ -232,6 +232,7 @@ def test_a_cacheable_invocation_run_before_starts_no_process(tmp_path: Path) -> 
         (tmp_path / "a" / "canonical" / "canonical.v").read_text()
 
 
+@pytest.mark.tools
 def test_version_probe_leaves_no_folder_behind(tmp_path: Path, monkeypatch) -> None:
     """Each version probe gets a throw-away HOME; it must not outlive the probe (5,000 of them had piled up in
     /tmp, one per hh process and tool)."""

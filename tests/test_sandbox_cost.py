@@ -154,6 +154,7 @@ def _gates(tmp_path: Path, text: str, only: list[str] | None = None) -> GateRepo
     return run_gates(Candidate.from_text(text, top="counter", name="counter.v"), d, tmp_path / "cand", only=only)
 
 
+@pytest.mark.tools
 def test_cocotb_runs_the_compile_stage_image_with_the_same_verdicts(tmp_path: Path) -> None:
     good = (DATA / "counter" / "good.v").read_text()
     rep = _gates(tmp_path / "good", good)
@@ -168,6 +169,7 @@ def test_cocotb_runs_the_compile_stage_image_with_the_same_verdicts(tmp_path: Pa
     assert "not run" in (tmp_path / "bad" / "cand" / "04-simulation" / "cocotb" / "COMMANDS").read_text()
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("declared, verdict", [("timeunit 1ns; timeprecision 1ps;", None),
                                                ("timeunit 1ps;", "timeprecision is missing or is too large")])
 def test_a_design_declaring_its_time_unit_keeps_its_own_compile(tmp_path: Path, declared: str,
