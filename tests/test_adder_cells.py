@@ -153,6 +153,7 @@ endmodule
 """
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 @pytest.mark.parametrize("name,rtl,top,recipe,cells", [
     ("ripple", RIPPLE, "adder32", Recipe(adder_cells=True), {"FAX1"}),

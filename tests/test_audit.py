@@ -41,6 +41,7 @@ def test_baked_design_behaves_like_the_overridden_one(tmp_path: Path) -> None:
     assert ripple.delay_ns != a.delay_ns, "ARCH must change the design, or this test proves nothing"
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 def test_audit_regates_every_accepted_design(tmp_path: Path) -> None:
     data = REPO / "tests" / "data" / "flow"

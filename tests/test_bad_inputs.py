@@ -229,6 +229,7 @@ def rtl_results(tmp_path_factory) -> dict[tuple[str, str], subprocess.CompletedP
     return dict(zip(names, hh_many(cases, tmp / "io"), strict=True))
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 def test_bad_rtl_through_hh_gate(rtl_results) -> None:
     for p in RTL:
@@ -260,6 +261,7 @@ def test_unreadable_rtl_through_hh_ppa_is_invalid_not_infra(rtl_results) -> None
         assert_clean(rtl_results[("ppa", stem)], 1, name=stem)
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 def test_hh_run_rejects_bad_seeds_and_continues(tmp_path: Path) -> None:
     """All bad RTL files as seeds beside one good one: each is rejected by its gate, the run completes."""

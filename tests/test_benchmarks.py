@@ -23,6 +23,7 @@ def test_all_eight_benchmarks_exist() -> None:
     assert set(NAMES) >= {"adder32", "mult8_pipe", "div16", "mac16", "fir4", "crc32", "traffic_fsm", "fifo8"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_benchmark_verdicts(name: str, tmp_path: Path) -> None:
     from hyperheurist.gates import run_gates
@@ -42,6 +43,7 @@ def test_benchmark_verdicts(name: str, tmp_path: Path) -> None:
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.slow
 def test_hh_gate_exit_codes_on_a_benchmark(tmp_path: Path) -> None:
     b = BENCH / "fifo8"
     bad = sorted((b / "seeds").glob("bad_*.v"))[0]

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hyperheurist.egraph.engine import dag_cost, optimise, saturate
 from hyperheurist.egraph.graph import known_zeros
 from hyperheurist.egraph.ir import Term, const, evaluate, node, subterms, var, variables
@@ -236,6 +238,7 @@ def test_an_equally_cheap_balanced_tree_is_preferred() -> None:
     assert out.cost_after == 3 * 8 and adder_depth(out.terms["y"]) == 2
 
 
+@pytest.mark.slow
 def test_wide_words() -> None:
     """Rules reach 100-bit words: a 100-way decoder (split in halves, so a few iterations), a difference of
     70-bit values at 71 bits with the borrow repeated, and the compare of the same values narrowed to that

@@ -87,6 +87,7 @@ def test_ray_task_failure_is_a_tool_error(ray_executor) -> None:
         ray_executor.map(math.sqrt, [4.0, -1.0])
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 def test_ray_evaluates_candidates_like_the_local_pool(ray_executor, tmp_path: Path, monkeypatch) -> None:
     from hyperheurist.candidate import Candidate

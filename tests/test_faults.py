@@ -469,6 +469,7 @@ def test_a_killed_worker_is_replaced_and_the_run_goes_on(reference, tmp_path: Pa
     assert_same_as_reference(the_run(tmp_path), reference)
 
 
+@pytest.mark.slow
 def test_an_internal_error_on_one_candidate_does_not_end_the_run(tmp_path: Path, monkeypatch, capsys) -> None:
     """A bug that odd RTL trips in some stage (here: a RecursionError) costs that candidate, not the run."""
     import hyperheurist.flow.guarded as guarded

@@ -156,6 +156,7 @@ journal.Journal.record_step = _stall
 """
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path) -> None:
     hook = tmp_path / "hook"
     hook.mkdir()
@@ -192,6 +193,7 @@ def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path
         [(s["chain"], s["iteration"], s["move"], s["accepted"]) for s in ref_steps]
 
 
+@pytest.mark.slow
 def test_equivalence_verdicts_reach_the_journal_summary_and_report(tmp_path: Path) -> None:
     """With equivalence on, every gated evaluation's verdict is journaled, the summary counts the accepted RTL
     changes by verdict (as the journal has them) and the report shows each one."""

@@ -60,6 +60,7 @@ def reasoning_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Reaso
     return only_run(out), model, sent
 
 
+@pytest.mark.slow
 def test_reasoning_model_at_two_jobs(reasoning_run: tuple[Path, ReasoningModel, int]) -> None:
     run, model, sent = reasoning_run
     s = json.loads((run / "summary.json").read_text())
@@ -76,6 +77,7 @@ def test_reasoning_model_at_two_jobs(reasoning_run: tuple[Path, ReasoningModel, 
             assert SECRET not in p.read_text(errors="replace"), f"API key leaked into {p}"
 
 
+@pytest.mark.slow
 def test_replay_of_the_reasoning_run_sends_nothing(reasoning_run: tuple[Path, ReasoningModel, int],
                                                    tmp_path: Path) -> None:
     run, _, _ = reasoning_run
@@ -95,6 +97,7 @@ def test_replay_of_the_reasoning_run_sends_nothing(reasoning_run: tuple[Path, Re
     assert again["best"] == first["best"]
 
 
+@pytest.mark.slow
 def test_vllm_small_context_completes(tmp_path: Path) -> None:
     with Stub() as stub:
         server = VLLMContext(MacResponder(), max_model_len=2048)

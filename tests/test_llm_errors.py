@@ -87,6 +87,7 @@ REFUSED = {"status": 401, "body": {"error": {"message": f"Incorrect API key prov
                                              "type": "invalid_request_error", "code": "invalid_api_key"}}}
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 def test_a_refused_key_is_a_configuration_error_naming_the_variable_and_endpoint(tmp_path: Path) -> None:
     with Stub() as stub:

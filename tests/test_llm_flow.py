@@ -50,6 +50,7 @@ def live_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]
     return only_run(out), requests
 
 
+@pytest.mark.slow
 def test_both_phases_use_the_endpoint(live_run: tuple[Path, list[dict]]) -> None:
     run, requests = live_run
     summary = json.loads((run / "summary.json").read_text())
@@ -105,6 +106,7 @@ def test_replay_alone_uses_the_recorded_configuration(live_run: tuple[Path, list
     assert again["best"] == first["best"]
 
 
+@pytest.mark.slow
 def test_endpoint_lost_during_the_search(tmp_path: Path) -> None:
     with Stub() as stub:
         responder = MacResponder()

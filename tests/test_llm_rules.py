@@ -88,6 +88,7 @@ def _phase1(out: Path, stub: Stub, rules_file: Path) -> dict:
             "repairs": len(repairs), "repaired": sum(e["verdict"] == "valid" for e in repairs)}
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 def test_rule_memory_raises_first_try_validity(tmp_path: Path) -> None:
     rules_file = tmp_path / "rules.yaml"

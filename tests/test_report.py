@@ -522,6 +522,7 @@ def _dump_dom(browser: str, html: Path, tmp: Path) -> str:
                           start_new_session=True).stdout
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 @pytest.mark.timeout(600)
 def test_report_critical_path_has_rtl_file_line_and_signals(flow_run: Path, tmp_path: Path) -> None:

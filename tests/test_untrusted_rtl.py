@@ -218,6 +218,7 @@ def test_gate_tools_get_no_secrets_and_run_in_the_candidate_folder(tmp_path: Pat
     assert _check_dumps(tmp_path / "dumps", wd) >= 3  # iverilog, vvp and yosys all ran through the wrappers
 
 
+@pytest.mark.slow
 @pytest.mark.tools
 def test_run_tools_get_no_secrets_and_the_key_is_never_written(tmp_path: Path) -> None:
     env = {**_wrappers(tmp_path, ("iverilog", "vvp", "yosys", "sta")), **SECRETS}
