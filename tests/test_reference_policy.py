@@ -21,9 +21,9 @@ from cli_inproc import hh_in_process
 from recordlib import typed
 
 from hyperheurist.config import Weights
-from hyperheurist.flow.summary import ProofStats
 from hyperheurist.ppa.cost import cost
 from hyperheurist.ppa.metrics import PPAMetrics
+from hyperheurist.record.summary import ProofStats
 
 HH = [sys.executable, "-m", "hyperheurist"]
 UART = Path(__file__).parent / "data" / "uart_tx"  # a two-file UART transmitter with a filelist

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recordlib import typed
 
-from hyperheurist.flow.summary import proofs_by_rtl
+from hyperheurist.record.summary import proofs_by_rtl
 
 
 def _eval(seq: int, digest: str, verdict: str) -> dict[str, object]:
@@ -23,7 +23,7 @@ def test_a_proof_against_one_parent_is_not_hidden_by_an_earlier_timeout_against_
 def test_a_composed_step_takes_the_verdict_of_its_own_rtl_pair_not_the_rtls_strongest() -> None:
     """An RTL change reused from a check of the same (RTL, parent RTL) pair under another recipe speaks
     with that pair's verdict; a proof of the same RTL against another parent does not stand for it."""
-    from hyperheurist.flow.summary import ProofStats
+    from hyperheurist.record.summary import ProofStats
 
     def ev(seq: int, key: str, parent: str, verdict: str) -> dict[str, object]:
         return {"type": "eval", "seq": seq, "digest": key.split("-")[0] + "full", "key": key, "parent": parent,
@@ -39,7 +39,7 @@ def test_a_composed_step_takes_the_verdict_of_its_own_rtl_pair_not_the_rtls_stro
 def test_the_report_gives_each_accepted_design_its_evidence_against_the_reference(tmp_path) -> None:
     """Phase 2 proves a change against its parent; the report's evidence column follows the chain back to a
     Phase-1 design, so a proof against a parent only simulated against the reference reads 'simulated only'."""
-    from hyperheurist.flow.summary import Point, ProofStats, RunSummary
+    from hyperheurist.record.summary import Point, ProofStats, RunSummary
     from hyperheurist.report.detail_sections import ppa_table
     from hyperheurist.report.run_sections import proofs
     from hyperheurist.report.rundata import RunData

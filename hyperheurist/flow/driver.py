@@ -11,13 +11,13 @@ from ..evaluate import first_line
 from ..journal import INFRA
 from ..recipe import load_flow
 from ..record.entries import EndRecord
+from ..record.summary import RunSummary
 from ..rundir import RunDir
 from .outputs import best_of, llm_usage, no_valid_summary, run_summary, write_outputs, write_summary
 from .phase1 import Phase1
 from .phase2 import Scorer, run_phase2
 from .preflight import preflight
 from .session import FULL_DISK, RunOptions, Session, open_run_dir
-from .summary import RunSummary
 
 if TYPE_CHECKING:
     from ..llm.protocol import LLM

@@ -11,12 +11,22 @@ import yaml
 from ..jsonio import write_json, write_text_atomic
 from ..ppa.metrics import METRIC_DIRECTIONS, librelane_metrics
 from ..record.proof import Proof
+from ..record.summary import (
+    Checked,
+    Phase1Entry,
+    Phase1Stats,
+    Point,
+    ProofStats,
+    RunSummary,
+    Search,
+    proof_kind,
+    proofs_by_rtl,
+)
 from ..rundir import manifest
 from ..search.annealer import AnnealResult
 from ..search.moves.params import bake_parameters
 from ..search.state import Evaluation, State
 from .session import Session
-from .summary import Checked, Phase1Entry, Phase1Stats, Point, ProofStats, RunSummary, Search, proof_kind, proofs_by_rtl
 
 if TYPE_CHECKING:
     from ..llm.protocol import LLM

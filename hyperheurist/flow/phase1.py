@@ -15,9 +15,9 @@ from ..journal import INFRA
 from ..recipe import FlowPreset
 from ..record.entries import Phase1Record
 from ..record.evaluation import EvaluationRecord
+from ..record.summary import Phase1Entry, proof_kind
 from ..search.state import Evaluation, State
 from .session import Session
-from .summary import Phase1Entry, proof_kind
 
 if TYPE_CHECKING:
     from ..llm.protocol import LLM

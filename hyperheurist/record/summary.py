@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..jsonio import as_dict, as_list, num, text
-from ..record.entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
-from ..record.enums import Validity
-from ..record.proof import Proof
+from .entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
+from .enums import Validity
+from .proof import Proof
 
 Json = dict[str, Any]
 Checked = Phase1Record | EvalRecord  # a journal record that may hold an equivalence proof

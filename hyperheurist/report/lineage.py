@@ -12,9 +12,9 @@ from html import escape
 import yaml
 from pydantic import JsonValue
 
-from ..flow.summary import Checked, proof_kind, proofs_by_rtl
 from ..jsonio import num, text
 from ..record.entries import StepRecord
+from ..record.summary import Checked, proof_kind, proofs_by_rtl
 from .chain import chain, describe, start_label
 from .diff import diff_html
 from .fmt import MISSING, fcost, pct

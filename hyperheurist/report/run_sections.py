@@ -6,9 +6,9 @@ from collections import Counter
 from html import escape
 from typing import Any
 
-from ..flow.summary import Phase1Stats
 from ..jsonio import num, text
 from ..record.entries import StepRecord
+from ..record.summary import Phase1Stats
 from ..search.selection import BEST_REWARD, VALID_REWARD
 from . import charts, move_charts, scatter
 from .chain import describe

@@ -21,8 +21,8 @@ from collections import defaultdict
 from typing import Any
 
 from ..errors import InputError
-from ..flow.summary import Point, RunSummary
 from ..jsonio import as_dict, num, text
+from ..record.summary import Point, RunSummary
 from .fmt import fnum
 from .stats import geomean, mean_std
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..flow.summary import RunSummary
 from ..jsonio import as_dict, as_list, num, text, write_json, write_text_atomic
+from ..record.summary import RunSummary
 from .fmt import fnum, mean_std, pct, seconds
 from .page import card, page, section, table
 from .sweep import aggregate, to_csv, to_markdown

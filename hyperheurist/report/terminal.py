@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..flow.summary import RunSummary
 from ..jsonio import num
+from ..record.summary import RunSummary
 from .fmt import METRICS, change_pct, fcost, fnum, pct, seconds
 
 ROWS = ("cost", "area_um2", "delay_ns", "power_mw")
