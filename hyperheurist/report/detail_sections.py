@@ -37,7 +37,7 @@ def _proof(d: dict[str, Any]) -> str:
 
 
 def _evidence(rd: RunData, d: dict[str, Any]) -> str:
-    """Proven / bounded / simulated only against the reference (the chain of checks; see ``flow.summary``)."""
+    """Proven / bounded / simulated only against the reference (the chain of checks; see ``record.summary``)."""
     ps = rd.summary.proofs
     kind = ps.evidence_of(text(d.get("digest"))) if ps is not None and d else None
     return MISSING if kind is None else kind if kind == "proven" else f"{kind} ⚠"
