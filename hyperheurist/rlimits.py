@@ -7,7 +7,8 @@ hook once did, cost 5 ms more). Instead bwrap's start gate (``StartGate``) holds
 before it starts the tool until hh has set the limits on it (``prlimit``); the tool inherits them from that
 process as it would from a preexec hook. bwrap's own ``--die-with-parent`` binds the running sandbox to hh.
 Where a pids cgroup can be made, sandboxes are started in one per hh process, which caps their process count
-(``ProcessCap``) and lets a reaper kill whatever of them is left when hh dies (``_Launcher``).
+(``ProcessCap``) and lets a reaper kill whatever of them is left when hh dies (``_Launcher``); with or without one,
+that reaper (``_Reaper``) also ends the process group of every tool still running then (docs/trust-model.md).
 """
 
 from __future__ import annotations
