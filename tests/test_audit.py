@@ -43,13 +43,11 @@ def test_baked_design_behaves_like_the_overridden_one(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.tools
-def test_audit_regates_every_accepted_design(tmp_path: Path) -> None:
-    data = REPO / "tests" / "data" / "flow"
-    run = subprocess.run([sys.executable, "-m", "hyperheurist", "run", str(data / "design.yaml"),
-                          "--out", str(tmp_path), "--quiet", "--no-report", "--iterations", "6"],
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr
-    run_dir = next(p for p in tmp_path.glob("*/*") if p.is_dir())
+def test_audit_regates_every_accepted_design(flow_run: Path, tmp_path: Path) -> None:
+    """On a copy of the session's run of tests/data/flow (conftest.py; this test changes a candidate's source)."""
+    from shared_runs import copy_run
+
+    run_dir = copy_run(flow_run, tmp_path / "run")
     out = subprocess.run([sys.executable, "-m", "hyperheurist", "audit", str(run_dir), "--json"],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
@@ -57,6 +55,7 @@ def test_audit_regates_every_accepted_design(tmp_path: Path) -> None:
     lines = (run_dir / "journal.jsonl").read_text().splitlines()
     accepted = {json.loads(line)["proposal_digest"][:12] for line in lines
                 if '"type": "step"' in line and '"accepted": true' in line}
+    assert accepted, "the run accepted no design: the audit below would check nothing"
     assert accepted <= {r["digest"] for r in rows} and all(r["passed"] for r in rows)
     # a tampered candidate is caught: the audit reads what is on disk, not what the journal says
     best = json.loads((run_dir / "best" / "ppa.json").read_text())["candidate"]
