@@ -465,6 +465,13 @@ def _without(argv: list[str], flag: str, nargs: int, source: Callable[[str], boo
     return out
 
 
+def _without_switch(argv: list[str]) -> list[str]:
+    """``argv`` with the tool started as bwrap's own id (kuid 0 as root): no kept capabilities, no setpriv."""
+    out = _without(argv, "--cap-add", 1)
+    setpriv = next((i for i, w in enumerate(out) if w.endswith("/setpriv") and out[i - 1] == "--"), None)
+    return out if setpriv is None else out[:setpriv] + out[out.index("--", setpriv) + 1:]
+
+
 def launch_variants(folder: Path) -> dict[str, list[str]]:
     """``/usr/bin/true`` unsandboxed, in the least bwrap does, in hh's sandbox, and in hh's sandbox with one part
     of its command line taken away (or one that hh does not use added)."""
@@ -488,6 +495,7 @@ def launch_variants(folder: Path) -> dict[str, list[str]]:
             full, "--ro-bind", 2, lambda src: src not in system and not src.startswith(str(folder))
             and "/etc-" not in src),
         "  without --setenv": _without(full, "--setenv", 2),
+        "  without the switch to an unprivileged id (as root: setpriv)": _without_switch(full),
         "  with --new-session (a second session)": [bwrap, "--new-session", *full[1:]],
         "  with --as-pid-1": [bwrap, "--as-pid-1", *full[1:]],
     }
