@@ -20,8 +20,8 @@ from ..errors import ToolError
 from ..sim.cocotb_run import COMMAND_FILE, icarus_flags
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
+from ..stages.vetted import Vetted
 from .tooling import strip_paths
-from .vetting import Vetted
 
 FILE_LINE = re.compile(r":\d+:")
 TIME_UNITS = re.compile(r"\b(?:timeunit|timeprecision)\b|\$(?:timeunit|timeprecision)\b")

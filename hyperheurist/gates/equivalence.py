@@ -20,10 +20,10 @@ from ..formal.driver import Bounds, check_job
 from ..formal.miter import FLAT_IL, HIER_IL, WRAPPER, MiterSpec
 from ..formal.verdict import Verdict
 from ..stages.context import StageContext, checked_params
+from ..stages.golden import golden_files
 from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed, passed
-from .golden import golden_files
+from ..stages.vetted import Vetted
 from .tooling import strip_paths
-from .vetting import Vetted
 
 
 def _result(v: Verdict, policy: str, wall_s: float, golden: str, files: dict[str, str]) -> StageResult:

@@ -26,8 +26,8 @@ from ..ppa.synth import Synthesized
 from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
 from ..sim.netbench import WRAPPER, generic_cells, port_wrapper, yosys_share
 from ..stages.context import CANONICAL, StageContext
+from ..stages.golden import PREFIX
 from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed
-from .golden import PREFIX
 from .simulation import MISMATCH
 from .synthesis import GenericNetlist
 from .tooling import strip_paths

@@ -18,9 +18,9 @@ from collections.abc import Callable
 
 from ..candidate import Candidate
 from ..config import Limits
+from ..hdl.filenames import SAFE_NAME, is_header, is_verilog
 from ..hdl.mismatch import pragma_words
 from ..hdl.tokens import Kind, Tok, scan
-from .context import SAFE_NAME, is_header, is_verilog
 from .result import GateResult, failed, passed
 
 ALLOWED_TASKS = frozenset("""

@@ -16,11 +16,11 @@ from typing import Any
 from ..sim.cocotb_run import icarus_flags
 from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
 from ..stages.context import CANONICAL, StageContext, checked_params
+from ..stages.golden import golden_files
 from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
+from ..stages.vetted import Vetted
 from .compile import CocotbImage
-from .golden import golden_files
 from .tooling import strip_paths
-from .vetting import Vetted
 
 MISMATCH = re.compile(r"HH_MISMATCH_(\w+) cycle=(\d+) port=(\w+) expected=(\S+) got=(\S+) inputs: ?(.*)")
 UNREADABLE = re.compile(r"\$readmem[hb]: Unable to open")  # Icarus' words for a data file not beside the bench

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ..stages.context import StageContext
+from ..stages.crash import blame
 from ..stages.model import Invocation, Plan, StageId, call, failed, passed
-from .crash import blame
 from .tooling import clip, strip_paths
 
 NETLIST = "netlist.v"

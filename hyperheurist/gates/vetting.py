@@ -11,25 +11,18 @@ Phase-2 parent) is made canonical the same way, in ``golden/``.
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ..candidate import Candidate
 from ..errors import ConfigError, ToolError
 from ..hdl.canonical import Canonical, PreprocessError, canonical_candidate, origin_locator
+from ..hdl.filenames import is_verilog
 from ..stages.context import CANONICAL, GOLDEN, SRC, StageContext
 from ..stages.model import Plan, Reply, Request, StageId, StageResult, call, failed, short
-from .context import is_verilog
+from ..stages.vetted import Vetted
 from .preprocess import interpret, invocation
 from .safety import check_safety, scan_text
-
-
-@dataclass(frozen=True)
-class Vetted:
-    """The safety stage's output: the candidate's canonical text and the golden side made canonical."""
-
-    canonical: Canonical
-    golden: Candidate | None
 
 
 def scan_canonical(cand: Candidate, canon: Canonical) -> str | None:

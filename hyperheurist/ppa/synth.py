@@ -33,11 +33,11 @@ from typing import NotRequired, TypedDict
 from ..candidate import Candidate
 from ..config import DesignConfig
 from ..errors import EXIT_INVALID, ToolError
-from ..gates.crash import blame
-from ..gates.vetting import Vetted
 from ..recipe import Recipe
 from ..stages.context import StageContext
+from ..stages.crash import blame
 from ..stages.model import Invocation, Plan, Reply, Request, StageId, StageResult, call, failed
+from ..stages.vetted import Vetted
 from . import adder_cells as adder_cells_map
 from . import techmap
 from .liberty import Liberty

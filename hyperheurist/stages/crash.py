@@ -14,9 +14,9 @@ import posixpath
 from collections.abc import Callable, Generator, Mapping
 
 from ..errors import ToolError
-from ..stages.context import StageContext
-from ..stages.model import Invocation, Reply, Request, call
+from .context import StageContext
 from .golden import golden_files
+from .model import Invocation, Reply, Request, call
 
 FOLDER = "known-good"
 CANARY_TOP = "hh_canary"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..candidate import Candidate
+from ..hdl.filenames import is_header, is_verilog
 from ..hdl.rename import declared_names, prefix_names
-from .context import is_header, is_verilog
 
 PREFIX = "hhref_"
 
