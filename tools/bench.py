@@ -391,8 +391,9 @@ def _cpu_group() -> Path | None:
         return None
 
     def leave() -> None:  # back where it was, and the group removed (empty once this process has left)
-        try:
-            (Path("/sys/fs/cgroup/cpuacct") / home.lstrip("/") / "cgroup.procs").write_text(str(os.getpid()))
+        try:  # with what is still in it (hh's reaper shells)
+            for pid in [str(os.getpid()), *(group / "cgroup.procs").read_text().split()]:
+                (Path("/sys/fs/cgroup/cpuacct") / home.lstrip("/") / "cgroup.procs").write_text(pid)
             group.rmdir()
         except OSError:
             pass
