@@ -13,14 +13,12 @@ The evaluation proves every child built from them against its parent all the sam
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import Interface
+from ..config import Interface, Limits
 from ..stages.model import Invocation, Reply, Request, call
-from ..stages.serve import ToolSite, drive
 from . import invariants
 from .aag import cycles_for, parse_aag, parse_map, simulate
 from .abc import wall_backstop
@@ -143,18 +141,9 @@ def plan(job: BitJob) -> Generator[Request, Reply, tuple[Claim, ...]]:
     return tuple(found[k] for k in sorted(proven))
 
 
-def find_bits(job: BitJob, sandbox: str = "required", folder: Path | None = None) -> tuple[Claim, ...]:
-    """Run ``plan`` in ``folder`` (a fresh temporary folder by default): the proven bit claims."""
+def find_bits(job: BitJob, limits: Limits | None = None, folder: Path | None = None) -> tuple[Claim, ...]:
+    """Run ``plan`` in ``folder`` (a fresh temporary folder by default) under ``limits`` (the defaults when
+    None): the proven bit claims."""
     if not observable(job):
         return ()
-    with tempfile.TemporaryDirectory(prefix="hh-bits-") as tmp:
-        root = Path(folder or tmp).resolve()
-        root.mkdir(parents=True, exist_ok=True)
-        site = ToolSite(root, (), wall_backstop(job.cpu_s), invariants.MEM_MB, sandbox, "a bit invariant search")
-
-        def serve(request: Request) -> Reply:
-            if not isinstance(request, Invocation):
-                raise TypeError(f"a bit invariant search runs tools, not {type(request).__name__}")
-            return site.serve(request, root)
-
-        return drive(plan(job), serve)
+    return invariants.run_plan(plan(job), limits or Limits(), folder, "hh-bits-", "a bit invariant search")

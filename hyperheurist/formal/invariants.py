@@ -13,19 +13,24 @@ decides every output (``pdr -a``); when some stay undecided, each one not refute
 Sound in one direction only: a failure anywhere (a name Yosys does not find, an undriven wire, a crash, a
 budget spent) leaves a claim unproven, never proven. What is proven here only picks the rewrites worth
 proposing: the evaluation still proves every child against its parent (``rewrite.prove``, the gate).
+
+Its tools run under the design's ``limits`` as every proof does (``formal.driver``): ``tool_mem_mb``, ``sandbox``,
+and ``tool_timeout_s`` as the ceiling of each run's wall clock (the CPU budget ``cpu_s`` sets a lower one).
 """
 
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Generator
-from dataclasses import dataclass, field
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
-from ..config import Interface
+from ..config import Interface, Limits
 from ..stages.model import Invocation, Reply, Request, call
 from ..stages.serve import ToolSite, drive
+from ..tempdirs import owned_tempdir
 from .abc import wall_backstop
 
 HARNESS, SCRIPT, AIG, AIM = "hh_inv.v", "hh_inv.ys", "hh_inv.aig", "hh_inv.aim"
@@ -33,7 +38,7 @@ DUT = "hh_dut"
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ASSERTED = re.compile(r"Output\s+(\d+) was asserted in frame")
 UNDECIDED = re.compile(r"Undecided = (\d+)")
-MEM_MB = 4096
+T = TypeVar("T")
 MAX_ALONE = 12  # claims tried alone when the batch leaves some undecided
 
 
@@ -226,18 +231,27 @@ def plan(job: InvariantJob) -> Generator[Request, Reply, frozenset[int]]:
     return frozenset(k for k, o in index.items() if o in left)
 
 
-def find(job: InvariantJob, sandbox: str = "required", folder: Path | None = None) -> frozenset[int]:
-    """Run ``plan`` in ``folder`` (a fresh temporary folder by default): the indices of the proven claims."""
-    if not checkable(job):
-        return frozenset()
-    with tempfile.TemporaryDirectory(prefix="hh-inv-") as tmp:
-        root = Path(folder or tmp).resolve()
+def run_plan(plan: Generator[Request, Reply, T], limits: Limits, folder: Path | None, prefix: str, who: str) -> T:
+    """Drive ``plan``'s tool runs in ``folder`` (a fresh owned temporary folder by default, so one a killed hh
+    left is removed by the next run) under ``limits``: its memory cap and sandbox, its tool timeout as the
+    ceiling of every run's wall clock."""
+    with ExitStack() as stack:
+        root = (folder or stack.enter_context(owned_tempdir(prefix))).resolve()
         root.mkdir(parents=True, exist_ok=True)
-        site = ToolSite(root, (), wall_backstop(job.cpu_s), MEM_MB, sandbox, "an invariant search")
+        site = ToolSite.of(root, limits, who)
 
         def serve(request: Request) -> Reply:
             if not isinstance(request, Invocation):
-                raise TypeError(f"an invariant search runs tools, not {type(request).__name__}")
-            return site.serve(request, root)
+                raise TypeError(f"{who} runs tools, not {type(request).__name__}")
+            wall = min(request.timeout_s or limits.tool_timeout_s, limits.tool_timeout_s)
+            return site.serve(replace(request, timeout_s=wall), root)
 
-        return drive(plan(job), serve)
+        return drive(plan, serve)
+
+
+def find(job: InvariantJob, limits: Limits | None = None, folder: Path | None = None) -> frozenset[int]:
+    """Run ``plan`` in ``folder`` (a fresh temporary folder by default) under ``limits`` (the defaults when
+    None): the indices of the proven claims."""
+    if not checkable(job):
+        return frozenset()
+    return run_plan(plan(job), limits or Limits(), folder, "hh-inv-", "an invariant search")

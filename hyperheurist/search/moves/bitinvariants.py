@@ -325,5 +325,5 @@ class BitInvariant(RtlMove):
         if key not in _cache:
             if len(_cache) >= CACHE:
                 del _cache[next(iter(_cache))]
-            _cache[key] = find_bits(job, ctx.design.limits.sandbox)
+            _cache[key] = find_bits(job, ctx.design.limits)
         return _cache[key]

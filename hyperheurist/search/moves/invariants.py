@@ -192,7 +192,7 @@ class SequentialInvariant(RtlMove):
         if key not in _cache:
             if len(_cache) >= CACHE:
                 del _cache[next(iter(_cache))]
-            idx = find(job, ctx.design.limits.sandbox)
+            idx = find(job, ctx.design.limits)
             _cache[key] = frozenset(job.claims[i] for i in idx)
         return _cache[key]
 
