@@ -71,7 +71,8 @@ CHECK_TESTS = {
 # passes --no-loadscope-reorder so that xdist keeps this order (its own orders modules by their number of tests).
 SLOWEST_FIRST = ("test_repro", "test_repro_resume", "test_faults", "test_benchmarks", "test_flow", "test_bad_inputs",
                  "test_wheel", "test_journal_tamper", "test_llm_endpoints_flow", "test_lcu_techmap",
-                 "test_actions_example", "test_report", "test_project", "test_containment", "test_audit")
+                 "test_actions_example", "test_report", "test_project", "test_containment", "test_audit",
+                 "test_untrusted_rtl")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -34,12 +34,13 @@ answer = hh_in_process
 
 
 @pytest.fixture(scope="module")
-def runs(flow_run: Path, tmp_path_factory) -> tuple[Path, Path]:
-    """Seed 1 (the design's own: the session's shared run, conftest.py; tests tamper with copies) and seed 2."""
+def runs(request: pytest.FixtureRequest, tmp_path_factory) -> tuple[Path, Path]:
+    """Seed 1 (the design's own: the session's shared run, conftest.py; tests tamper with copies) and seed 2.
+    Seed 2 runs first: meanwhile the other worker may be making the shared run, which is then ready."""
     out = tmp_path_factory.mktemp("runs")
     res = hh("run", str(DATA / "design.yaml"), "--out", str(out), "--quiet", "--no-report", "--seed", "2")
     assert res.returncode == 0, res.stderr
-    return flow_run, next(p for p in out.glob("*/*") if p.is_dir())
+    return request.getfixturevalue("flow_run"), next(p for p in out.glob("*/*") if p.is_dir())
 
 
 def lines_of(run: Path) -> list[str]:
