@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import math
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from .record.entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
 from .record.enums import Validity
 from .rundir import RunDir
 from .sandbox import enforce as enforce_sandbox
+from .tempdirs import owned_tempdir
 
 Record = dict[str, Any]  # a summary.json section or ppa.json (free-form JSON)
 Metrics = dict[str, JsonValue]  # PPAMetrics.to_dict() as the journal holds it
@@ -177,8 +177,8 @@ def audit_run(run_dir: Path, workdir: Path) -> tuple[list[tuple[str, Candidate, 
 @click.option("--json", "as_json", is_flag=True, help="Print one verdict per design as JSON.")
 def audit(run_dir: Path, as_json: bool) -> int:
     """Verify RUN_DIR's journal, recompute its best design's PPA, and re-gate every design it accepted."""
-    with tempfile.TemporaryDirectory(prefix="hh-audit-") as tmp:
-        results, problems = audit_run(run_dir, Path(tmp))
+    with owned_tempdir("hh-audit-") as tmp:  # one a killed hh audit left goes at the next start
+        results, problems = audit_run(run_dir, tmp)
     rows = [{"digest": d[:12], "label": c.label or f"{c.move} of {(c.parent or '')[:12]}",
              "params": dict(c.params), "passed": r.passed,
              "gate": r.failed.gate if r.failed else None, "message": r.failed.message if r.failed else ""}

@@ -7,7 +7,7 @@ makes it); no files: the design's ``sources``. ``--json`` prints the metrics
 
 from __future__ import annotations
 
-import tempfile
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from .project.messages import scrub_temp
 from .project.sources import load_candidate
 from .recipe import Recipe, load_flow
 from .sandbox import enforce as enforce_sandbox
+from .tempdirs import owned_tempdir
 
 
 def recipe_from(flow_name: str, pairs: tuple[str, ...]) -> Recipe:
@@ -81,13 +82,14 @@ def ppa(design_yaml: str, rtl_files: tuple[str, ...], filelists: tuple[str, ...]
         return EXIT_INVALID
     recipe = recipe_from(flow_name or design.ppa.flow, recipe_pairs)
     cache = None if no_cache else PPACache(cache_dir)
-    with tempfile.TemporaryDirectory(prefix="hh-ppa-") as tmp:
-        wd = Path(workdir).resolve() if workdir else Path(tmp) / cand.short
+    # an owned temporary folder only without --workdir: one a killed hh ppa left goes at the next start
+    with nullcontext(None) if workdir else owned_tempdir("hh-ppa-") as tmp:
+        wd = tmp / cand.short if tmp is not None else Path(str(workdir)).resolve()
         try:
             m = estimate(cand, design, recipe, wd, power=power or design.ppa.power, cache=cache)
         except HHError as exc:  # the temp folder goes at exit: the message must not send anyone there
-            if not workdir:
-                exc.args = (scrub_temp(str(exc), Path(tmp)),)
+            if tmp is not None:
+                exc.args = (scrub_temp(str(exc), tmp),)
             raise
     if as_json:
         click.echo(dumps({**m.to_dict(), "cached": m.cached, "recipe": recipe.to_dict(),
