@@ -9,7 +9,7 @@
    netlist simulated beside its RTL on the way: ``netlist_sim``, as in step 4 with the generic netlist).
 4. Every design the run accepted (initial, best, each accepted proposal) is re-gated from scratch
    against the reference, exactly as ``hh gate`` would, with parameter overrides baked in (with
-   ``equivalence.against: parent`` the formal check against the reference too, as evidence: ``gates.evidence``).
+   ``equivalence.against: parent`` the formal check against the reference too, as evidence: ``evidence``).
 """
 
 from __future__ import annotations
@@ -106,8 +106,9 @@ def _recorded_best(rd: RunDir, records: list[JournalRecord], summary: Record) ->
 
 def check_best(rd: RunDir, design: DesignConfig, records: list[JournalRecord], workdir: Path) -> list[str]:
     """Problems found with the recorded best: its numbers do not reproduce, or the journal holds a better one."""
+    from .estimate import estimate
     from .flow import Scorer
-    from .ppa import PPAMetrics, estimate
+    from .ppa import PPAMetrics
     from .recipe import Recipe, load_flow
 
     if not rd.summary.is_file():
@@ -147,9 +148,8 @@ def check_best(rd: RunDir, design: DesignConfig, records: list[JournalRecord], w
 def audit_run(run_dir: Path, workdir: Path) -> tuple[list[tuple[str, Candidate, GateReport]], list[str]]:
     """(recorded digest, design with parameters baked in, its GateReport) for every accepted design, and
     the problems with the recorded best (its metrics do not reproduce, a better one is in the journal)."""
-    from .gates import run_gates
-    from .gates.chain import default_golden
-    from .gates.evidence import with_reference_evidence
+    from .evidence import with_reference_evidence
+    from .gating import default_golden, run_gates
     from .search.moves.params import bake_parameters
 
     rd = RunDir.open(run_dir)

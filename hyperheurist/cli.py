@@ -20,7 +20,7 @@ from .errors import EXIT_INFRA, EXIT_INTERRUPTED, EXIT_USAGE, HHError
 
 COMMANDS = {
     "run": ("hyperheurist.flow_cli", "run", "Run a design end to end: gates, then PPA annealing."),
-    "gate": ("hyperheurist.gates.cli", "gate", "CI gate: exit 0 valid, 1 invalid, 2 usage, 3 infrastructure."),
+    "gate": ("hyperheurist.gate_cli", "gate", "CI gate: exit 0 valid, 1 invalid, 2 usage, 3 infrastructure."),
     "ppa": ("hyperheurist.ppa_cli", "ppa", "Synthesize RTL and print area, timing and power."),
     "doctor": ("hyperheurist.doctor", "doctor", "Check the tools and liberty hh needs."),
     "report": ("hyperheurist.report.cli", "report", "Render report.html for a run or sweep folder."),

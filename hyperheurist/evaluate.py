@@ -73,10 +73,10 @@ def evaluate(task: EvalTask) -> Outcome:
     """The evaluation pipeline: the gates (against the parent in Phase 2; the reference in Phase 1), then
     synthesis onto the liberty (the synthesis verdict), STA and power. Only the PPA stages run when only
     the recipe changed (the RTL is the parent's, already proven) or when the caller says so."""
-    from .gates.chain import gate_context
+    from .estimate import PPAReuse, key_for, metrics_of, ppa_context
+    from .gating import gate_context
+    from .pipelines import EVAL_PIPELINE, PPA_PIPELINE
     from .ppa.cache import PPACache
-    from .ppa.estimate import PPAReuse, key_for, metrics_of, ppa_context
-    from .stages.pipelines import EVAL_PIPELINE, PPA_PIPELINE
     from .stages.runner import StageRunner
 
     t0 = time.monotonic()

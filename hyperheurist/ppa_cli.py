@@ -16,10 +16,10 @@ import yaml
 
 from .config import load_design, parse_override
 from .errors import EXIT_INVALID, EXIT_OK, ConfigError, HHError
+from .estimate import estimate
 from .gates.safety import check_safety
 from .jsonio import dumps
 from .ppa.cache import PPACache
-from .ppa.estimate import estimate
 from .ppa.metrics import FIDELITIES, METRIC_DIRECTIONS, librelane_metrics
 from .ppa.report import ppa_report_text
 from .project.messages import scrub_temp

@@ -29,7 +29,7 @@ def test_bake_parameters_writes_the_override_into_the_top_module() -> None:
 @pytest.mark.tools
 def test_baked_design_behaves_like_the_overridden_one(tmp_path: Path) -> None:
     from hyperheurist.config import load_design
-    from hyperheurist.ppa import estimate
+    from hyperheurist.estimate import estimate
     from hyperheurist.recipe import Recipe
 
     design = load_design(REPO / "benchmarks" / "adder32" / "design.yaml")

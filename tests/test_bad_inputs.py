@@ -38,7 +38,7 @@ def hh(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.
 # child runs the real entry point (cli.main) with its own stdin/stdout/stderr and exit code.
 DRIVER = r"""
 import json, os, sys
-import hyperheurist.cli, hyperheurist.flow_cli, hyperheurist.gates.cli, hyperheurist.ppa_cli, hyperheurist.flow
+import hyperheurist.cli, hyperheurist.flow_cli, hyperheurist.gate_cli, hyperheurist.ppa_cli, hyperheurist.flow
 cases, outdir = json.loads(sys.argv[1]), sys.argv[2]
 import time
 for i, argv in enumerate(cases):

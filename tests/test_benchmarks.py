@@ -26,7 +26,7 @@ def test_all_eight_benchmarks_exist() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_benchmark_verdicts(name: str, tmp_path: Path) -> None:
-    from hyperheurist.gates import run_gates
+    from hyperheurist.gating import run_gates
 
     design = load_design(BENCH / name / "design.yaml")
     seeds = design.generation.seed_files()

@@ -215,7 +215,7 @@ def test_huge_message_is_bounded(tmp_path: Path) -> None:
 def test_generate_bomb_leaves_hh_memory_bounded(tmp_path: Path) -> None:
     from hyperheurist.candidate import Candidate
     from hyperheurist.config import load_design
-    from hyperheurist.gates import run_gates
+    from hyperheurist.gating import run_gates
 
     bomb = MAC + MAC_BODY + ("  genvar i, j;\n  for (i = 0; i < 100000; i = i + 1) begin : ga\n"
                              "    for (j = 0; j < 100000; j = j + 1) begin : gb\n      wire [255:0] w;\n"

@@ -9,7 +9,8 @@ import pytest
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import Weights, load_design
 from hyperheurist.errors import ConfigError
-from hyperheurist.ppa import PPAMetrics, estimate
+from hyperheurist.estimate import estimate
+from hyperheurist.ppa import PPAMetrics
 from hyperheurist.ppa.cost import INFEASIBLE, cost
 from hyperheurist.recipe import Recipe
 

@@ -17,7 +17,7 @@ from hyperheurist.config import load_design
 from hyperheurist.errors import ConfigError, ToolError
 from hyperheurist.formal.miter import MiterSpec
 from hyperheurist.formal.replay import Replay, replay
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 from hyperheurist.stages.context import StageContext
 from hyperheurist.stages.model import StageId, StageResult
 from hyperheurist.stages.runner import StageRunner

@@ -14,7 +14,7 @@ from fake_tools import FakeTools, install
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.formal.inits import MITER_WRITTEN, TIE_SCRIPT, TIE_TCL
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 from hyperheurist.rewrite.interface import module_interface
 from hyperheurist.rewrite.prove import ProofTask, prove_rewrite
 from hyperheurist.runner import run_tool

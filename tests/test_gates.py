@@ -9,7 +9,7 @@ import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 from hyperheurist.jsonio import read_json
 
 DATA = Path(__file__).parent / "data" / "gates"

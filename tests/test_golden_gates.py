@@ -17,7 +17,8 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.cli import cli
 from hyperheurist.config import load_design
 from hyperheurist.errors import ToolError
-from hyperheurist.gates import GateReport, run_gates
+from hyperheurist.gates import GateReport
+from hyperheurist.gating import run_gates
 
 DATA = Path(__file__).parent / "data" / "gates"
 

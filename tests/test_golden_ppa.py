@@ -1,6 +1,6 @@
 """Golden tests of the commands and scripts of the PPA stages (synthesis, STA, power), with fake tools.
 
-What ``ppa.estimate`` and ``hh ppa`` ask of Yosys, OpenSTA and Icarus is compared with
+What ``estimate`` and ``hh ppa`` ask of Yosys, OpenSTA and Icarus is compared with
 ``tests/golden/ppa-*.txt`` (``HH_REGEN_GOLDEN=1`` rewrites them); test_ppa.py keeps the real tools.
 """
 
@@ -16,7 +16,7 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.cli import cli
 from hyperheurist.config import load_design
 from hyperheurist.errors import ToolError
-from hyperheurist.ppa import estimate
+from hyperheurist.estimate import estimate
 from hyperheurist.ppa.synth import SynthesisRejected
 from hyperheurist.recipe import Recipe
 

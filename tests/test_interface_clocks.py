@@ -17,7 +17,7 @@ import yaml
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.errors import ConfigError
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 
 REF = """module sync2 (input clk_a, input rst_a_n, input d, output reg a_q, input clk_b, input rst_b_n, output q);
   always @(posedge clk_a or negedge rst_a_n) if (!rst_a_n) a_q <= 1'b0; else a_q <= d;
@@ -181,7 +181,7 @@ def test_formal_asked_for_on_the_command_line_is_refused_too(tmp_path: Path) -> 
 def test_activity_power_drives_every_clock_and_reset(tmp_path: Path) -> None:
     """Gate-level activity simulation runs the second domain's clock and reset on their own schedules (as the
     differential bench does), never as random data."""
-    from hyperheurist.ppa import estimate
+    from hyperheurist.estimate import estimate
     from hyperheurist.recipe import load_flow
 
     d = load_design(_design(tmp_path))

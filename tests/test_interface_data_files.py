@@ -11,7 +11,7 @@ import yaml
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.errors import ConfigError
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 
 ALU = Path(__file__).parent / "data" / "gates" / "alu"
 

@@ -12,7 +12,7 @@ import yaml
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 
 pytestmark = pytest.mark.tools
 

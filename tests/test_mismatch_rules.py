@@ -16,7 +16,7 @@ import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 from hyperheurist.hdl.mismatch import findings, pragma_words
 from hyperheurist.hdl.parse import elaborate, parse_files
 

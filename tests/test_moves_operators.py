@@ -18,7 +18,7 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.config.interface import Reset
 from hyperheurist.formal.verdict import Verdict
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 from hyperheurist.recipe import Recipe
 from hyperheurist.rewrite.interface import module_interface
 from hyperheurist.rewrite.prove import ProofTask, accepted, prove_rewrite

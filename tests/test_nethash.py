@@ -9,7 +9,8 @@ import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
-from hyperheurist.ppa import PPACache, estimate
+from hyperheurist.estimate import estimate
+from hyperheurist.ppa import PPACache
 from hyperheurist.ppa.nethash import canonical_netlist
 from hyperheurist.recipe import Recipe
 

@@ -16,8 +16,8 @@ import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
-from hyperheurist.gates import run_gates
-from hyperheurist.ppa import estimate
+from hyperheurist.estimate import estimate
+from hyperheurist.gating import run_gates
 from hyperheurist.ppa.synth import SynthesisRejected
 from hyperheurist.recipe import Recipe
 from hyperheurist.sim.difftb import TbPort

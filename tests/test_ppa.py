@@ -14,9 +14,9 @@ import pytest
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import Weights, load_design
 from hyperheurist.errors import ConfigError, ToolError
-from hyperheurist.ppa import PPACache, PPAMetrics, cost, estimate, ppa_report_text
+from hyperheurist.estimate import estimate, ppa_context
+from hyperheurist.ppa import PPACache, PPAMetrics, cost, ppa_report_text
 from hyperheurist.ppa.cost import INFEASIBLE
-from hyperheurist.ppa.estimate import ppa_context
 from hyperheurist.ppa.liberty import read_liberty
 from hyperheurist.ppa.netlist import flatten, histogram, parse_netlist
 from hyperheurist.ppa.sta import StaStage

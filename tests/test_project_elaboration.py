@@ -74,7 +74,7 @@ def _gate(tmp_path: Path, rtl: str, overrides: dict[str, object] | None = None):
 
     from hyperheurist.candidate import Candidate
     from hyperheurist.config import load_design
-    from hyperheurist.gates import run_gates
+    from hyperheurist.gating import run_gates
 
     d = tmp_path / "ram"
     if not d.exists():

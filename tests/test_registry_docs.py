@@ -1,4 +1,4 @@
-"""Stages and moves are declared once: the pipelines in ``stages/pipelines.py``, the moves in
+"""Stages and moves are declared once: the pipelines in ``pipelines.py``, the moves in
 ``search/moves``; the gate order, the move lists and docs/registry.md are derived from them."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from hyperheurist.gates.result import GATES
+from hyperheurist.pipelines import GATE_PIPELINE
 from hyperheurist.search.moves import TunableParamMove, recipe_moves, rtl_moves
-from hyperheurist.stages.pipelines import GATE_PIPELINE
 
 ROOT = Path(__file__).resolve().parent.parent
 MOVES = ROOT / "hyperheurist" / "search" / "moves"

@@ -217,7 +217,7 @@ def test_a_cacheable_invocation_run_before_starts_no_process(tmp_path: Path) -> 
     """The preprocessor on the same sources (as a candidate, then as the golden side) runs once."""
     from hyperheurist.candidate import Candidate
     from hyperheurist.config import load_design
-    from hyperheurist.gates import run_gates
+    from hyperheurist.gating import run_gates
 
     data = Path(__file__).parent / "data" / "gates" / "alu"
     d = load_design(data / "design.yaml")

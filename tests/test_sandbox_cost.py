@@ -25,7 +25,8 @@ import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
-from hyperheurist.gates import GateReport, run_gates
+from hyperheurist.gates import GateReport
+from hyperheurist.gating import run_gates
 from hyperheurist.rlimits import GateError, StartGate, rlimits
 from hyperheurist.runner import run_tool
 from hyperheurist.sandbox import BASE_PATH, Sandbox, tool_env

@@ -9,8 +9,9 @@ import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
+from hyperheurist.estimate import ppa_context
 from hyperheurist.evaluate import EvalTask, evaluate
-from hyperheurist.ppa.estimate import ppa_context
+from hyperheurist.pipelines import PPA_PIPELINE
 from hyperheurist.ppa.metrics import PPAMetrics
 from hyperheurist.ppa.synth import Synthesized, SynthFacts, synth_facts
 from hyperheurist.recipe import Recipe
@@ -18,7 +19,6 @@ from hyperheurist.search.knowledge import cannot_act, facts_of
 from hyperheurist.search.netlists import changed_knob
 from hyperheurist.search.state import State
 from hyperheurist.stages.model import StageId
-from hyperheurist.stages.pipelines import PPA_PIPELINE
 from hyperheurist.stages.runner import StageRunner
 
 BENCH = Path(__file__).parent.parent / "benchmarks"

@@ -13,8 +13,8 @@ import pytest
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
+from hyperheurist.estimate import estimate, key_for
 from hyperheurist.ppa.cache import PPACache
-from hyperheurist.ppa.estimate import estimate, key_for
 from hyperheurist.ppa.synth import WIDE_MAP
 from hyperheurist.ppa.techmap import text, wide
 from hyperheurist.recipe import Recipe

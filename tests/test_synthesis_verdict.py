@@ -12,8 +12,8 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
 from hyperheurist.errors import ToolError
 from hyperheurist.evaluate import EvalTask, evaluate
-from hyperheurist.gates import run_gates
 from hyperheurist.gates.synthesis import GenericSynthesisStage
+from hyperheurist.gating import run_gates
 from hyperheurist.ppa.synth import SynthesisStage
 from hyperheurist.recipe import load_flow
 from hyperheurist.search.state import State

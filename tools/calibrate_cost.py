@@ -1,7 +1,7 @@
 """Calibrate the rewrite engine's cost model (hyperheurist/egraph/costs.json) against real synthesis.
 
 Every operator of ``hyperheurist.egraph.ir`` is synthesized alone (a module with the operator on its
-input ports and one output) at a series of widths with hh's own PPA flow (``ppa.estimate``: the
+input ports and one output) at a series of widths with hh's own PPA flow (``estimate``: the
 synthesis stage at the default flow recipe, Yosys + ABC onto the bundled OSU018 liberty, then OpenSTA),
 and its area (µm²) and delay (ns) are recorded. Per model, a line in the size ``egraph.cost.parts``
 gives the node is fitted (``fit_all``: area in s or s·log2(s+1), never a negative slope; delay in s or
@@ -35,9 +35,8 @@ from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.egraph import cost as cm
 from hyperheurist.egraph.ir import BINARY, COMPARES, REDUCES, Term, const, node, var, variables
 from hyperheurist.egraph.lower import lower
+from hyperheurist.estimate import estimate, liberty_digest
 from hyperheurist.jsonio import write_json
-from hyperheurist.ppa import estimate
-from hyperheurist.ppa.estimate import liberty_digest
 from hyperheurist.recipe import load_flow
 from hyperheurist.versions import tool_version
 

@@ -1,6 +1,6 @@
 """Write docs/registry.md, the reference of hh's stages, pipelines and Phase-2 moves, from the code itself.
 
-The pipelines are the tuples in ``hyperheurist/stages/pipelines.py``, each stage's inputs, outputs and the
+The pipelines are the tuples in ``hyperheurist/pipelines.py``, each stage's inputs, outputs and the
 configuration keys it reads are its own declaration, and the moves are what ``rtl_moves``/``recipe_moves``/
 ``llm_moves`` return (one meaning each: the first line of the class docstring). So adding a stage or a move
 in one place updates this page, and ``tests/test_registry_docs.py`` fails when the page is stale.
@@ -18,11 +18,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from hyperheurist import pipelines  # noqa: E402
 from hyperheurist.config.loader import load_design  # noqa: E402
 from hyperheurist.recipe import load_flow  # noqa: E402
 from hyperheurist.search.moves import TunableParamMove, llm_moves, recipe_moves, rtl_moves  # noqa: E402
 from hyperheurist.search.state import Move  # noqa: E402
-from hyperheurist.stages import pipelines  # noqa: E402
 from hyperheurist.stages.model import Stage  # noqa: E402
 
 OUT = ROOT / "docs" / "registry.md"

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.errors import HHError
-from hyperheurist.gates import run_gates
+from hyperheurist.gating import run_gates
 
 SWAPS = {"+": "-", "-": "+", "&": "|", "|": "&", "^": "|", "==": "!=", "!=": "==", "<": "<=", ">": ">="}
 # a binary operator with operands around it (not <=/>= of assignments or comparisons, not && || << >>)

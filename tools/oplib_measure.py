@@ -1,6 +1,6 @@
 """The operator library measured: each architecture of hyperheurist/search/moves/oparch.py against
 Yosys's own mapping of the plain operator, synthesized and timed the way hh measures a design
-(``hyperheurist.ppa.estimate``: the default flow recipe, OSU018, OpenSTA, vectorless power).
+(``hyperheurist.estimate``: the default flow recipe, OSU018, OpenSTA, vectorless power).
 
     python tools/oplib_measure.py [--widths 8,16,32] [--mul-widths 4,8,16] [--ops add,addc,...] [--json F]
 
@@ -23,8 +23,8 @@ sys.path.insert(0, str(REPO))
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
+from hyperheurist.estimate import estimate
 from hyperheurist.jsonio import write_json
-from hyperheurist.ppa import estimate
 from hyperheurist.recipe import load_flow
 from hyperheurist.search.moves.oparch import ALL_ARCHS
 from hyperheurist.search.moves.operators import OperatorLibrary

@@ -99,7 +99,7 @@ def prove(design: DesignConfig, gold: str, gate: str, workdir: Path) -> dict:
 
 
 def measure(design: DesignConfig, path: Path, workdir: Path) -> dict:
-    from hyperheurist.ppa import estimate
+    from hyperheurist.estimate import estimate
     from hyperheurist.recipe import load_flow
 
     m = estimate(Candidate.from_paths([path], design.top), design, load_flow(design.ppa.flow).recipe, workdir)

@@ -59,8 +59,9 @@ def existing_run(design_yaml: Path, seed: int, out: Path) -> dict:
 def reference_ppa(design_yaml: Path, run_dir: Path) -> dict | None:
     """The hand-written reference with the default recipe, costed against the run's baseline."""
     from hyperheurist.candidate import Candidate
+    from hyperheurist.estimate import estimate
     from hyperheurist.flow import Scorer
-    from hyperheurist.ppa import PPACache, estimate
+    from hyperheurist.ppa import PPACache
     from hyperheurist.recipe import load_flow
 
     design = load_design(design_yaml)

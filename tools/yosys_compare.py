@@ -29,9 +29,9 @@ sys.path.insert(0, str(REPO))
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.errors import ToolError
+from hyperheurist.estimate import ppa_context
 from hyperheurist.gates.vetting import SafetyStage
 from hyperheurist.jsonio import write_json
-from hyperheurist.ppa.estimate import ppa_context
 from hyperheurist.ppa.sta import StaStage
 from hyperheurist.ppa.synth import SynthesisStage
 from hyperheurist.recipe import load_flow

@@ -2,8 +2,7 @@
 
 from .cache import PPACache
 from .cost import cost
-from .estimate import estimate
 from .metrics import PPAMetrics
 from .report import ppa_report_text
 
-__all__ = ["PPACache", "PPAMetrics", "cost", "estimate", "ppa_report_text"]
+__all__ = ["PPACache", "PPAMetrics", "cost", "ppa_report_text"]

@@ -8,23 +8,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..candidate import Candidate
-from ..config import DesignConfig
-from ..errors import ConfigError, ToolError
-from ..recipe import Recipe
-from ..stages.context import StageContext
-from ..stages.model import Stage, StageId, StageResult, skipped
-from ..stages.runner import StageRunner
-from ..versions import version_key
-from . import techmap
-from .activity import Power
-from .cache import PPACache, cache_key
-from .critical_path import endpoint, reannotate
-from .liberty import file_digest, read_liberty
-from .metrics import FIDELITIES, PPAMetrics
-from .sta import StaResult
-from .synth import NETLIST_JSON, NO_WIDE, WIDE_MAP, SynthesisRejected, Synthesized, map_files, wide_screen
-from .techmap import wide
+from .candidate import Candidate
+from .config import DesignConfig
+from .errors import ConfigError, ToolError
+from .ppa import techmap
+from .ppa.activity import Power
+from .ppa.cache import PPACache, cache_key
+from .ppa.critical_path import endpoint, reannotate
+from .ppa.liberty import file_digest, read_liberty
+from .ppa.metrics import FIDELITIES, PPAMetrics
+from .ppa.sta import StaResult
+from .ppa.synth import NETLIST_JSON, NO_WIDE, WIDE_MAP, SynthesisRejected, Synthesized, map_files, wide_screen
+from .ppa.techmap import wide
+from .recipe import Recipe
+from .stages.context import StageContext
+from .stages.model import Stage, StageId, StageResult, skipped
+from .stages.runner import StageRunner
+from .versions import version_key
 
 
 @functools.lru_cache(maxsize=16)
@@ -175,7 +175,7 @@ def estimate(cand: Candidate, design: DesignConfig, recipe: Recipe, workdir: Pat
     under the design's own stimulus). A stage failing on the design raises SynthesisRejected (exit 1),
     an infrastructure fault ToolError.
     """
-    from ..stages.pipelines import PPA_PIPELINE
+    from .pipelines import PPA_PIPELINE
 
     ctx = ppa_context(cand, design, recipe, power)
     reuse = PPAReuse(cache, key_for(cand, design, recipe, power) if cache is not None else "")

@@ -15,12 +15,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ..candidate import Candidate
-from ..config import DesignConfig
-from ..errors import ToolError
-from ..stages.model import StageId, StageResult, short
-from .chain import run_gates
-from .result import GateReport
+from .candidate import Candidate
+from .config import DesignConfig
+from .errors import ToolError
+from .gates.result import GateReport
+from .gating import run_gates
+from .stages.model import StageId, StageResult, short
 
 EVIDENCE_DIR = "reference-evidence"
 

@@ -7,7 +7,7 @@ the verdict as JSON. Without ``--workdir`` the stage folders are temporary, so m
 point into them.
 
 The reference is always in the loop: ``equivalence.against: parent`` narrows only Phase-2 changes in
-``hh run``; here (and in ``hh audit``) the formal check runs against the reference (``gates.evidence``).
+``hh run``; here (and in ``hh audit``) the formal check runs against the reference (``evidence``).
 A reference that reads every file of the design's own ``sources:`` is a self-reference (the design
 compared with itself passes every check): exit 2; files named on the command line that are the reference
 get a note. A golden copy
@@ -22,20 +22,20 @@ from pathlib import Path
 
 import click
 
-from ..candidate import Candidate
-from ..config import DesignConfig, load_design, parse_override, read_yaml_mapping
-from ..errors import EXIT_INFRA, EXIT_INVALID, EXIT_OK, ConfigError, HHError
-from ..hdl.filelist import RTL_EXT, expand
-from ..jsonio import dumps
-from ..project.messages import scrub_temp
-from ..project.sources import candidate_from, cli_sources, path_candidate
-from ..sandbox import enforce as enforce_sandbox
-from ..stages.model import StageId
-from ..tempdirs import owned_tempdir
-from .chain import run_gates
+from .candidate import Candidate
+from .config import DesignConfig, load_design, parse_override, read_yaml_mapping
+from .errors import EXIT_INFRA, EXIT_INVALID, EXIT_OK, ConfigError, HHError
 from .evidence import with_reference_evidence
-from .junit import write_junit, write_junit_error
-from .result import GATES, GateReport
+from .gates.junit import write_junit, write_junit_error
+from .gates.result import GATES, GateReport
+from .gating import run_gates
+from .hdl.filelist import RTL_EXT, expand
+from .jsonio import dumps
+from .project.messages import scrub_temp
+from .project.sources import candidate_from, cli_sources, path_candidate
+from .sandbox import enforce as enforce_sandbox
+from .stages.model import StageId
+from .tempdirs import owned_tempdir
 
 
 def _golden(reference: str | None, design: DesignConfig) -> Candidate | None:

@@ -1,21 +1,22 @@
-"""``run_gates``: the gate pipeline (``stages.pipelines.GATE_PIPELINE``) through the stage runner."""
+"""``run_gates``: the gate pipeline (``pipelines.GATE_PIPELINE``) through the stage runner."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..candidate import Candidate
-from ..config import DesignConfig
-from ..errors import ConfigError
-from ..stages.context import StageContext
-from ..stages.model import StageId
-from ..stages.runner import StageRunner
-from .result import GATES, GateReport
+from .candidate import Candidate
+from .config import DesignConfig
+from .errors import ConfigError
+from .gates.result import GATES, GateReport
+from .pipelines import GATE_PIPELINE
+from .stages.context import StageContext
+from .stages.model import StageId
+from .stages.runner import StageRunner
 
 
 def default_golden(design: DesignConfig) -> Candidate | None:
-    from ..project.sources import reference_candidate  # a file, folder or filelist, with headers and defines
+    from .project.sources import reference_candidate  # a file, folder or filelist, with headers and defines
 
     return reference_candidate(design)
 
@@ -33,8 +34,6 @@ def run_gates(cand: Candidate, design: DesignConfig, workdir: Path, *, reference
     """Run safety, compile, structure, simulation, equivalence, synthesis and netlist_sim in order; stop at the first
     failure (later stages reported as skipped). ``only`` selects gates (safety always runs: every tool
     reads the canonical text it makes). Raises ToolError for infrastructure faults only."""
-    from ..stages.pipelines import GATE_PIPELINE
-
     stages = GATE_PIPELINE
     if only is not None:
         unknown = set(only) - set(GATES)
