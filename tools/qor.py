@@ -297,12 +297,12 @@ def main() -> int:
         pairs = [p for p in pairs if p.name in want]
     a.work.mkdir(parents=True, exist_ok=True)
     moves = expand_moves(a.moves) if a.moves else None
-    stamp = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _head(),
-             "iterations": a.iterations}
     rows = []
     for p in pairs:
         r = one_pair(p, a.work.resolve(), a.iterations, a.timeout, moves)
-        r["split"], r["measured"] = split[p.name], stamp
+        r["split"] = split[p.name]  # stamped when the pair is done: the report's range spans the run
+        r["measured"] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _head(),
+                         "iterations": a.iterations}
         rows.append(r)
         print(f"{r['pair']:15s} hand {r['hand']['cost']:.3f} hh {r['hh']['cost'] if r.get('hh') else 'failed'} "
               f"reached={r.get('reached')} proven={r.get('all_proven')} distinct={r.get('distinct')}", flush=True)
