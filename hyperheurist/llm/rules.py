@@ -126,7 +126,8 @@ class RuleMemory:
         text = rule_for(gate, message, self.power_on_values)
         if text is None:
             return None
-        rule = self.rules.setdefault(text, Rule(text, gate))
+        # the plain value: a FailedGate (a str enum) would reach the YAML rules file, which cannot hold it
+        rule = self.rules.setdefault(text, Rule(text, str(gate)))
         rule.count += 1
         return text
 
