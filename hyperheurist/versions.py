@@ -17,7 +17,7 @@ from importlib.metadata import version as package_version
 from pathlib import Path
 
 from .errors import ToolError, ToolNotFound
-from .runner import run_tool
+from .runner import DEFAULT_MEM_MB, run_tool
 from .tools import REQUIRED, TOOLS, tool_env, tool_path
 
 PROBE_TIMEOUT_S = 20.0
@@ -29,7 +29,8 @@ def _version_of(path: str, name: str) -> str:
     with tempfile.TemporaryDirectory(prefix="hh-probe-") as folder:
         try:
             res = run_tool([path, *TOOLS[name].version_argv], name=f"{name}-version", log_dir=Path(folder),
-                           timeout_s=PROBE_TIMEOUT_S, env=tool_env(name), sandbox="off", resolve=False)
+                           timeout_s=PROBE_TIMEOUT_S, env=tool_env(name), sandbox="off", resolve=False,
+                           mem_mb=DEFAULT_MEM_MB)  # no design here: the runner's default cap, said so
         except (OSError, ToolError) as exc:
             return f"unknown ({exc.__class__.__name__})"
     if res.timed_out:
@@ -77,7 +78,7 @@ def git_revision(path: Path = REPO_ROOT) -> str | None:
     with tempfile.TemporaryDirectory(prefix="hh-probe-") as folder:
         try:
             res = run_tool(["git", "-C", str(path), "rev-parse", "HEAD"], name="git-revision", log_dir=Path(folder),
-                           timeout_s=5, sandbox="off", resolve=False)
+                           timeout_s=5, sandbox="off", resolve=False, mem_mb=DEFAULT_MEM_MB)
         except (OSError, ToolError):
             return None
     return (res.stdout.strip() or None) if res.ok else None
