@@ -28,14 +28,13 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from ...candidate import Candidate
 from ...formal.bitclaims import MAX_BITS, BitJob, find_bits
 from ...formal.invariants import Claim
 from ..state import MoveContext
 from .expr import SIGNED_TYPES, Syntax, Widths
+from .invariants import DesignFilesMove
 from .registers import clocked_blocks
-from .rtl import RtlMove, line_span
-from .specialise import Specialised
+from .rtl import line_span
 from .verilog import Edit, K, module_name, modules, node_text, walk
 
 CPU_S = 8.0  # the PDR batch's CPU budget
@@ -278,18 +277,11 @@ def combine(mod: Syntax, text: str, parts: list[tuple[list[Edit], str]]) -> list
     return edits
 
 
-class BitInvariant(RtlMove):
+class BitInvariant(DesignFilesMove):
     """Register bits proven constant or equal to other registers' bits become a continuous assign."""
 
     name = "bit_invariant"
     requires = "fixed-parameters"
-
-    def __init__(self) -> None:
-        self._others: dict[str, str] = {}
-
-    def view(self, cand: Candidate, index: int) -> Specialised | None:
-        self._others = {f"f{j}_{n.rsplit('/', 1)[-1]}": t for j, (n, t) in enumerate(cand.files) if j != index}
-        return super().view(cand, index)
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         design = ctx.design

@@ -142,19 +142,22 @@ def equal_site(mod: Syntax, keep: str, drop: str) -> list[Edit]:
     return out
 
 
-class SequentialInvariant(RtlMove):
-    """Replace a register proven constant by its constant, or one proven equal to another by that other."""
-
-    name = "sequential_invariant"
-    requires = "fixed-parameters"
+class DesignFilesMove(RtlMove):
+    """An RTL move whose proofs read the whole design: the files besides the one it rewrites (submodules)."""
 
     def __init__(self) -> None:
         self._others: dict[str, str] = {}
 
     def view(self, cand: Candidate, index: int) -> Specialised | None:
-        # the invariant search needs the design's other files (submodules) beside the rewritten one
         self._others = {f"f{j}_{n.rsplit('/', 1)[-1]}": t for j, (n, t) in enumerate(cand.files) if j != index}
         return super().view(cand, index)
+
+
+class SequentialInvariant(DesignFilesMove):
+    """Replace a register proven constant by its constant, or one proven equal to another by that other."""
+
+    name = "sequential_invariant"
+    requires = "fixed-parameters"
 
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         design = ctx.design
