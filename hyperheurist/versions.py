@@ -11,28 +11,33 @@ removed after it. ``hh doctor``, the run manifest and the cache keys read the ve
 from __future__ import annotations
 
 import functools
-import tempfile
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from pathlib import Path
 
 from .errors import ToolError, ToolNotFound
-from .runner import DEFAULT_MEM_MB, run_tool
+from .runner import DEFAULT_MEM_MB, ToolResult, run_tool
+from .tempdirs import owned_tempdir
 from .tools import REQUIRED, TOOLS, tool_env, tool_path
 
 PROBE_TIMEOUT_S = 20.0
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+def _probe(argv: list[str], name: str, timeout_s: float, env: dict[str, str] | None = None) -> ToolResult:
+    """One probe in a throw-away folder (owned: one a killed hh left is removed by the next probe). No design
+    here, so the runner's default memory cap, said so."""
+    with owned_tempdir("hh-probe-") as folder:
+        return run_tool(argv, name=name, log_dir=folder, timeout_s=timeout_s, env=env, sandbox="off",
+                        resolve=False, mem_mb=DEFAULT_MEM_MB)
+
+
 @functools.cache
 def _version_of(path: str, name: str) -> str:
-    with tempfile.TemporaryDirectory(prefix="hh-probe-") as folder:
-        try:
-            res = run_tool([path, *TOOLS[name].version_argv], name=f"{name}-version", log_dir=Path(folder),
-                           timeout_s=PROBE_TIMEOUT_S, env=tool_env(name), sandbox="off", resolve=False,
-                           mem_mb=DEFAULT_MEM_MB)  # no design here: the runner's default cap, said so
-        except (OSError, ToolError) as exc:
-            return f"unknown ({exc.__class__.__name__})"
+    try:
+        res = _probe([path, *TOOLS[name].version_argv], f"{name}-version", PROBE_TIMEOUT_S, tool_env(name))
+    except (OSError, ToolError) as exc:
+        return f"unknown ({exc.__class__.__name__})"
     if res.timed_out:
         return "unknown (TimeoutExpired)"
     text = (res.stdout + res.stderr).strip()
@@ -75,12 +80,10 @@ def tool_versions(names: tuple[str, ...] = REQUIRED) -> dict[str, dict[str, str]
 
 def git_revision(path: Path = REPO_ROOT) -> str | None:
     """The commit hh runs from (None outside a git checkout, or without git)."""
-    with tempfile.TemporaryDirectory(prefix="hh-probe-") as folder:
-        try:
-            res = run_tool(["git", "-C", str(path), "rev-parse", "HEAD"], name="git-revision", log_dir=Path(folder),
-                           timeout_s=5, sandbox="off", resolve=False, mem_mb=DEFAULT_MEM_MB)
-        except (OSError, ToolError):
-            return None
+    try:
+        res = _probe(["git", "-C", str(path), "rev-parse", "HEAD"], "git-revision", 5)
+    except (OSError, ToolError):
+        return None
     return (res.stdout.strip() or None) if res.ok else None
 
 
