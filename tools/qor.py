@@ -61,15 +61,20 @@ ORIGINAL = ("absdiff", "const_mul", "cse_sum", "dead_acc", "decoder_shift", "fac
 # construction, and kept out of the class rotation so that no earlier pair changes half
 SECOND = ("fr_absdiff_loop", "fr_hamming_loop", "fr_tzc_loop")
 
+# a third batch (issue 30, phase-2 rules): each pair written by the engineer who wrote the rules it exercises, before
+# any hh run on it; dev by construction and kept out of the class rotation like the second batch. Sessions append.
+THIRD = ("ps_alu_incdec", "ps_both_inc", "ps_cmp_branch", "ps_mac_double", "ps_prod_assoc", "ps_prod_minus_one",
+         "ps_sub_common")
+
 
 def split_rule(classes: dict[str, str]) -> dict[str, str]:
     """The half of each pair (name -> class), by the rule fixed before any measurement: the original pairs and
-    the second batch are 'dev'; the other pairs of each class, in name order, go blind, blind, dev, blind,
+    the second and third batches are 'dev'; the other pairs of each class, in name order, go blind, blind, dev, blind,
     blind, dev, ..."""
-    out = {n: "dev" for n in classes if n in ORIGINAL or n in SECOND}
+    out = {n: "dev" for n in classes if n in ORIGINAL or n in SECOND or n in THIRD}
     by_class: dict[str, list[str]] = {}
     for n in sorted(classes):
-        if n not in ORIGINAL and n not in SECOND:
+        if n not in ORIGINAL and n not in SECOND and n not in THIRD:
             by_class.setdefault(classes[n], []).append(n)
     for names in by_class.values():
         out.update({n: "dev" if i % 3 == 2 else "blind" for i, n in enumerate(names)})
