@@ -64,7 +64,8 @@ SECOND = ("fr_absdiff_loop", "fr_hamming_loop", "fr_tzc_loop")
 # a third batch (issue 30, phase-2 rules): each pair written by the engineer who wrote the rules it exercises, before
 # any hh run on it; dev by construction and kept out of the class rotation like the second batch. Sessions append.
 THIRD = ("ps_alu_incdec", "ps_both_inc", "ps_cmp_branch", "ps_mac_double", "ps_prod_assoc", "ps_prod_minus_one",
-         "ps_sub_common", "ro_axis_skid", "ro_pipe_add", "ro_valid_delay")
+         "ps_sub_common", "ro_axis_skid", "ro_pipe_add", "ro_valid_delay",
+         "fc_count_thresh_loop", "fc_found_any_loop", "fc_onehot_loop", "fc_seq_multi_loop", "fc_zero_count_loop")
 
 
 def split_rule(classes: dict[str, str]) -> dict[str, str]:
