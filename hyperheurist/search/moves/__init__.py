@@ -21,6 +21,7 @@ from .operators import OperatorLibrary
 from .params import TunableParamMove
 from .recipe import RecipeKnobMove, recipe_moves
 from .recognise import FunctionRecognition
+from .redundantctl import RedundantControl
 from .registers import DropDatapathReset, EnableGating
 from .truthtable import TruthTable
 from .wordlevel import CancelCompare, DecoderCompare, FoldConstants, SharePartialSum
@@ -32,7 +33,8 @@ def rtl_moves() -> list[Move]:
             ShareMuxOperator(), ShareAddSub(), FactorCommon(), DecoderCompare(), FoldConstants(), CancelCompare(),
             SharePartialSum(), CounterWidth(), CounterDeadCompare(), NarrowAccumulator(),
             CondIncrementToAdd(), SharedAbsDiff(), EgraphRewrite(), OperatorLibrary(), TruthTable(), LoopLift(),
-            SequentialInvariant(), BitInvariant(), UnobservableGating(), FunctionRecognition()]
+            SequentialInvariant(), BitInvariant(), UnobservableGating(), FunctionRecognition(),
+            RedundantControl()]
 
 
 def default_moves(design: DesignConfig, flow: FlowPreset, llm_available: bool) -> list[Move]:
@@ -54,5 +56,5 @@ __all__ = [
     "FsmEncoding", "LoopLift", "NarrowAccumulator", "OperatorLibrary", "RecipeKnobMove", "ShareAddSub",
     "ShareMuxOperator", "SharePartialSum", "SharedAbsDiff", "TruthTable", "TunableParamMove", "default_moves",
     "llm_moves", "recipe_moves", "rtl_moves",
-    "SequentialInvariant", "UnobservableGating", "BitInvariant", "FunctionRecognition",
+    "SequentialInvariant", "UnobservableGating", "BitInvariant", "FunctionRecognition", "RedundantControl",
 ]
