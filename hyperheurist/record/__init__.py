@@ -4,4 +4,4 @@ the evaluation and proof records they hold, and the closed sets (verdicts, gates
 ``entries.parse_record`` is the one place a journal line becomes a typed record; ``JsonRecord`` keeps a
 parsed line's bytes (key order, absent and unknown keys), so the hash-chained journal reads and writes
 exactly what it did when its records were dicts. Import the submodules (this package re-exports
-nothing, so ``search.state`` may import ``record.proof`` without importing the search back)."""
+nothing; ``search.state`` re-exports ``record.evaluation.Evaluation``: the record imports nothing of the search)."""

@@ -1,23 +1,39 @@
-"""An evaluation as the journal records it: flat in an ``eval`` record, nested in a ``phase1`` record."""
+"""An evaluation, and as the journal records it: flat in an ``eval`` record, nested in a ``phase1`` record."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from pydantic import JsonValue
 
+from ..ppa.metrics import PPAMetrics
 from .base import JsonRecord
 from .enums import FailedGate
 from .proof import Proof
 
-if TYPE_CHECKING:
-    from ..search.state import Evaluation
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What the evaluator found for one state: validity (else the gate it failed), then metrics and cost,
+    and the equivalence proof (None when no equivalence check ran). The search takes it from here
+    (``search.state`` re-exports it); on disk it is an ``EvaluationRecord``."""
+
+    key: str
+    valid: bool
+    failed_gate: FailedGate | None = None
+    message: str = ""
+    metrics: PPAMetrics | None = None
+    cost: float | None = None
+    cached: bool = False
+    wall_s: float = 0.0
+    proof: Proof | None = None
+
 
 EVALUATION_KEYS = ("key", "valid", "failed_gate", "message", "metrics", "cost", "cached", "wall_s", "proof")
 
 
 class EvaluationRecord(JsonRecord):
-    """``search.state.Evaluation`` on disk (``metrics`` is ``PPAMetrics.to_dict()``, a JSON edge)."""
+    """An ``Evaluation`` on disk (``metrics`` is ``PPAMetrics.to_dict()``, a JSON edge)."""
 
     key: str
     valid: bool
@@ -42,9 +58,6 @@ class EvaluationRecord(JsonRecord):
 
     def evaluation(self) -> Evaluation:
         """The evaluation this record holds (a resumed run's memo)."""
-        from ..ppa.metrics import PPAMetrics
-        from ..search.state import Evaluation
-
         return Evaluation(key=self.key, valid=self.valid, failed_gate=self.failed_gate, message=self.message,
                           metrics=PPAMetrics.from_dict(self.metrics) if self.metrics else None, cost=self.cost,
                           cached=self.cached, wall_s=float(self.wall_s), proof=self.proof)

@@ -10,8 +10,7 @@ from ..candidate import Candidate
 from ..config import DesignConfig
 from ..ppa.metrics import PPAMetrics
 from ..recipe import FlowPreset, Recipe
-from ..record.enums import FailedGate
-from ..record.proof import Proof
+from ..record.evaluation import Evaluation as Evaluation  # the search's evaluation is the record's
 
 if TYPE_CHECKING:
     from ..llm.protocol import LLM
@@ -27,22 +26,6 @@ class State:
     @property
     def key(self) -> str:
         return f"{self.candidate.digest[:16]}-{self.recipe.digest}"
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """What the evaluator found for one state: validity (else the gate it failed), then metrics and cost,
-    and the equivalence proof (None when no equivalence check ran). On disk: ``record.evaluation``."""
-
-    key: str
-    valid: bool
-    failed_gate: FailedGate | None = None
-    message: str = ""
-    metrics: PPAMetrics | None = None
-    cost: float | None = None
-    cached: bool = False
-    wall_s: float = 0.0
-    proof: Proof | None = None
 
 
 @dataclass
