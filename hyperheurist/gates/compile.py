@@ -12,14 +12,17 @@ folder's name must not reach it.
 
 from __future__ import annotations
 
+import posixpath
 import re
+from collections.abc import Generator
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import ToolError
 from ..sim.cocotb_run import COMMAND_FILE, icarus_flags
 from ..stages.context import StageContext
-from ..stages.model import Invocation, Plan, StageId, ToolRun, call, failed, passed
+from ..stages.crash import KnownGood, blame_by, crashed, judged
+from ..stages.model import Invocation, Plan, Reply, Request, StageId, ToolRun, call, failed, passed
 from ..stages.vetted import Vetted
 from .tooling import strip_paths
 
@@ -72,8 +75,8 @@ def _iverilog_error(text: str) -> str | None:
 
 def iverilog_problem(run: ToolRun, timeout_s: float) -> str | None:
     """Why Icarus refused the design, or None. A crash after Icarus reported errors in the design (Icarus 11
-    can hit an internal assertion then) is the design's failure; a crash with no error reported is the tool's
-    (ToolError, exit 3)."""
+    can hit an internal assertion then) is the design's failure; a crash with no error reported is asked of the
+    known-good design first (``CompileStage``, ``stages.crash``): ``crashed_silently`` tells that case."""
     _runnable(run, "iverilog")
     res = run.result
     if res.timed_out:
@@ -81,12 +84,24 @@ def iverilog_problem(run: ToolRun, timeout_s: float) -> str | None:
     if res.returncode == 0:
         return None
     text = strip_paths(run.text())
-    error = _iverilog_error(text)
-    if res.signal_name and not res.limited and error is None:
-        raise ToolError(f"iverilog: {res.describe()} with no error reported in the design; see {res.stderr_path}")
-    line = error or next((ln for ln in text.splitlines() if ln.strip()), res.describe())
+    line = _iverilog_error(text) or next((ln for ln in text.splitlines() if ln.strip()), res.describe())
     suffix = f" (then iverilog crashed: {res.describe()})" if res.signal_name else ""
     return f"iverilog: {line.strip()}{suffix}"
+
+
+def crashed_silently(run: ToolRun) -> bool:
+    """Icarus died on a signal (not a limit) with no error reported in the design."""
+    return crashed(run.result) and _iverilog_error(strip_paths(run.text())) is None
+
+
+def known_good_compile(inv: Invocation, good: KnownGood) -> Generator[Request, Reply, tuple[str | None, bool]]:
+    """``inv``'s compile (the same flags) of the known-good design, in its folder: what ``stages.crash`` judges by."""
+    flags = ("-g2012", "-s", good.top, *(f"-P{good.top}.{k}={v}" for k, v in good.params.items()))
+    files = {**good.files, **{posixpath.join(good.folder, k): t for k, t in inv.files.items()}}
+    cmd = ("-f", COMMAND_FILE[0]) if COMMAND_FILE[0] in inv.files else ()
+    run = yield from call(Invocation("iverilog-known-good", ("iverilog", "-o", IMAGE, *flags, *cmd, *good.sources),
+                                     files=files, cwd=good.folder, crash_is_data=True))
+    return judged(run.result)
 
 
 NOT_RUNNABLE = 127  # the shell's and env's "command not found": a wrapper's interpreter (Verilator's perl) is missing
@@ -125,7 +140,12 @@ class CompileStage:
 
     def plan(self, ctx: StageContext) -> Plan:
         inv = iverilog(ctx)
-        err = iverilog_problem((yield from call(inv)), ctx.tool_timeout)
+        run = yield from call(inv)
+        if crashed_silently(run):  # the design's doing unless Icarus crashes on the known-good design too
+            why = yield from blame_by(ctx, lambda good: known_good_compile(inv, good), "compile", in_place=True,
+                                      head="iverilog, with no error reported in the design: ")
+            return failed(self.id, f"iverilog: {run.result.describe()} with no error reported: {why}", tool="iverilog")
+        err = iverilog_problem(run, ctx.tool_timeout)
         if err:
             return failed(self.id, err, tool="iverilog")
         err, warnings = verilator_verdict((yield from call(verilator(ctx))), ctx.tool_timeout)

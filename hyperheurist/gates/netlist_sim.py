@@ -9,12 +9,14 @@ put in the differential bench (``sim.difftb``: the same seeded stimulus, every o
 candidate, and the design's own canonical RTL, renamed, as the golden side. The first output that
 differs is the verdict: the cycle, the port, both values and the inputs.
 No second synthesis: the netlist is the synthesis stage's. A failure to compile or run the netlist, or
-the wall clock stopping it, is a tool fault, never a verdict.
+the wall clock stopping it, is a tool fault, never a verdict; a simulator crash is the design's failed
+stage unless the same bench crashes on the known-good design too (``stages.crash``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -25,10 +27,11 @@ from ..ppa.activity import cell_models
 from ..ppa.synth import Synthesized
 from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
 from ..sim.netbench import WRAPPER, generic_cells, port_wrapper, yosys_share
-from ..stages.context import CANONICAL, StageContext
+from ..stages.context import CANONICAL, GOLDEN, StageContext
+from ..stages.crash import KnownGood, blame_by, canary_sim, crashed, judged
 from ..stages.golden import PREFIX
 from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed
-from .simulation import MISMATCH
+from .simulation import MISMATCH, cocotb_crash
 from .synthesis import GenericNetlist
 from .tooling import strip_paths
 
@@ -95,16 +98,40 @@ def _mismatch(out: str, token: str, seed: int) -> tuple[str, dict[str, Any]] | N
     return None
 
 
+def _known_good_run(ctx: StageContext, spec: TbSpec, models: list[Path], readable: tuple[Path, ...],
+                    good: KnownGood) -> Generator[Request, Reply, tuple[str | None, bool]]:
+    """The netlist bench with the known-good design on both sides (the reference's canonical text in the netlist's
+    place, and renamed as the RTL side), the same cell models beside it: the re-run ``stages.crash`` judges by."""
+    if good.canary:
+        return judged((yield from canary_sim(good, ctx.sim_timeout)))
+    text = (ctx.root / GOLDEN / CANONICAL).read_text(encoding="utf-8", errors="surrogateescape")
+    rtl = prefix_names(text, set(declared_names(text)), PREFIX)
+    bench = differential_tb(spec, good.top, PREFIX + good.top, dict(good.params), dict(good.params))
+    here = {RTL: rtl, BENCH: bench, **stimulus_files(spec)}
+    files = {**good.files, **{posixpath.join(good.folder, k): t for k, t in here.items()}}
+    argv = ("iverilog", "-g2012", "-o", "known-good.vvp", "-s", "hh_diff_tb", f"-I{ctx.src_dir(good.folder)}", BENCH,
+            *good.sources, *(str(m) for m in models), RTL)
+    comp = (yield from call(Invocation("iverilog-netlist-known-good", argv, files=files, cwd=good.folder,
+                                       readable=readable, crash_is_data=True))).result
+    if not comp.ok:
+        return judged(comp)
+    return judged((yield from call(Invocation("vvp-netlist-known-good", ("vvp", "-n", "known-good.vvp"),
+                                              cwd=good.folder, timeout_s=ctx.sim_timeout, crash_is_data=True))).result)
+
+
 def _cocotb_on_netlist(ctx: StageContext, sources: tuple[str, ...], dut: str,
                        info: dict[str, Any]) -> Generator[Request, Reply, str | None]:
     """The design's cocotb tests on the netlist (``sources``: it, its models' copies, the port wrapper);
     None when they pass, else the verdict's message."""
     v = ctx.design.verification
     assert v.cocotb is not None and v.test_dir is not None
-    out = yield from cocotb(CocotbRun(sources=sources, toplevel=dut, test_module=v.cocotb,
-                                      test_dir=v.test_dir, build_dir="cocotb", timeout_s=ctx.sim_timeout,
-                                      simulator="icarus", params={}, seed=v.differential.seed))
+    run = CocotbRun(sources=sources, toplevel=dut, test_module=v.cocotb, test_dir=v.test_dir, build_dir="cocotb",
+                    timeout_s=ctx.sim_timeout, simulator="icarus", params={}, seed=v.differential.seed)
+    out = yield from cocotb(run)
     info["cocotb"] = {"tests": out.tests, "failures": out.failures, "kind": out.kind}
+    if not out.passed and out.crash:
+        why = yield from cocotb_crash(ctx, run)
+        return f"cocotb {v.cocotb} on the synthesized netlist: {strip_paths(out.crash)}: {why}"
     if out.timed_out or out.kind in ("build", "no_results"):
         raise ToolError(f"netlist_sim: cocotb {v.cocotb} on the synthesized netlist did not run: "
                         f"{strip_paths(out.message)}")
@@ -152,8 +179,18 @@ class NetlistSimStage:
         argv = ("iverilog", "-g2012", "-o", "netlist_sim.vvp", "-s", "hh_diff_tb", f"-I{ctx.src_dir()}", BENCH,
                 *wrap, ctx.rel(netlist), *(str(m) for m in models), RTL)
         readable = tuple(dict.fromkeys(m.parent for m in models))
-        res = (yield from call(Invocation("iverilog-netlist", argv, files=files, readable=readable))).result
-        if not res.ok:
+        res = (yield from call(Invocation("iverilog-netlist", argv, files=files, readable=readable,
+                                          crash_is_data=True))).result
+        sim = None
+        if res.ok:
+            sim = (yield from call(Invocation("vvp-netlist", ("vvp", "-n", "netlist_sim.vvp"),
+                                              timeout_s=ctx.sim_timeout, crash_is_data=True))).result
+        crash = res if crashed(res) else sim if sim is not None and crashed(sim) else None
+        if crash is not None:  # the design's doing unless the same bench crashes on the known-good design too
+            why = yield from blame_by(ctx, lambda good: _known_good_run(ctx, spec, models, readable, good), "bench",
+                                      in_place=True)
+            return failed(self.id, f"netlist simulation: {crash.describe()}: {why}")
+        if sim is None:
             lines = strip_paths(res.stderr + "\n" + res.stdout).strip().splitlines()
             errors = [ln for ln in lines if "error" in ln.lower()] or lines
             fitting = next((ln for ln in errors if ln.startswith((BENCH, RTL))), None)
@@ -161,8 +198,6 @@ class NetlistSimStage:
                 return failed(self.id, f"the design does not fit its declared interface: {fitting}")
             raise ToolError(f"netlist_sim: the netlist and its RTL do not compile together: "
                             f"{errors[0] if errors else res.describe()} (see {ctx.root / ctx.here})")
-        sim = (yield from call(Invocation("vvp-netlist", ("vvp", "-n", "netlist_sim.vvp"),
-                                          timeout_s=ctx.sim_timeout))).result
         if sim.timed_out or sim.output_limited:
             raise ToolError(f"netlist_sim: the netlist simulation was stopped ({sim.describe()}; "
                             f"verification.timeout_s {ctx.sim_timeout:g} s)")

@@ -9,13 +9,18 @@ Every simulator run has the wall-clock ``verification.timeout_s``; a killed run 
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from dataclasses import replace
 from typing import Any
 
+from ..runner import ToolResult
 from ..sim.cocotb_run import icarus_flags
 from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
-from ..stages.context import CANONICAL, StageContext, checked_params
+from ..stages.context import CANONICAL, GOLDEN, StageContext, checked_params
+from ..stages.crash import FOLDER as CRASH_FOLDER
+from ..stages.crash import KnownGood, blame_by, canary_sim, crashed, judged
 from ..stages.golden import golden_files
 from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
 from ..stages.vetted import Vetted
@@ -27,17 +32,55 @@ UNREADABLE = re.compile(r"\$readmem[hb]: Unable to open")  # Icarus' words for a
 Check = Generator[Request, Reply, tuple[str | None, dict[str, Any]]]
 
 
-def _compile_and_run(ctx: StageContext, tag: str, files: dict[str, str], sources: list[str],
-                     extra: list[str]) -> Generator[Request, Reply, tuple[str | None, str]]:
+# (files relative to the bench's folder, sources relative to it, extra iverilog flags) of a bench around a design:
+# the candidate (None) or a known-good design in its place (``stages.crash``), laid out for the folder named
+Bench = Callable[[str, KnownGood | None], tuple[dict[str, str], list[str], list[str]]]
+
+
+def _build_and_sim(ctx: StageContext, name: str, folder: str, files: dict[str, str], sources: list[str],
+                   extra: list[str]) -> Generator[Request, Reply, tuple[ToolResult, ToolResult | None]]:
+    """Icarus' compile of a bench in ``folder`` (``files`` relative to it), then vvp on it when it compiled.
+    A crash of either is data here: whose fault it is, ``stages.crash`` decides."""
+    argv = ("iverilog", "-g2012", "-o", f"{name}.vvp", f"-I{ctx.src_dir(folder)}", *extra, *sources)
+    comp = (yield from call(Invocation(f"iverilog-{name}", argv, cwd=folder, crash_is_data=True,
+                                       files={posixpath.join(folder, k): v for k, v in files.items()}))).result
+    if not comp.ok:
+        return comp, None
+    sim = (yield from call(Invocation(f"vvp-{name}", ("vvp", "-n", f"{name}.vvp"), cwd=folder,
+                                      timeout_s=ctx.sim_timeout, crash_is_data=True))).result
+    return comp, sim
+
+
+def bench_crash(ctx: StageContext, tag: str, bench: Bench) -> Generator[Request, Reply, str]:
+    """After Icarus crashed on the candidate's bench ``tag``: the same bench, the known-good design in the candidate's
+    place (the canary and a bench of its own when there is no reference), in ``known-good/<tag>``. The failed
+    gate's sentence, or ToolError when that crashes too."""
+
+    def rerun(good: KnownGood) -> Generator[Request, Reply, tuple[str | None, bool]]:
+        if good.canary:
+            return judged((yield from canary_sim(good, ctx.sim_timeout)))
+        files, sources, extra = bench(good.folder, good)
+        local = {posixpath.relpath(k, good.folder): v for k, v in good.files.items()}
+        comp, sim = yield from _build_and_sim(ctx, f"{tag}-known-good", good.folder, {**local, **files}, sources,
+                                              extra)
+        return judged(comp if sim is None else sim)
+
+    return (yield from blame_by(ctx, rerun, "bench", in_place=True, folder=f"{CRASH_FOLDER}/{tag}"))
+
+
+def _compile_and_run(ctx: StageContext, tag: str, bench: Bench) -> Generator[Request, Reply, tuple[str | None, str]]:
     """(error, simulator stdout) of a bench compiled and run in the subfolder ``tag``. A compile error,
-    crash or timeout is an error string."""
-    argv = ("iverilog", "-g2012", "-o", f"{tag}.vvp", f"-I{ctx.src_dir(tag)}", *extra, *sources)
-    res = (yield from call(Invocation(f"iverilog-{tag}", argv, files=files, cwd=tag))).result
-    if not res.ok:
-        text = strip_paths(res.stderr + "\n" + res.stdout).strip()
-        return f"{tag} testbench does not compile: {text.splitlines()[0] if text else res.describe()}", ""
-    sim = (yield from call(Invocation(f"vvp-{tag}", ("vvp", "-n", f"{tag}.vvp"), cwd=tag,
-                                      timeout_s=ctx.sim_timeout))).result
+    crash or timeout is an error string (a crash on the known-good design too: ToolError)."""
+    files, sources, extra = bench(tag, None)
+    comp, sim = yield from _build_and_sim(ctx, tag, tag, files, sources, extra)
+    crash = comp if crashed(comp) else sim if sim is not None and crashed(sim) else None
+    if crash is not None:
+        why = yield from bench_crash(ctx, tag, bench)
+        step = "testbench compile" if crash is comp else "simulation"
+        return f"{tag} {step}: {crash.describe()}: {why}", ""
+    if sim is None:
+        text = strip_paths(comp.stderr + "\n" + comp.stdout).strip()
+        return f"{tag} testbench does not compile: {text.splitlines()[0] if text else comp.describe()}", ""
     if sim.timed_out:
         return (f"{tag} simulation killed at the {ctx.sim_timeout:g} s wall-clock timeout (the design hangs the "
                 "simulator)"), sim.stdout
@@ -59,11 +102,15 @@ def differential(ctx: StageContext) -> Check:
                   cycles=vcfg.cycles, seed=vcfg.seed, token=token,
                   compare_when=tuple(sorted(ctx.design.verification.equivalence.compare_when.items())),
                   **clocking(iface, ctx.design.ppa.clock_period_ns))
-    bench = differential_tb(spec, ctx.top, gold_top, ctx.params, checked_params(golden))
-    local = {**gfiles, **stimulus_files(spec), **ctx.data_files(), "hh_diff_tb.v": bench}
-    err, out = yield from _compile_and_run(ctx, "differential", {f"differential/{k}": v for k, v in local.items()},
-                                           ["hh_diff_tb.v", *ctx.sources("differential"), *gsrc],
-                                           ["-s", "hh_diff_tb", "-Igolden"])
+
+    def bench(folder: str, good: KnownGood | None) -> tuple[dict[str, str], list[str], list[str]]:
+        dut, params, data = ((ctx.sources(folder), ctx.params, ctx.data_files()) if good is None
+                             else (good.sources, good.params, {}))  # a known-good design's data: its own files
+        text = differential_tb(spec, ctx.top, gold_top, dict(params), checked_params(golden))
+        local = {**gfiles, **stimulus_files(spec), **data, "hh_diff_tb.v": text}
+        return local, ["hh_diff_tb.v", *dut, *gsrc], ["-s", "hh_diff_tb", "-Igolden"]
+
+    err, out = yield from _compile_and_run(ctx, "differential", bench)
     info: dict[str, Any] = {"cycles": vcfg.cycles, "seed": vcfg.seed}
     if err:
         return err, info
@@ -82,21 +129,26 @@ def differential(ctx: StageContext) -> Check:
 def testbench(ctx: StageContext) -> Check:
     v = ctx.design.verification
     assert v.testbench is not None
-    files = {f"testbench/{k}": t for k, t in ctx.data_files().items()}
+    tb = v.testbench
     # the bench's own data (verification.data_files) under the relative names it opens them by
-    files.update({f"testbench/{name}": p.read_bytes().decode("utf-8", "surrogateescape")
-                  for name, p in v.data_files.items()})
-    extra: list[str] = []
-    if ctx.params:
-        # -P only reaches root modules; the candidate sits under the testbench, so defparam it there
-        from ..hdl.elaborate import instance_paths
+    own = {name: p.read_bytes().decode("utf-8", "surrogateescape") for name, p in v.data_files.items()}
 
-        paths = instance_paths([v.testbench, ctx.root / CANONICAL], ctx.top)
-        body = "".join(f"  defparam {path}.{k} = {val};\n" for path in paths for k, val in ctx.params.items())
-        files["testbench/hh_defparams.v"] = f"module hh_defparams;\n{body}endmodule\n"
-        extra.append("hh_defparams.v")
-    err, out = yield from _compile_and_run(ctx, "testbench", files,
-                                           [str(v.testbench), *ctx.sources("testbench"), *extra], [])
+    def bench(folder: str, good: KnownGood | None) -> tuple[dict[str, str], list[str], list[str]]:
+        files = {**(ctx.data_files() if good is None else {}), **own}
+        dut, params, text = ((ctx.sources(folder), ctx.params, ctx.root / CANONICAL) if good is None
+                             else (good.sources, good.params, ctx.root / GOLDEN / CANONICAL))
+        extra: list[str] = []
+        if params:
+            # -P only reaches root modules; the design sits under the testbench, so defparam it there
+            from ..hdl.elaborate import instance_paths
+
+            paths = instance_paths([tb, text], ctx.top)
+            body = "".join(f"  defparam {path}.{k} = {val};\n" for path in paths for k, val in params.items())
+            files["hh_defparams.v"] = f"module hh_defparams;\n{body}endmodule\n"
+            extra.append("hh_defparams.v")
+        return files, [str(tb), *dut, *extra], []
+
+    err, out = yield from _compile_and_run(ctx, "testbench", bench)
     if err:
         return err, {}
     if v.fail_regex:
@@ -121,15 +173,34 @@ def _compiled_image(ctx: StageContext) -> str | None:
     return ctx.rel(image.path) if image.flags == icarus_flags(ctx.top, ctx.params) else None
 
 
+def cocotb_crash(ctx: StageContext, run: CocotbRun) -> Generator[Request, Reply, str]:
+    """After cocotb's simulator crashed on the candidate (``run``): the same cocotb test with the known-good design
+    in the candidate's place (the canary and a bench of its own when there is no reference), in
+    ``known-good/cocotb``. The failed gate's sentence, or ToolError when that crashes too."""
+
+    def rerun(good: KnownGood) -> Generator[Request, Reply, tuple[str | None, bool]]:
+        if good.canary:
+            return judged((yield from canary_sim(good, ctx.sim_timeout)))
+        out = yield from cocotb(replace(run, sources=tuple(posixpath.normpath(posixpath.join(good.folder, s))
+                                                           for s in good.sources),
+                                        toplevel=good.top, params=good.params, build_dir=good.folder, image=None))
+        return out.crash, out.passed
+
+    return (yield from blame_by(ctx, rerun, "cocotb test", in_place=True, folder=f"{CRASH_FOLDER}/cocotb"))
+
+
 def cocotb_check(ctx: StageContext) -> Check:
     v = ctx.design.verification
     assert v.cocotb is not None and v.test_dir is not None
-    out = yield from cocotb(CocotbRun(sources=tuple(ctx.sources()), toplevel=ctx.top, test_module=v.cocotb,
-                                      test_dir=v.test_dir, build_dir="cocotb", timeout_s=ctx.sim_timeout,
-                                      simulator=v.simulator, params=ctx.params, seed=v.differential.seed,
-                                      image=_compiled_image(ctx)))
+    run = CocotbRun(sources=tuple(ctx.sources()), toplevel=ctx.top, test_module=v.cocotb, test_dir=v.test_dir,
+                    build_dir="cocotb", timeout_s=ctx.sim_timeout, simulator=v.simulator, params=ctx.params,
+                    seed=v.differential.seed, image=_compiled_image(ctx))
+    out = yield from cocotb(run)
     info = {"tests": out.tests, "failures": out.failures, "simulator": v.simulator, "timed_out": out.timed_out,
             "cases": [dict(c) for c in out.cases]}
+    if not out.passed and out.crash:
+        why = yield from cocotb_crash(ctx, run)
+        return f"cocotb {v.cocotb}: {strip_paths(out.crash)}: {why}", info
     if not out.passed:
         msg = strip_paths(out.message)
         each = ", ".join(f"{c['name']} {'FAILED' if c['result'] == 'failed' else c['result']}" for c in out.cases)

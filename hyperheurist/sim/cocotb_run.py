@@ -63,6 +63,12 @@ class CocotbOutcome:
     wall_s: float
     kind: str = "ok"  # "ok" | "failed" | "build" | "timeout" | "no_results"
     cases: tuple[dict[str, Any], ...] = ()  # each test of the results XML: name, result, time_s, message
+    crash: str | None = None  # a command that died on a signal (not a limit) when the outcome is not a pass
+
+
+def _crash(res: ToolResult) -> str | None:
+    """How a command crashed (a signal, not one of hh's limits), or None: whose fault, ``stages.crash`` decides."""
+    return res.describe() if res.signal_name and not res.limited else None
 
 
 @dataclass(frozen=True)
@@ -293,7 +299,7 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
         if not res.ok:
             msg = _first_line(res.stdout + res.stderr, ("error", "syntax")) if not res.limited else res.describe()
             return CocotbOutcome(False, 0, 0, _short(f"build failed: {msg}"), False, None, time.monotonic() - t0,
-                                 "build")
+                                 "build", crash=_crash(res))
     write_json(build_dir / "cocotb-test.env.json", dict(sorted(p.test_env.items())))
     res = session.run(p.test, "cocotb-test", p.test_env)
     if res is None or res.timed_out:
@@ -305,7 +311,7 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
     if not safeio.is_regular(results):  # a simulator that exits non-zero may still leave results: the XML decides
         msg = ("simulation stopped: output exceeded the limit" if res.output_limited
                else f"no results: {_first_line(log, ('error', 'syntax', 'exception'))}")
-        return CocotbOutcome(False, 0, 0, _short(msg), False, None, wall, "no_results")
+        return CocotbOutcome(False, 0, 0, _short(msg), False, None, wall, "no_results", crash=_crash(res))
     tests, failures, first = parse_results(results)
     cases = parse_cases(results)
     if vcd_path is not None and safeio.is_regular(build_dir / "dump.vcd"):
@@ -313,8 +319,8 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
         shutil.move(str(build_dir / "dump.vcd"), str(vcd_path))
     if tests == 0:
         return CocotbOutcome(False, 0, 0, _short(f"no cocotb test ran: {_first_line(log, ('error', 'exception'))}"),
-                             False, results, wall, "no_results")
+                             False, results, wall, "no_results", crash=_crash(res))
     if failures:
         return CocotbOutcome(False, tests, failures, _short(f"{failures}/{tests} cocotb tests failed; {first}"),
-                             False, results, wall, "failed", cases)
+                             False, results, wall, "failed", cases, crash=_crash(res))
     return CocotbOutcome(True, tests, 0, f"{tests} cocotb tests passed", False, results, wall, "ok", cases)
