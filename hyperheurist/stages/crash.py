@@ -68,7 +68,8 @@ def _is_reference(ctx: StageContext) -> bool:
 
 
 def known_good(ctx: StageContext, folder: str = FOLDER, *, in_place: bool = False) -> KnownGood:
-    """The design known to be good, for a re-run in ``folder``. By default the reference with its modules
+    """The design known to be good, for a re-run in ``folder`` (the golden side: the reference, or in ``hh run``'s
+    Phase 2 the parent, which passed every gate). By default the reference with its modules
     renamed (``golden_files``: a script that names its top); with ``in_place`` the reference's canonical text
     under its own names, the design's top, in the candidate's place (a bench instantiates the top by name), its
     data files beside it. The canary when there is no reference or it is this design."""
@@ -76,14 +77,14 @@ def known_good(ctx: StageContext, folder: str = FOLDER, *, in_place: bool = Fals
     if golden is None or _is_reference(ctx):
         return KnownGood(folder, ["canary.v"], CANARY_TOP, {}, "the canary design",
                          {posixpath.join(folder, "canary.v"): CANARY})
+    which = "the reference" if golden.origin == "reference" else "the parent design"  # hh run's Phase 2: it passed
     if in_place:
         data = {posixpath.join(folder, Path(n).name): t for n, t in golden.files
                 if not n.lower().endswith(SOURCE_EXT + HEADER_EXT)}
-        return KnownGood(folder, [ctx.rel(f"{GOLDEN}/{CANONICAL}", folder)], ctx.top, checked_params(golden),
-                         "the reference", data)
+        return KnownGood(folder, [ctx.rel(f"{GOLDEN}/{CANONICAL}", folder)], ctx.top, checked_params(golden), which,
+                         data)
     files, sources, top = golden_files(golden, folder)
-    return KnownGood(folder, [posixpath.relpath(s, folder) for s in sources], top, ctx.params, "the reference",
-                     files)
+    return KnownGood(folder, [posixpath.relpath(s, folder) for s in sources], top, ctx.params, which, files)
 
 
 # the check re-run on a known-good design -> (how it crashed, or None; whether it passed)
