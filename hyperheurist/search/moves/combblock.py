@@ -12,6 +12,7 @@ bit not yet written, a latch, a timing control, a function call) leaves the bloc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyslang import ast
@@ -369,8 +370,8 @@ def execute(sym: ast.ProceduralBlockSymbol, text: str) -> Block | None:
     return Block(int(r.start.offset), int(r.end.offset), outputs, dict(ex.binder.ranges), ex.loops)
 
 
-def blocks(text: str, tree: Syntax | None = None) -> dict[str, list[Block]]:
-    """Every combinational block of every module of ``text`` the executor states, by module name."""
+def blocks(text: str, tree: Syntax | None = None, run: Callable[..., Block | None] = execute) -> dict[str, list[Block]]:
+    """Every block of every module of ``text`` the executor (``run``) states, by module name."""
     comp = elaborate([tree if tree is not None else parse(text)])
     out: dict[str, list[Block]] = {}
     stack = list(comp.getRoot().topInstances)
@@ -382,7 +383,7 @@ def blocks(text: str, tree: Syntax | None = None) -> dict[str, list[Block]]:
         if any(isinstance(p, ast.ParameterSymbol) and not p.isLocalParam for p in body.parameters):
             out[body.name] = []
             continue
-        found = [execute(m, text) for m in body if isinstance(m, ast.ProceduralBlockSymbol)]
+        found = [run(m, text) for m in body if isinstance(m, ast.ProceduralBlockSymbol)]
         out[body.name] = [b for b in found if b is not None]
         stack += [m for m in body if isinstance(m, ast.InstanceSymbol)]
     return out

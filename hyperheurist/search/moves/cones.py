@@ -20,6 +20,8 @@ from ...egraph import share
 from ...egraph.ir import Term, subterms
 from ...egraph.lift import LiftedModule, lift_text
 from ...egraph.lower import IDENTIFIER, lower
+from . import clockblock
+from .clockblock import ClockedBlock
 from .combblock import Block, blocks
 from .egraph import edits as lifted_edits
 from .expr import Syntax
@@ -55,6 +57,10 @@ def needed(text: str, module: LiftedModule, block: Block) -> list[str] | None:
     """The block's targets read outside it or that are ports; None when some target is declared inside
     the module's text after the block starts (its new statement could not be placed there)."""
     mentions = _mentions(text, module)
+    if isinstance(block, ClockedBlock):  # every register; no temporary may be read elsewhere
+        reads = [p for n in block.blocking for p in mentions.get(n, []) if not block.start <= p < block.end
+                 and p != module.declared.get(n)]
+        return [] if reads or block.blocking & set(module.ports) else list(block.outputs)
     out = []
     for name in block.outputs:
         outside = [p for p in mentions.get(name, []) if not block.start <= p < block.end
@@ -64,10 +70,11 @@ def needed(text: str, module: LiftedModule, block: Block) -> list[str] | None:
     return out
 
 
-def cones(text: str, tree: Syntax | None = None) -> Iterator[Cone]:
-    """Every lifted assignment of every module alone, then every multi-statement combinational block."""
+def cones(text: str, tree: Syntax | None = None, clocked: bool = False) -> Iterator[Cone]:
+    """Every lifted assignment of every module alone, then every multi-statement combinational block (and
+    with ``clocked`` every single-edge clocked block: its registers' next values, ``clockblock``)."""
     lifted = lift_text(text, tree)
-    found = blocks(text, tree)
+    found = clockblock.blocks(text, tree) if clocked else blocks(text, tree)
     for m in lifted:
         for key, t in share.roots(text, m).items():
             yield Cone({key: t}, m)
@@ -95,11 +102,14 @@ def rewrite(text: str, cone: Cone, terms: Mapping[str, Term]) -> list[Edit]:
     indent = text[line:b.start] if not text[line:b.start].strip() else "  "
     taken = set(IDENTIFIER.findall(text))
     out = lower(terms, taken, {**m.ranges, **b.ranges}, procedural=set(terms), indent=indent)
+    if isinstance(b, ClockedBlock):  # each register's next value, clocked as the block was
+        out = re.sub(r"^(\s*)always @\* ([A-Za-z_][\w$]*) = ", lambda g: f"{g[1]}always {b.event} {g[2]} <= ", out,
+                     flags=re.M)
     return [Edit(b.start, b.end, out[len(indent):])]
 
 
 def cone_sites(text: str, tree: Syntax | None, cache: dict[str, list[list[Edit]]],
-               forms: Callable[[Cone, str], Iterable[Mapping[str, Term]]]) -> list[list[Edit]]:
+               forms: Callable[[Cone, str], Iterable[Mapping[str, Term]]], clocked: bool = False) -> list[list[Edit]]:
     """Every rewrite of a cone of ``text`` into one of the term sets ``forms(cone, seed)`` offers (those
     changing some target), each site once; kept in ``cache`` by the text's hash (also the seed)."""
     key = hashlib.sha256(text.encode()).hexdigest()
@@ -107,7 +117,7 @@ def cone_sites(text: str, tree: Syntax | None, cache: dict[str, list[list[Edit]]
         if len(cache) >= CACHE:
             del cache[next(iter(cache))]
         out: list[list[Edit]] = []
-        for c in cones(text, tree):
+        for c in cones(text, tree, clocked):
             for new in forms(c, key):
                 if any(new[k] != t for k, t in c.terms.items()):
                     e = rewrite(text, c, new)

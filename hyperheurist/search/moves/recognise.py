@@ -6,7 +6,9 @@ points (every point when the inputs have at most 12 bits, else corners and seede
 compared with every form of ``funclib``: |a-b| as one subtractor, min/max, products, saturating
 sums, shifts and rotates by a word, population and zero counts, the highest/lowest set bit, bit
 reversal, reductions, and ``loop_lift``'s compares and sums, or a mux by a 1-bit input of two of them
-(or of one and a word or a constant: ``en ? |a-b| : 0``). When every target of the cone is one of
+(or of one and a word or a constant: ``en ? |a-b| : 0``); a 1-bit target no form is, a measure of the
+inputs compared with constants (``funcpred``: ``cnt == 1`` of a counting loop as ``|x & ~|(x & (x-1))``).
+Clocked blocks are cones too (``clockblock``: each register's next value). When every target of the cone is one of
 them, the cone is written again as those forms (one always block or assignment per target), a compare
 of two words another target subtracts written as that subtractor's borrow (``share_borrow``). Only the
 function is matched, never the text; a match is evidence, not proof: the evaluation stage proves
@@ -29,6 +31,7 @@ from .combblock import support
 from .cones import Cone, cone_sites
 from .expr import Syntax
 from .funclib import Env, Form, forms, override
+from .funcpred import predicate
 from .looplift import FIRST_POINTS, bit_level, narrow, points
 from .rtl import RtlMove
 from .verilog import Edit
@@ -102,8 +105,9 @@ def at(t: Term, fixed: Env) -> Values:
     return run
 
 
-def match(target: Values, width: int, names: dict[str, int], pts: list[Env]) -> Term | None:
-    """The first form over ``names`` equal to the target (its values at given points) at every point."""
+def match(target: Values, width: int, names: dict[str, int], pts: list[Env], seed: str = "") -> Term | None:
+    """The first form over ``names`` equal to the target (its values at given points) at every point; a
+    1-bit target no form is: a measure of the inputs compared with constants (``funcpred``)."""
     first = pts[:FIRST_POINTS]
     quick = target(first)
     want: list[int] | None = None
@@ -116,10 +120,10 @@ def match(target: Values, width: int, names: dict[str, int], pts: list[Env]) -> 
         term = override(f, want, [f.value(p) for p in pts], pts, width)
         if term is not None:
             return narrow(term)
-    return None
+    return predicate(target, names, pts, seed) if width == 1 else None
 
 
-def arm(target: Values, width: int, names: dict[str, int], pts: list[Env]) -> Term | None:
+def arm(target: Values, width: int, names: dict[str, int], pts: list[Env], seed: str = "") -> Term | None:
     """A mux arm: a constant, one of the words as it is, or a form (each tried at a few points first)."""
     mask = (1 << width) - 1
     first = pts[:FIRST_POINTS]
@@ -134,16 +138,16 @@ def arm(target: Values, width: int, names: dict[str, int], pts: list[Env]) -> Te
     for term, value in simple:
         if want == value:
             return term
-    return match(target, width, names, pts) if any(w >= 2 for w in names.values()) else None
+    return match(target, width, names, pts, seed) if any(w >= 2 for w in names.values()) else None
 
 
-def muxed(t: Term, names: dict[str, int], pts: list[Env]) -> Term | None:
+def muxed(t: Term, names: dict[str, int], pts: list[Env], seed: str = "") -> Term | None:
     """``s ? f : g`` for a 1-bit input ``s`` whose two cofactors of ``t`` are each an ``arm``."""
     for s in [n for n, w in names.items() if w == 1]:
         rest = {n: w for n, w in names.items() if n != s}
         arms = []
         for b in (1, 0):
-            arms.append(arm(at(t, {s: b}), t.width, rest, pts))
+            arms.append(arm(at(t, {s: b}), t.width, rest, pts, seed))
         if arms[0] is not None and arms[1] is not None and arms[0] != arms[1]:
             return node("mux", t.width, var(s, 1), arms[0], arms[1])
     return None
@@ -160,7 +164,7 @@ def recognise(terms: dict[str, Term], seed: str) -> dict[str, Term] | None:
     pts = points(names, seed)
     found: dict[str, Term] = {}
     for k, t in terms.items():
-        m = match(at(t, {}), t.width, names, pts) or muxed(t, names, pts)
+        m = match(at(t, {}), t.width, names, pts, seed) or muxed(t, names, pts, seed)
         if m is None:
             return None
         found[k] = m
@@ -176,7 +180,7 @@ def _recognised(cone: Cone, seed: str) -> Iterator[dict[str, Term]]:
 
 
 def rewrites(text: str, tree: Syntax | None = None) -> list[list[Edit]]:
-    return cone_sites(text, tree, _cache, _recognised)
+    return cone_sites(text, tree, _cache, _recognised, clocked=True)
 
 
 class FunctionRecognition(RtlMove):
