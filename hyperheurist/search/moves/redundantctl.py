@@ -44,8 +44,8 @@ from .registers import Clocked, clocked_blocks
 from .rtl import line_span
 from .verilog import Edit, K, apply_edits, module_name, modules, node_text, parse, syntax_errors, walk
 
-MAX_PROOFS = 12  # proofs per design text (each a few seconds on these small designs)
-PROOF_CPU_S = 20.0  # CPU budget of one proof
+MAX_PROOFS = 8  # proofs per design text (a few seconds each on small designs; widest registers are tried first)
+PROOF_CPU_S = 10.0  # CPU budget of one proof
 CACHE = 64  # design texts remembered
 ASSIGNS = (K.NonblockingAssignmentExpression, K.AssignmentExpression)
 LOOPS = (K.ForLoopStatement, K.LoopStatement, K.DoWhileStatement, K.ForeverStatement,
