@@ -79,7 +79,7 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
     click.echo(terminal_summary(rd.path))
     faults = summary.infrastructure_faults
     if summary.status == "interrupted" and summary.interrupted_by == "infrastructure":
-        click.echo(f"hh: error: search stopped by repeated tool faults ({faults.get('first')}); everything so far "
+        click.echo(f"hh: error: search stopped by repeated tool faults ({faults.first}); everything so far "
                    f"is kept; fix the tool, then: hh run --resume {rd.path}", err=True)
         return EXIT_INFRA
     if summary.status == "interrupted":
@@ -92,7 +92,7 @@ def run(design_yaml: Path | None, out_root: Path, seed: int | None, iterations: 
         note = f"{failed} of {llm.get('requests', failed)} request(s) failed (see {llm.get('records') or rd.path})"
     if note:  # the LLM endpoint failed or was never reachable: the run went on without it; say so even with -q
         click.echo(f"hh: warning: LLM: {note}", err=True)
-    if faults.get("count"):
-        click.echo(f"hh: warning: {faults['count']} evaluation(s) hit a tool fault (first: {faults.get('first')}); "
+    if faults.count:
+        click.echo(f"hh: warning: {faults.count} evaluation(s) hit a tool fault (first: {faults.first}); "
                    f"they count as rejected", err=True)
     return 0

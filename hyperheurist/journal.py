@@ -35,6 +35,7 @@ from .jsonio import append_jsonl, repair_jsonl
 from .record.base import CHAIN
 from .record.entries import EndRecord, EvalRecord, JournalRecord, Phase1Record, StartRecord, StepRecord, parse_record
 from .record.enums import FailedGate
+from .record.summary import JournalHead
 from .search.state import Evaluation
 
 INFRA = FailedGate.INFRASTRUCTURE  # failed_gate of an evaluation a tool fault cut short
@@ -216,9 +217,9 @@ class Journal:
     def record(self, rec: EndRecord) -> None:
         self._emit(rec)
 
-    def head(self) -> dict[str, int | str | None]:
+    def head(self) -> JournalHead:
         """What summary.json says about the journal it was written with (audit checks the tail is intact)."""
-        return {"records": len(self.prefix), "head": self.prefix[-1].hash if self.prefix else None}
+        return JournalHead(records=len(self.prefix), head=self.prefix[-1].hash if self.prefix else None)
 
     def lookup(self, key: str, parent: str | None) -> Evaluation | None:
         return self.evals.get((key, parent))

@@ -141,7 +141,7 @@ def test_evidence_is_the_weakest_link_back_to_the_reference() -> None:
     assert {a.digest: a.evidence for a in ps.accepted} == {"a": "simulated only", "b": "bounded", "c": "bounded",
                                                            "d": "proven"}
     assert ps.evidence_of("s1") == "simulated only" and ps.evidence_of("s2") == "proven"
-    again = ProofStats.from_dict(json.loads(json.dumps(ps.to_dict())))
+    again = ProofStats.read(json.loads(json.dumps(ps.to_json())))
     assert again.evidence == ps.evidence and again.accepted == ps.accepted
 
 

@@ -393,7 +393,7 @@ def test_run_summary_round_trip_keeps_every_key_and_value(name: str) -> None:
     from hyperheurist.flow import RunSummary
 
     raw = json.loads((DATA / name / "summary.json").read_text())
-    again = RunSummary.from_dict(raw).to_dict()
+    again = RunSummary.read(raw).to_json()
     for k, v in raw.items():
         assert k in again, k
         if isinstance(v, dict) and k in ("initial", "best"):
@@ -436,7 +436,7 @@ def test_proof_stats_count_accepted_rtl_changes_by_verdict() -> None:
     assert [a.proof_seq for a in ps.accepted] == [0, 2, None, 0]
     assert ps.by_verdict == {"proven": 2, "bounded": 1, "refuted": 0, "inconclusive": 0, "not checked": 1}
     assert ps.median_proof_s == 0.5 and ps.proven_rate == 0.5
-    assert ProofStats.from_dict(ps.to_dict()) == ps
+    assert ProofStats.read(ps.to_json()) == ps
 
 
 def test_run_page_marks_what_is_not_proven(run1: Path, summary: dict) -> None:
@@ -595,7 +595,7 @@ def test_lineage_starts_where_the_best_design_started(tmp_path: Path) -> None:
     from hyperheurist.report.rundata import RunData
 
     point = {"area_um2": 1.0, "delay_ns": 1.0, "power_mw": 1.0}
-    summary = RunSummary.from_dict({"initial": {**point, "key": "aaaa-r0", "label": "seed_a", "cost": 1.0},
+    summary = RunSummary.read({"initial": {**point, "key": "aaaa-r0", "label": "seed_a", "cost": 1.0},
                                     "best": {**point, "key": "cccc-r1", "cost": 0.5}})
     steps = [{"type": "step", "parent": "bbbb-r0", "proposal": "cccc-r0", "parent_digest": "bbbb",
               "proposal_digest": "cccc", "move": "share_add_sub", "accepted": True, "cost": 0.8, "delta": -0.1},

@@ -13,6 +13,8 @@ from ..ppa.metrics import METRIC_DIRECTIONS, librelane_metrics
 from ..record.proof import Proof
 from ..record.summary import (
     Checked,
+    InfraFaults,
+    LibreLaneMetrics,
     Phase1Entry,
     Phase1Stats,
     Point,
@@ -76,7 +78,7 @@ def base_summary(s: Session, entries: list[Phase1Entry], llm: dict[str, Any]) ->
     c = s.counters
     return RunSummary(design=s.design.name, seed=s.design.anneal.seed, run_dir=str(s.rd.path), phase1=p1,
                       rejected_by_gate=dict(p1.rejected_by_gate), wall_s=s.wall_s(), cache_hits=c.cache_hits,
-                      infrastructure_faults={"count": c.infra_faults, "first": c.infra_first}, llm=llm,
+                      infrastructure_faults=InfraFaults(count=c.infra_faults, first=c.infra_first), llm=llm,
                       tools=manifest(s.design, s.design.anneal.seed, [])["tools"], reproduce=reproduce(s),
                       evaluations=c.evaluations)
 
@@ -108,10 +110,10 @@ def run_summary(s: Session, starts: list[Scored], entries: list[Phase1Entry], re
         summary.moves = result.move_stats
         summary.phase2_rejected_by_gate = dict(result.invalid_by_gate)
         summary.status = "interrupted" if s.stop() else "complete"
-        summary.search = Search(chains=s.design.anneal.chains, iterations=s.design.anneal.iterations,
-                                iterations_done=result.iterations_done,
-                                chain_best=[point(st, ev) for st, ev in result.chain_best], t0=result.t0,
-                                counters=result.counters, history=result.history)
+        summary.search = Search.model_validate({  # the annealer's counters and history, as JSON values
+            "chains": s.design.anneal.chains, "iterations": s.design.anneal.iterations,
+            "iterations_done": result.iterations_done, "chain_best": [point(st, ev) for st, ev in result.chain_best],
+            "t0": result.t0, "counters": result.counters, "history": result.history})
     else:
         summary.pareto, summary.phase2_rejected_by_gate, summary.status = [point(best_st, best_ev)], {}, "complete"
     for g, n in summary.phase2_rejected_by_gate.items():
@@ -141,14 +143,14 @@ def write_outputs(s: Session, initial: Scored, best: Scored, summary: RunSummary
     by_rtl = proofs_by_rtl(s.journal.prefix)
     for folder, (st, ev) in (("initial", initial), ("best", best)):  # with the check that covers its RTL
         _write_design(s.rd.path / folder, st, ev, covering_proof(st, ev, by_rtl))
-    write_json(s.rd.path / "pareto.json", [p.to_dict() for p in summary.pareto])
+    write_json(s.rd.path / "pareto.json", [p.to_json() for p in summary.pareto])
     # LibreLane names, for flow engineers' tools
-    summary.metrics = {"initial": librelane_metrics(initial[1].metrics), "best": librelane_metrics(best[1].metrics),
-                       "directions": METRIC_DIRECTIONS}
-    write_json(s.rd.path / "metrics.json", summary.metrics["best"])
+    summary.metrics = LibreLaneMetrics(initial=librelane_metrics(initial[1].metrics),
+                                       best=librelane_metrics(best[1].metrics), directions=METRIC_DIRECTIONS)
+    write_json(s.rd.path / "metrics.json", summary.metrics.best)
     write_summary(s, summary)
 
 
 def write_summary(s: Session, summary: RunSummary) -> None:
     summary.wall_s = s.wall_s()
-    write_json(s.rd.summary, summary.to_dict())
+    write_json(s.rd.summary, summary.to_json())

@@ -1,37 +1,105 @@
-"""RunSummary: what summary.json holds, typed; ``hh run`` writes it and the report reads it back.
+"""RunSummary: what summary.json holds, as pydantic models; ``hh run`` writes it (``to_json``) and every
+reader (the report, ``hh audit``, tools/sweep.py, tools/qor.py) reads it back (``RunSummary.read``).
 
-``from_dict`` reads what is on disk tolerantly (a wrong type becomes None or empty, never a crash: a
-report must render for an interrupted, older or hand-edited run); ``to_dict`` writes the same keys
-summary.json has always had, plus ``proofs`` and the per-design ``proof`` verdicts.
+``read`` is tolerant of what is on disk (a wrong type becomes None or empty, never a crash: a report must
+render for an interrupted, older or hand-edited run); the leniency applies only to data read from disk
+(validation context ``READ``), a summary built in code is validated as its types say. ``to_json`` writes
+the keys summary.json has always had, in the same order (``proofs`` and the per-design ``proof`` verdicts
+included), so a run's summary.json is byte for byte what the dict writer wrote.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Self
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
 
 from ..jsonio import as_dict, as_list, num, text
+from ..recipe import KnobValue
+from .base import READ, JsonRecord
 from .entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
 from .enums import Validity
 from .proof import Proof
 
-Json = dict[str, Any]
 Checked = Phase1Record | EvalRecord  # a journal record that may hold an equivalence proof
 PROOF_KINDS = ("proven", "bounded", "refuted", "inconclusive", "not checked")
 # what a design's function rests on, against the reference, strongest first: an unbroken chain of proofs
 # from a Phase-1 design proven against the reference; a chain with a bounded link; simulation only
 EVIDENCE = ("proven", "bounded", "simulated only")
+JsonObject = dict[str, JsonValue]  # a free-form part of the summary (a recipe, the LLM usage, counters)
 
 
-def _int(x: Any) -> int | None:
+def _int(x: object) -> int | None:
     v = num(x)
     return int(v) if v is not None else None
 
 
-def _opt_text(x: Any) -> str | None:
+def _opt_text(x: object) -> str | None:
     return x if isinstance(x, str) else None
+
+
+def _counts(d: object) -> dict[str, int]:
+    return {str(k): n for k, v in as_dict(d).items() if (n := _int(v)) is not None}
+
+
+def _objects(x: object) -> list[dict[str, Any]]:
+    return [e for e in as_list(x) if isinstance(e, dict)]
+
+
+def _knobs(x: object) -> dict[str, KnobValue]:
+    return {str(k): v for k, v in as_dict(x).items() if v is None or isinstance(v, bool | int | str)}
+
+
+def _numbers(x: object) -> dict[str, float | int]:
+    return {str(k): v for k, v in as_dict(x).items() if num(v) is not None}
+
+
+def _reading(info: ValidationInfo) -> bool:
+    return bool((info.context or {}).get(READ))
+
+
+def lenient(clean: Callable[[Any], object]) -> BeforeValidator:
+    """Read from disk, a value is first cleaned by ``clean`` (a wrong type becomes None or empty)."""
+
+    def before(value: object, info: ValidationInfo) -> object:
+        return clean(value) if _reading(info) else value
+
+    return BeforeValidator(before)
+
+
+Text = Annotated[str, lenient(text)]
+OptText = Annotated[str | None, lenient(_opt_text)]
+Num = Annotated[float | None, lenient(num)]
+Int = Annotated[int | None, lenient(_int)]
+Counts = Annotated[dict[str, int], lenient(_counts)]
+Object = Annotated[JsonObject, lenient(as_dict)]
+
+
+class SummaryPart(BaseModel):
+    """A part of summary.json (unknown keys are dropped on reading, as the dict reader did)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    def to_json(self) -> dict[str, Any]:
+        """The part as the JSON object summary.json holds (``json.dumps`` writes it)."""
+        return self.model_dump()
+
+    @classmethod
+    def read(cls, data: object) -> Self:
+        """The part as read from disk: tolerant, never a ValidationError for a wrong type."""
+        return cls.model_validate(as_dict(data), context={READ: True})
 
 
 def proofs_by_rtl(records: Sequence[JournalRecord]) -> dict[str, Checked]:
@@ -47,7 +115,7 @@ def proofs_by_rtl(records: Sequence[JournalRecord]) -> dict[str, Checked]:
     return out
 
 
-def _rtl(key: Any) -> str:
+def _rtl(key: object) -> str:
     """The RTL part of an evaluation key (``<rtl digest>-<recipe digest>``)."""
     return text(key).partition("-")[0]
 
@@ -88,78 +156,56 @@ def evidence_by_design(records: Sequence[JournalRecord], accepted: list[Accepted
     return out
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(SummaryPart):
     """One evaluated design as the summary lists it (initial, best, Pareto, chain bests)."""
 
-    digest: str = ""
-    key: str = ""
-    label: str | None = None
-    move: str | None = None
-    recipe: Json = field(default_factory=dict)
-    area_um2: float | None = None
-    delay_ns: float | None = None
-    power_mw: float | None = None
-    cost: float | None = None
-    cells: int | None = None
-    slack_ns: float | None = None
-    fmax_mhz: float | None = None
-    power_fidelity: str | None = None
-    proof: str | None = None  # the verdict of the equivalence check that admitted it; None: none ran
+    model_config = ConfigDict(frozen=True)
 
-    def to_dict(self) -> Json:
-        return {"digest": self.digest, "key": self.key, "label": self.label, "move": self.move, "recipe": self.recipe,
-                "area_um2": self.area_um2, "delay_ns": self.delay_ns, "power_mw": self.power_mw, "cost": self.cost,
-                "cells": self.cells, "slack_ns": self.slack_ns, "fmax_mhz": self.fmax_mhz,
-                "power_fidelity": self.power_fidelity, "proof": self.proof}
-
-    @classmethod
-    def from_dict(cls, d: Any) -> Point:
-        d = as_dict(d)
-        return cls(digest=text(d.get("digest")), key=text(d.get("key")), label=_opt_text(d.get("label")),
-                   move=_opt_text(d.get("move")), recipe=as_dict(d.get("recipe")), area_um2=num(d.get("area_um2")),
-                   delay_ns=num(d.get("delay_ns")), power_mw=num(d.get("power_mw")), cost=num(d.get("cost")),
-                   cells=_int(d.get("cells")), slack_ns=num(d.get("slack_ns")), fmax_mhz=num(d.get("fmax_mhz")),
-                   power_fidelity=_opt_text(d.get("power_fidelity")), proof=_opt_text(d.get("proof")))
+    digest: Text = ""
+    key: Text = ""
+    label: OptText = None
+    move: OptText = None
+    recipe: Annotated[dict[str, KnobValue], lenient(_knobs)] = Field(default_factory=dict)  # ``Recipe.to_dict()``
+    area_um2: Num = None
+    delay_ns: Num = None
+    power_mw: Num = None
+    cost: Num = None
+    cells: Int = None
+    slack_ns: Num = None
+    fmax_mhz: Num = None
+    power_fidelity: OptText = None
+    proof: OptText = None  # the verdict of the equivalence check that admitted it; None: none ran
 
 
-@dataclass(frozen=True)
-class Phase1Entry:
-    label: str = ""
-    digest: str = ""
-    origin: str | None = None
-    verdict: str = ""  # "valid" | "invalid"
-    gate: str | None = None
-    message: str = ""
-    repaired_from: str | None = None
-    proof: str | None = None  # equivalence verdict against the reference (None: no check ran)
-
-    def to_dict(self) -> Json:
-        return {"label": self.label, "digest": self.digest, "origin": self.origin, "verdict": self.verdict,
-                "gate": self.gate, "message": self.message, "repaired_from": self.repaired_from, "proof": self.proof}
-
-    @classmethod
-    def from_dict(cls, d: Any) -> Phase1Entry:
-        """From summary.json (``proof`` a verdict name) or a journal record (``proof`` the verdict record)."""
-        d = as_dict(d)
-        proof = d.get("proof")
-        return cls(label=text(d.get("label")), digest=text(d.get("digest")), origin=_opt_text(d.get("origin")),
-                   verdict=text(d.get("verdict")), gate=_opt_text(d.get("gate")), message=text(d.get("message")),
-                   repaired_from=_opt_text(d.get("repaired_from")),
-                   proof=proof_kind(proof) if isinstance(proof, dict) else _opt_text(proof))
+Points = Annotated[list[Point], lenient(_objects)]
 
 
-def _counts(d: Any) -> dict[str, int]:
-    return {str(k): n for k, v in as_dict(d).items() if (n := _int(v)) is not None}
+def _entry_proof(x: object) -> str | None:
+    """A verdict name (summary.json) or the verdict record itself (a journal's phase1 record)."""
+    return proof_kind(x) if isinstance(x, dict) else _opt_text(x)
 
 
-@dataclass(frozen=True)
-class Phase1Stats:
+class Phase1Entry(SummaryPart):
+    model_config = ConfigDict(frozen=True)
+
+    label: Text = ""
+    digest: Text = ""
+    origin: OptText = None
+    verdict: Text = ""  # "valid" | "invalid"
+    gate: OptText = None
+    message: Text = ""
+    repaired_from: OptText = None
+    proof: Annotated[str | None, lenient(_entry_proof)] = None  # against the reference (None: no check ran)
+
+
+class Phase1Stats(SummaryPart):
+    model_config = ConfigDict(frozen=True)
+
     candidates: int = 0  # initial candidates (repairs not counted)
     valid: int = 0
     repaired: int = 0  # repairs that became valid
-    rejected_by_gate: dict[str, int] = field(default_factory=dict)
-    entries: list[Phase1Entry] = field(default_factory=list)
+    rejected_by_gate: dict[str, int] = Field(default_factory=dict)
+    entries: list[Phase1Entry] = Field(default_factory=list)
 
     @classmethod
     def of(cls, entries: list[Phase1Entry]) -> Phase1Stats:
@@ -172,65 +218,63 @@ class Phase1Stats:
                    repaired=sum(1 for e in entries if e.repaired_from and e.verdict == "valid"),
                    rejected_by_gate=rejected, entries=list(entries))
 
-    def to_dict(self) -> Json:
-        return {"candidates": self.candidates, "valid": self.valid, "repaired": self.repaired,
-                "rejected_by_gate": dict(self.rejected_by_gate), "entries": [e.to_dict() for e in self.entries]}
-
+    @model_validator(mode="before")
     @classmethod
-    def from_dict(cls, d: Any) -> Phase1Stats:
-        """A count that is missing or not a number is rebuilt from the entries (older or damaged summaries)."""
-        d = as_dict(d)
-        entries = [Phase1Entry.from_dict(e) for e in as_list(d.get("entries")) if isinstance(e, dict)]
+    def _rebuild(cls, data: object, info: ValidationInfo) -> object:
+        """Read from disk, a count that is missing or not a number is rebuilt from the entries (older or
+        damaged summaries)."""
+        if not _reading(info):
+            return data
+        d = as_dict(data)
+        entries = [Phase1Entry.read(e) for e in _objects(d.get("entries"))]
         derived = cls.of(entries)
-        rejected = _counts(d.get("rejected_by_gate"))
 
         def count(name: str, fallback: int) -> int:
             v = _int(d.get(name))
             return fallback if v is None else v
 
-        return cls(candidates=count("candidates", derived.candidates), valid=count("valid", derived.valid),
-                   repaired=count("repaired", derived.repaired),
-                   rejected_by_gate=rejected if "rejected_by_gate" in d else derived.rejected_by_gate, entries=entries)
+        return {"candidates": count("candidates", derived.candidates), "valid": count("valid", derived.valid),
+                "repaired": count("repaired", derived.repaired),
+                "rejected_by_gate": _counts(d["rejected_by_gate"]) if "rejected_by_gate" in d
+                else derived.rejected_by_gate, "entries": entries}
 
 
-@dataclass(frozen=True)
-class AcceptedChange:
+class AcceptedChange(SummaryPart):
     """One accepted Phase-2 RTL change and the equivalence verdict that covers its RTL."""
 
-    key: str
-    parent: str
-    move: str | None
-    verdict: str  # one of PROOF_KINDS
-    proof_s: float | None
-    engine: str | None
-    proof_seq: int | None = None  # the journal record holding the verdict (None: none does)
-    digest: str = ""  # the RTL digests of the change and its parent
-    parent_digest: str = ""
-    evidence: str | None = None  # against the reference, one of EVIDENCE (None: not recorded)
+    model_config = ConfigDict(frozen=True)
 
-    def to_dict(self) -> Json:
-        return {"key": self.key, "parent": self.parent, "move": self.move, "verdict": self.verdict,
-                "proof_s": self.proof_s, "engine": self.engine, "proof_seq": self.proof_seq, "digest": self.digest,
-                "parent_digest": self.parent_digest, "evidence": self.evidence}
+    key: Text
+    parent: Text
+    move: OptText
+    verdict: Annotated[str, lenient(lambda v: v if v in PROOF_KINDS else "not checked")]  # one of PROOF_KINDS
+    proof_s: Num
+    engine: OptText
+    proof_seq: Int = None  # the journal record holding the verdict (None: none does)
+    digest: Text = ""  # the RTL digests of the change and its parent
+    parent_digest: Text = ""
+    # against the reference, one of EVIDENCE (None: not recorded)
+    evidence: Annotated[str | None, lenient(lambda v: v if v in EVIDENCE else None)] = None
 
+    @model_validator(mode="before")
     @classmethod
-    def from_dict(cls, d: Any) -> AcceptedChange:
-        d = as_dict(d)
-        v, e = text(d.get("verdict")), d.get("evidence")
-        return cls(key=text(d.get("key")), parent=text(d.get("parent")), move=_opt_text(d.get("move")),
-                   verdict=v if v in PROOF_KINDS else "not checked", proof_s=num(d.get("proof_s")),
-                   engine=_opt_text(d.get("engine")), proof_seq=_int(d.get("proof_seq")),
-                   digest=text(d.get("digest")), parent_digest=text(d.get("parent_digest")),
-                   evidence=e if e in EVIDENCE else None)
+    def _absent(cls, data: object, info: ValidationInfo) -> object:
+        """Read from disk, a missing key reads as a wrong-typed one (the required keys too)."""
+        if not _reading(info):
+            return data
+        d = as_dict(data)
+        return {k: d.get(k) for k in cls.model_fields if k in d or cls.model_fields[k].is_required()}
 
 
-@dataclass(frozen=True)
-class ProofStats:
+class ProofStats(SummaryPart):
     """Phase 2's accepted RTL changes counted by equivalence verdict, with the median proof time, and the
     evidence against the reference of every accepted design (RTL digest -> one of EVIDENCE)."""
 
-    accepted: list[AcceptedChange] = field(default_factory=list)
-    evidence: dict[str, str] = field(default_factory=dict)
+    model_config = ConfigDict(frozen=True)
+
+    accepted: Annotated[list[AcceptedChange], lenient(_objects)] = Field(default_factory=list)
+    evidence: Annotated[dict[str, str], lenient(lambda d: {str(k): v for k, v in as_dict(d).items()
+                                                        if v in EVIDENCE})] = Field(default_factory=dict)
 
     @property
     def by_verdict(self) -> dict[str, int]:
@@ -245,6 +289,14 @@ class ProofStats:
     def proven_rate(self) -> float | None:
         n = len(self.accepted)
         return round(self.by_verdict["proven"] / n, 4) if n else None
+
+    @model_serializer(mode="wrap")
+    def _with_counts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The counts derived from ``accepted`` are written before it (read back, they are recomputed)."""
+        d: dict[str, Any] = handler(self)
+        return {"accepted_rtl_changes": len(self.accepted), "by_verdict": self.by_verdict,
+                "proven_rate": self.proven_rate, "median_proof_s": self.median_proof_s,
+                "accepted": d["accepted"], "evidence": d["evidence"]}
 
     @classmethod
     def from_journal(cls, records: Sequence[JournalRecord]) -> ProofStats:
@@ -278,121 +330,135 @@ class ProofStats:
                                       proof_seq=holder.seq if holder else None,
                                       digest=text(st.proposal_digest), parent_digest=st.parent_digest))
         evidence = evidence_by_design(records, out)
-        return cls([replace(a, evidence=evidence.get(a.digest)) for a in out], evidence)
+        return cls(accepted=[a.model_copy(update={"evidence": evidence.get(a.digest)}) for a in out],
+                   evidence=evidence)
 
     def evidence_of(self, digest: str) -> str | None:
         """The evidence against the reference of the design with this RTL digest (None: not recorded)."""
         return self.evidence.get(digest)
 
-    def to_dict(self) -> Json:
-        return {"accepted_rtl_changes": len(self.accepted), "by_verdict": self.by_verdict,
-                "proven_rate": self.proven_rate, "median_proof_s": self.median_proof_s,
-                "accepted": [a.to_dict() for a in self.accepted], "evidence": dict(self.evidence)}
 
-    @classmethod
-    def from_dict(cls, d: Any) -> ProofStats:
-        d = as_dict(d)
-        evidence = {str(k): v for k, v in as_dict(d.get("evidence")).items() if v in EVIDENCE}
-        return cls([AcceptedChange.from_dict(a) for a in as_list(d.get("accepted")) if isinstance(a, dict)], evidence)
+class Search(SummaryPart):
+    """What Phase 2 adds to the summary when it ran (absent with ``anneal.iterations: 0``); summary.json
+    holds its keys at the top level."""
 
+    model_config = ConfigDict(frozen=True)
 
-@dataclass(frozen=True)
-class Search:
-    """What Phase 2 adds to the summary when it ran (absent with ``anneal.iterations: 0``)."""
-
-    chains: int | None = None
-    iterations: int | None = None
-    iterations_done: int | None = None
-    chain_best: list[Point] = field(default_factory=list)
-    t0: float | None = None
-    counters: Json = field(default_factory=dict)
-    history: list[Json] = field(default_factory=list)
-
-    def to_dict(self) -> Json:
-        return {"chains": self.chains, "iterations": self.iterations, "iterations_done": self.iterations_done,
-                "chain_best": [p.to_dict() for p in self.chain_best], "t0": self.t0, "counters": self.counters,
-                "history": self.history}
-
-    @classmethod
-    def from_dict(cls, d: Json) -> Search | None:
-        if "iterations_done" not in d:
-            return None
-        return cls(chains=_int(d.get("chains")), iterations=_int(d.get("iterations")),
-                   iterations_done=_int(d.get("iterations_done")),
-                   chain_best=[Point.from_dict(p) for p in as_list(d.get("chain_best"))], t0=num(d.get("t0")),
-                   counters=as_dict(d.get("counters")), history=[as_dict(h) for h in as_list(d.get("history"))])
+    chains: Int = None
+    iterations: Int = None
+    iterations_done: Int = None
+    chain_best: Annotated[list[Point], lenient(lambda x: [as_dict(p) for p in as_list(x)])] = \
+        Field(default_factory=list)
+    t0: Num = None
+    counters: Object = Field(default_factory=dict)  # ``Counters.to_dict()``
+    history: Annotated[list[JsonObject], lenient(lambda x: [as_dict(h) for h in as_list(x)])] = \
+        Field(default_factory=list)  # one point per iteration (``search_state.HistoryPoint``)
 
 
-@dataclass
-class RunSummary:
-    design: str = ""
-    seed: int | None = None
-    run_dir: str = ""
-    status: str = ""  # "complete" | "interrupted" | "no-valid-candidate"; "" when not recorded
-    phase1: Phase1Stats = field(default_factory=Phase1Stats)
-    rejected_by_gate: dict[str, int] = field(default_factory=dict)  # both phases
-    wall_s: float | None = None
-    cache_hits: int | None = None
-    infrastructure_faults: Json = field(default_factory=dict)  # {"count", "first"}
-    llm: Json = field(default_factory=dict)  # the client's usage record (free-form, from the server's words)
-    tools: Json = field(default_factory=dict)  # tool name -> {"version", "path"} or {"error"}
-    reproduce: list[str] = field(default_factory=list)
+# the three small sections below write the keys they were given (a summary written before the journal's
+# head was known says ``"journal": {}``), and read back keep the keys they had: they are ``JsonRecord``s
+
+
+class InfraFaults(JsonRecord):
+    """Evaluations an infrastructure fault ended (a tool crashed or was killed), and the first one's message."""
+
+    count: Int = None
+    first: OptText = None
+
+
+class JournalHead(JsonRecord):
+    """The journal the summary was written with: its record count and last hash (``hh audit`` checks it)."""
+
+    records: Int = None
+    head: OptText = None
+
+
+class LibreLaneMetrics(JsonRecord):
+    """The initial and best designs' metrics under LibreLane's names, and which way each is better."""
+
+    initial: Annotated[dict[str, float | int], lenient(_numbers)] = Field(default_factory=dict)  # librelane_metrics
+    best: Annotated[dict[str, float | int], lenient(_numbers)] = Field(default_factory=dict)
+    directions: Annotated[dict[str, str], lenient(lambda d: {str(k): v for k, v in as_dict(d).items()
+                                                             if isinstance(v, str)})] = Field(default_factory=dict)
+
+
+SEARCH_KEYS = tuple(Search.model_fields)
+
+
+def _design_name(x: object) -> str:
+    return text(as_dict(x).get("name") if isinstance(x, dict) else x)
+
+
+def _reproduce(x: object) -> list[str]:
+    return [text(c) for c in as_list(x)] or ([x] if isinstance(x, str) else [])
+
+
+class RunSummary(SummaryPart):
+    design: Annotated[str, lenient(_design_name)] = ""
+    seed: Int = None
+    run_dir: Text = ""
+    status: Text = ""  # "complete" | "interrupted" | "no-valid-candidate"; "" when not recorded
+    phase1: Phase1Stats = Field(default_factory=Phase1Stats)
+    rejected_by_gate: Counts = Field(default_factory=dict)  # both phases
+    wall_s: Num = None
+    cache_hits: Int = None
+    infrastructure_faults: InfraFaults = Field(default_factory=InfraFaults)
+    llm: Object = Field(default_factory=dict)  # the client's usage record (free-form, from the server's words)
+    tools: Annotated[dict[str, JsonObject], lenient(lambda d: {str(k): as_dict(v) for k, v in as_dict(d).items()})] \
+        = Field(default_factory=dict)  # tool name -> {"version", "path"} or {"error"} (``versions.probe``)
+    reproduce: Annotated[list[str], lenient(_reproduce)] = Field(default_factory=list)
     initial: Point | None = None
     best: Point | None = None
-    improvement: float | None = None
-    evaluations: int | None = None
-    moves: dict[str, Json] = field(default_factory=dict)
-    phase2_rejected_by_gate: dict[str, int] | None = None  # None: no valid candidate, Phase 2 never started
-    pareto: list[Point] = field(default_factory=list)
+    improvement: Num = None
+    evaluations: Int = None
+    # move name -> ``MoveStats.to_dict()`` and the selector's weight
+    moves: Annotated[dict[str, dict[str, float | int]], lenient(lambda d: {str(k): _numbers(v)
+                                                                       for k, v in as_dict(d).items()})] \
+        = Field(default_factory=dict)
+    phase2_rejected_by_gate: Counts | None = None  # None: no valid candidate, Phase 2 never started
+    pareto: Points = Field(default_factory=list)
     search: Search | None = None
-    interrupted_by: str | None = None
-    journal: Json = field(default_factory=dict)  # {"records", "head"}
-    metrics: Json | None = None  # LibreLane-named {"initial", "best", "directions"}; None until written
+    interrupted_by: OptText = None
+    journal: JournalHead = Field(default_factory=JournalHead)
+    metrics: LibreLaneMetrics | None = None  # None until written
     proofs: ProofStats | None = None  # None: no valid candidate
 
-    def to_dict(self) -> Json:
-        out: Json = {
-            "design": self.design, "seed": self.seed, "run_dir": self.run_dir, "phase1": self.phase1.to_dict(),
-            "rejected_by_gate": dict(self.rejected_by_gate), "wall_s": self.wall_s, "cache_hits": self.cache_hits,
-            "infrastructure_faults": self.infrastructure_faults, "llm": self.llm, "tools": self.tools,
-            "reproduce": self.reproduce, "status": self.status,
-            "initial": self.initial.to_dict() if self.initial else None,
-            "best": self.best.to_dict() if self.best else None, "improvement": self.improvement,
-            "evaluations": self.evaluations, "moves": self.moves,
-        }
+    @model_validator(mode="before")
+    @classmethod
+    def _from_disk(cls, data: object, info: ValidationInfo) -> object:
+        """Read from disk: the search's keys are at the top level (Phase 2 ran when ``iterations_done`` is
+        there); a section of the wrong type reads as absent."""
+        if not _reading(info):
+            return data
+        d = dict(as_dict(data))
+        d["search"] = {k: d[k] for k in SEARCH_KEYS if k in d} if "iterations_done" in d else None
+        for k in ("initial", "best", "proofs"):
+            if not isinstance(d.get(k), dict):
+                d[k] = None
+        for k in ("phase1", "infrastructure_faults", "journal"):
+            d[k] = as_dict(d.get(k))
+        d["metrics"] = as_dict(d["metrics"]) if "metrics" in d else None
+        if "phase2_rejected_by_gate" in d and d["phase2_rejected_by_gate"] is None:
+            d["phase2_rejected_by_gate"] = {}
+        return d
+
+    @model_serializer(mode="wrap")
+    def _layout(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """summary.json's key order; the optional sections only when present, the search's keys flat."""
+        d: dict[str, Any] = handler(self)
+        out = {k: d[k] for k in ("design", "seed", "run_dir", "phase1", "rejected_by_gate", "wall_s", "cache_hits",
+                                 "infrastructure_faults", "llm", "tools", "reproduce", "status", "initial", "best",
+                                 "improvement", "evaluations", "moves")}
         if self.phase2_rejected_by_gate is not None:
-            out["phase2_rejected_by_gate"] = dict(self.phase2_rejected_by_gate)
-        out["pareto"] = [p.to_dict() for p in self.pareto]
+            out["phase2_rejected_by_gate"] = d["phase2_rejected_by_gate"]
+        out["pareto"] = d["pareto"]
         if self.search is not None:
-            out.update(self.search.to_dict())
+            out.update(d["search"])
         if self.interrupted_by is not None:
             out["interrupted_by"] = self.interrupted_by
         if self.proofs is not None:
-            out["proofs"] = self.proofs.to_dict()
-        out["journal"] = self.journal
+            out["proofs"] = d["proofs"]
+        out["journal"] = d["journal"]
         if self.metrics is not None:
-            out["metrics"] = self.metrics
+            out["metrics"] = d["metrics"]
         return out
-
-    @classmethod
-    def from_dict(cls, d: Any) -> RunSummary:
-        d = as_dict(d)
-        name = d.get("design")
-        return cls(
-            design=text(as_dict(name).get("name") if isinstance(name, dict) else name), seed=_int(d.get("seed")),
-            run_dir=text(d.get("run_dir")), status=text(d.get("status")), phase1=Phase1Stats.from_dict(d.get("phase1")),
-            rejected_by_gate=_counts(d.get("rejected_by_gate")), wall_s=num(d.get("wall_s")),
-            cache_hits=_int(d.get("cache_hits")), infrastructure_faults=as_dict(d.get("infrastructure_faults")),
-            llm=as_dict(d.get("llm")), tools=as_dict(d.get("tools")),
-            reproduce=[text(c) for c in as_list(d.get("reproduce"))] or
-            ([d["reproduce"]] if isinstance(d.get("reproduce"), str) else []),
-            initial=Point.from_dict(d["initial"]) if isinstance(d.get("initial"), dict) else None,
-            best=Point.from_dict(d["best"]) if isinstance(d.get("best"), dict) else None,
-            improvement=num(d.get("improvement")), evaluations=_int(d.get("evaluations")),
-            moves={str(k): as_dict(v) for k, v in as_dict(d.get("moves")).items()},
-            phase2_rejected_by_gate=_counts(d["phase2_rejected_by_gate"]) if "phase2_rejected_by_gate" in d else None,
-            pareto=[Point.from_dict(p) for p in as_list(d.get("pareto")) if isinstance(p, dict)],
-            search=Search.from_dict(d), interrupted_by=_opt_text(d.get("interrupted_by")),
-            journal=as_dict(d.get("journal")), metrics=as_dict(d["metrics"]) if "metrics" in d else None,
-            proofs=ProofStats.from_dict(d["proofs"]) if isinstance(d.get("proofs"), dict) else None,
-        )

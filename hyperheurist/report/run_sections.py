@@ -24,7 +24,7 @@ def merged(rd: RunData, which: str) -> dict[str, Any]:
     """The summary's initial/best point overlaid on the full PPA record in ``<which>/ppa.json``."""
     full = rd.initial_ppa if which == "initial" else rd.best_ppa
     point = rd.summary.initial if which == "initial" else rd.summary.best
-    return {**full, **{k: v for k, v in (point.to_dict() if point else {}).items() if v is not None}}
+    return {**full, **{k: v for k, v in (point.to_json() if point else {}).items() if v is not None}}
 
 
 def _funnel_stages(p1: Phase1Stats) -> list[tuple[str, float, str]]:
@@ -160,7 +160,7 @@ def _pareto_table(pareto: list[dict[str, Any]], ini: dict[str, Any], best: dict[
 
 
 def ppa_space(rd: RunData) -> str:
-    pareto = [p.to_dict() for p in rd.summary.pareto]
+    pareto = [p.to_json() for p in rd.summary.pareto]
     ini, best = merged(rd, "initial"), merged(rd, "best")
     figs = [f for a, b in scatter.PAIRS if (f := scatter.ppa_scatter(rd.evals, pareto, ini, best, a, b))]
     if not figs:

@@ -172,7 +172,7 @@ def load_run(path: Path) -> RunData:
     rd = RunData(path=path.resolve())
     p = rd.problems
     raw = _read_json_dict(path / "summary.json", p, required=True)
-    rd.summary, rd.has_summary = RunSummary.from_dict(raw), bool(raw)
+    rd.summary, rd.has_summary = RunSummary.read(raw), bool(raw)
     rd.manifest = _read_json_dict(path / "manifest.json", p, required=True)
     rd.resolved = _read_yaml_dict(path / "resolved.yaml", p)
     _read_journal(rd)

@@ -61,12 +61,12 @@ def _phase1(summaries: list[RunSummary]) -> dict[str, Any]:
 
 
 def _point(p: Point | None) -> dict[str, Any]:
-    return p.to_dict() if p is not None else {}
+    return p.to_json() if p is not None else {}
 
 
 def _row(benchmark: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     entries = sorted(entries, key=lambda e: (num(e.get("seed")) is None, num(e.get("seed")) or 0, text(e.get("seed"))))
-    summaries = [RunSummary.from_dict(e.get("summary")) for e in entries]
+    summaries = [RunSummary.read(e.get("summary")) for e in entries]
     initial = [_point(s.initial) for s in summaries]
     best = [_point(s.best) for s in summaries]
     refs = [as_dict(e.get("reference")) for e in entries]

@@ -35,7 +35,7 @@ def _entries_from_runs(results: Path) -> list[dict[str, Any]]:
         except (OSError, ValueError):
             continue
         if isinstance(summary, dict):
-            out.append({"benchmark": s.parent.parent.name, "seed": RunSummary.from_dict(summary).seed,
+            out.append({"benchmark": s.parent.parent.name, "seed": RunSummary.read(summary).seed,
                         "summary": summary, "reference": None, "run_dir": str(s.parent)})
     return out
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from ..jsonio import num
-from ..record.summary import RunSummary
+from ..record.summary import Point, RunSummary
 from .fmt import METRICS, change_pct, fcost, fnum, pct, seconds
 
 ROWS = ("cost", "area_um2", "delay_ns", "power_mw")
@@ -23,10 +21,15 @@ def _load_summary(run_dir: Path) -> tuple[RunSummary, str]:
         return RunSummary(), f"summary.json unreadable ({type(exc).__name__})"
     if not isinstance(data, dict):
         return RunSummary(), "summary.json is not a JSON object"
-    return RunSummary.from_dict(data), ""
+    return RunSummary.read(data), ""
 
 
-def _table(ini: dict[str, Any], best: dict[str, Any]) -> list[str]:
+def _row(p: Point | None) -> dict[str, float | None]:
+    """The table's rows of one design (none: the row shows '-')."""
+    return {"cost": p.cost, "area_um2": p.area_um2, "delay_ns": p.delay_ns, "power_mw": p.power_mw} if p else {}
+
+
+def _table(ini: dict[str, float | None], best: dict[str, float | None]) -> list[str]:
     head = f"  {'metric':<12}{'initial':>12}{'best':>12}{'change':>10}"
     lines = [head, "  " + "-" * (len(head) - 2)]
     for key in ROWS:
@@ -59,9 +62,9 @@ def _summary_text(run_dir: Path) -> str:
         lines.append(f"  no valid candidate: {fnum(p1.valid)} of {fnum(p1.candidates)} passed every gate; "
                      f"rejected by {rej}")
     else:
-        ini = s.initial.to_dict() if s.initial else {}
-        lines += _table(ini, s.best.to_dict())
-        c0, c1 = num(ini.get("cost")), s.best.cost
+        ini = _row(s.initial)
+        lines += _table(ini, _row(s.best))
+        c0, c1 = ini.get("cost"), s.best.cost
         if c0 and c1 is not None:
             gain = 100 * (1 - c1 / c0)
             lines.append(f"  improvement: {gain:.1f}% lower cost than the initial design" if round(gain, 1) > 0
