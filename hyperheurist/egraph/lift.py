@@ -2,7 +2,8 @@
 
 What is lifted: ``assign name = expr;`` (one assignment, no delay or strength; ``{a, b}`` targets
 too), ``wire [..] name = expr;`` declarations, ``always @*``/``always_comb`` blocks that are a single
-blocking ``name = expr;``, and the right-hand side of every nonblocking ``q <= expr;`` in an
+blocking ``name = expr;`` or ``if``/``case`` branches that all write one variable (a mux tree, see
+``branches``), and the right-hand side of every nonblocking ``q <= expr;`` in an
 edge-triggered block made only of ``if``/``case``/``begin``-``end`` and such assignments (the
 expression only: the conditions, enables and resets stay as written). A register's next value is
 sampled at the clock edge from values that nonblocking assignments have not yet changed, which is
@@ -23,6 +24,7 @@ from pyslang import ast
 
 from ..hdl.parse import K, Syntax, elaborate, nodes, parse
 from .bind import Binder, Bound, Unliftable
+from .branches import Branches, assigned
 from .ir import Term, TermError, node
 
 E = ast.ExpressionKind
@@ -137,7 +139,10 @@ def _combinational(s: Bound, sym: ast.ProceduralBlockSymbol, widths: dict[str, i
             return None  # a named block may declare variables
         s = s.body
     if s.kind != S.ExpressionStatement or s.expr.kind != E.Assignment or s.expr.isNonBlocking:
-        return None
+        one = assigned(s)  # branches (if/case) that all write one variable: a mux tree (egraph.branches)
+        if one is None or widths.get(one[0]) != one[1]:
+            return None
+        return _Found([one], Branches(s, *one), sym.syntax, sym.syntax, "always")
     syn = s.expr.syntax
     if syn is None or syn.kind != K.AssignmentExpression:
         return None  # compound assignments (+=) and the like
@@ -237,7 +242,7 @@ def lift_body(body: ast.InstanceBodySymbol, text: str) -> LiftedModule:
         if where is None or statement is None or f.targets is None:
             continue
         try:
-            rhs = binder.term(f.rhs)
+            rhs = f.rhs.term(binder.term) if isinstance(f.rhs, Branches) else binder.term(f.rhs)
         except (Unliftable, TermError):
             continue
         if rhs.width != sum(w for _, w in f.targets):

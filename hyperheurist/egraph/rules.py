@@ -84,6 +84,9 @@ def _factoring() -> list[Rule]:
         # serve this one too (a*(b+1) beside a*b is a*b + a); extraction keeps it only where that is cheaper
         Rule("distribute-mul-add", "factoring", "(Mul w a (Add w b c))", "(Add w (Mul w a b) (Mul w a c))"),
         Rule("distribute-mul-sub", "factoring", "(Mul w a (Sub w b c))", "(Sub w (Mul w a b) (Mul w a c))"),
+        # a product by a shifted operand is the shifted product (modulo 2**w), so x*(c << k) beside x*c
+        # is (x*c) << k: one multiplier
+        Rule("mul-shl", "factoring", "(Mul w a (Shl w n b s))", "(Shl w n (Mul w a b) s)"),
         Rule("factor-and-or", "factoring", "(Or w (And w a b) (And w a c))", "(And w a (Or w b c))"),
         Rule("factor-or-and", "factoring", "(And w (Or w a b) (Or w a c))", "(Or w a (And w b c))"),
         Rule("factor-and-xor", "factoring", "(Xor w (And w a b) (And w a c))", "(And w a (Xor w b c))"),

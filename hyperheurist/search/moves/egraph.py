@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from ...egraph import share
 from ...egraph.cost import area_cost
 from ...egraph.engine import dag_cost, optimise
-from ...egraph.ir import Term
+from ...egraph.ir import Term, subterms
 from ...egraph.lift import LiftedModule, lift_text
 from ...egraph.lower import replace_assignments
 from ..state import MoveContext
@@ -50,11 +50,18 @@ def module_sites(text: str, module: LiftedModule) -> list[list[Edit]]:
     if not res.cost_after < bound:
         return []
     changed = {n: t for n, t in res.terms.items() if roots.get(n) != t}
-    out = [edits(text, module, changed)]
+    out = [edits(text, module, reusing(changed, roots))]
     if len(changed) > 1:
-        out += [edits(text, module, {n: t}) for n, t in changed.items()
+        out += [edits(text, module, reusing({n: t}, roots)) for n, t in changed.items()
                 if dag_cost({**roots, n: t}, area_cost) < bound]
     return out
+
+
+def reusing(terms: Mapping[str, Term], roots: Mapping[str, Term]) -> dict[str, Term]:
+    """``terms`` and the unchanged roots whose whole value they read (``a*b - a`` beside ``p = a*b``):
+    lowered together, the shared node is one wire that both assignments read, not a second copy of it."""
+    inner = {x for t in terms.values() for x in subterms(t)}
+    return {**terms, **{n: t for n, t in roots.items() if n not in terms and t.args and t in inner}}
 
 
 def edits(text: str, module: LiftedModule, terms: Mapping[str, Term]) -> list[Edit]:
