@@ -15,9 +15,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import click
 from pydantic import JsonValue
@@ -30,11 +30,11 @@ from .journal import records_of
 from .jsonio import dumps, read_json
 from .record.entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
 from .record.enums import Validity
+from .record.summary import Point, RunSummary
 from .rundir import RunDir
 from .sandbox import enforce as enforce_sandbox
 from .tempdirs import owned_tempdir
 
-Record = dict[str, Any]  # a summary.json section or ppa.json (free-form JSON)
 Metrics = dict[str, JsonValue]  # PPAMetrics.to_dict() as the journal holds it
 METRIC_KEYS = ("area_um2", "cells", "delay_ns", "power_mw")
 REL_TOL = 1e-6
@@ -94,11 +94,11 @@ def valid_metrics(records: list[JournalRecord]) -> list[tuple[int, str, Metrics]
     return firsts + evals
 
 
-def _recorded_best(rd: RunDir, records: list[JournalRecord], summary: Record) -> list[tuple[str, Record]]:
+def _recorded_best(rd: RunDir, records: list[JournalRecord], best: Point) -> list[tuple[str, Mapping[str, object]]]:
     """Every place the best design's metrics are written down: (where, metrics)."""
-    key = summary["best"]["key"]
-    out = [("summary.json best", summary["best"]),
-           ("best/ppa.json", read_json(rd.path / "best" / "ppa.json")["metrics"])]
+    key = best.key
+    out: list[tuple[str, Mapping[str, object]]] = [
+        ("summary.json best", best.to_json()), ("best/ppa.json", read_json(rd.path / "best" / "ppa.json")["metrics"])]
     out += [(f"journal record {i}", dict(m)) for i, k, m in sorted(valid_metrics(records), key=lambda ikm: ikm[0])
             if k == key]
     return out
@@ -114,11 +114,12 @@ def check_best(rd: RunDir, design: DesignConfig, records: list[JournalRecord], w
     if not rd.summary.is_file():
         raise InputError(f"{rd.path}: no summary.json (the run never finished); resume it first: "
                          f"hh run --resume {rd.path}")
-    summary = read_json(rd.summary)
-    if not summary.get("best"):
+    best = RunSummary.read(read_json(rd.summary)).best
+    if best is None or not best.key:
         return []
+    if best.cost is None:
+        return [f"{rd.summary}: the best design has no cost recorded"]
     problems: list[str] = []
-    best = summary["best"]
     flow = load_flow(design.ppa.flow)
     valid = valid_metrics(records)
     baseline = next((r.evaluation.metrics for r in records
@@ -130,14 +131,14 @@ def check_best(rd: RunDir, design: DesignConfig, records: list[JournalRecord], w
             if not m:
                 continue
             c = scorer(PPAMetrics.from_dict(m))
-            if c < best["cost"] - 1e-9 * max(1.0, abs(best["cost"])):
-                problems.append(f"journal record {i} scores {c:.6g}, better than the recorded best {best['cost']:.6g}")
+            if c < best.cost - 1e-9 * max(1.0, abs(best.cost)):
+                problems.append(f"journal record {i} scores {c:.6g}, better than the recorded best {best.cost:.6g}")
                 break
-    cand = load_candidate(rd.path / "candidates" / best["digest"][:12])
-    recipe = Recipe.from_dict(best["recipe"])
-    again = estimate(cand, design, recipe, workdir / "ppa-best", power=best.get("power_fidelity") or design.ppa.power,
+    cand = load_candidate(rd.path / "candidates" / best.digest[:12])
+    recipe = Recipe.from_dict({**best.recipe})
+    again = estimate(cand, design, recipe, workdir / "ppa-best", power=best.power_fidelity or design.ppa.power,
                      cache=None).to_dict()
-    for where, rec in _recorded_best(rd, records, summary):
+    for where, rec in _recorded_best(rd, records, best):
         bad = [k for k in METRIC_KEYS if k in rec and not _close(rec[k], again[k])]
         if bad:
             k = bad[0]

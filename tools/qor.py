@@ -35,6 +35,7 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.jsonio import read_json, read_jsonl, write_json
 from hyperheurist.record.entries import EvalRecord, JournalRecord, Phase1Record, StepRecord, parse_record
+from hyperheurist.record.summary import RunSummary
 
 SUITE = REPO / "benchmarks" / "qor"
 SPLIT_FILE = SUITE / "split.txt"
@@ -203,11 +204,13 @@ def one_pair(pair: Path, out: Path, iterations: int | None, timeout_s: float,
     if run_dir is None:
         row.update(hh=None, error=err)
         return row
-    summary = read_json(run_dir / "summary.json")
-    best = summary["best"]
+    best = RunSummary.read(read_json(run_dir / "summary.json")).best
+    if best is None or best.cost is None:
+        row.update(hh=None, error=f"{run_dir}/summary.json records no best design")
+        return row
     # the run's baseline is its first valid candidate, slow.v at the default recipe: the same start
-    row["hh"] = _point(best, best["cost"])
-    row["hh"]["move"], row["hh"]["recipe"] = best.get("move"), best.get("recipe")
+    row["hh"] = _point(best.to_json(), best.cost)
+    row["hh"]["move"], row["hh"]["recipe"] = best.move, best.recipe
     row["run_dir"] = str(run_dir)
     row["reached"] = row["hh"]["cost"] <= row["hand"]["cost"] * (1 + REACH_TOL)
     row["distinct"] = distinct_rate(run_dir)

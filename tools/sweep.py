@@ -25,6 +25,7 @@ from hyperheurist.jsonio import read_json  # noqa: E402
 from hyperheurist.ppa.metrics import PPAMetrics  # noqa: E402
 from hyperheurist.record.entries import Phase1Record, parse_record  # noqa: E402
 from hyperheurist.record.enums import Validity  # noqa: E402
+from hyperheurist.record.summary import RunSummary  # noqa: E402
 
 
 def hh() -> list[str]:
@@ -135,9 +136,10 @@ def selection_vs_search(entries: list[dict]) -> list[dict]:
     rows = []
     for name in sorted({e["benchmark"] for e in entries}):
         es = [e for e in entries if e["benchmark"] == name and e.get("selection")]
-        base = [e["summary"]["initial"]["cost"] for e in es]
+        summaries = [RunSummary.read(e["summary"]) for e in es]
+        base = [s.initial.cost if s.initial and s.initial.cost is not None else float("nan") for s in summaries]
         sel = [e["selection"]["cost"] for e in es]
-        ann = [e["summary"]["best"]["cost"] for e in es]
+        ann = [s.best.cost if s.best and s.best.cost is not None else float("nan") for s in summaries]
         ref = next((e["reference"]["cost"] for e in es if e.get("reference")), None)
         rows.append({
             "benchmark": name, "seeds": len(es), "baseline": _mean_std(base), "selection": _mean_std(sel),
