@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from .netlist import Module, verilog_names
 
@@ -23,17 +23,33 @@ _STAGE = re.compile(r"^\s*(-?[\d.]+(?:e[-+]?\d+)?)\s+(-?[\d.]+(?:e[-+]?\d+)?)\s+
 MAX_STAGES = 200
 
 
-def parse_stages(path_report: str, tu_ns: float = 1.0) -> list[dict[str, Any]]:
+class Stage(TypedDict):
+    """One pin of the path (``details.critical_path_stages`` of a PPA record holds these, as JSON)."""
+
+    pin: str  # ``_118_/Q``, or a port
+    cell: str  # the cell type, ``in``/``out`` for a port
+    edge: str  # "rise" | "fall"
+    incr_ns: float
+    time_ns: float  # arrival
+    signal: NotRequired[str]  # the RTL signal ("" unknown; ``→ s[6]`` the next named one, with ``via``)
+    src: NotRequired[str]  # ``file:line``
+    via: NotRequired[bool]
+
+
+JsonObject = dict[str, object]  # a part of the netlist's Yosys JSON (``write_json``)
+
+
+def parse_stages(path_report: str, tu_ns: float = 1.0) -> list[Stage]:
     """The data-arrival part of ``report_checks``: one entry per pin with its delay increment and arrival."""
-    out: list[dict[str, Any]] = []
+    out: list[Stage] = []
     for line in path_report.splitlines():
         if "data arrival time" in line:
             break
         m = _STAGE.match(line)
         if m:
             incr, at, edge, pin, kind = m.groups()
-            out.append({"pin": pin, "cell": kind, "edge": "rise" if edge == "^" else "fall",
-                        "incr_ns": round(float(incr) * tu_ns, 6), "time_ns": round(float(at) * tu_ns, 6)})
+            out.append(Stage(pin=pin, cell=kind, edge="rise" if edge == "^" else "fall",
+                             incr_ns=round(float(incr) * tu_ns, 6), time_ns=round(float(at) * tu_ns, 6)))
     return out[:MAX_STAGES]
 
 
@@ -56,12 +72,12 @@ def short_src(src: str) -> str:
 class _View:
     """One module of the JSON netlist: instance names as Verilog has them, bit -> public name and src."""
 
-    def __init__(self, mod: Module, raw: dict[str, Any]) -> None:
+    def __init__(self, mod: Module, raw: JsonObject) -> None:
         self.mod = mod
         names = verilog_names(mod)
         self.by_vname = {names.get(c.name, c.name): c for c in mod.cells}
         self.cell_src = {n: str(as_attrs(c).get("src", "")) for n, c in as_items(raw.get("cells")).items()}
-        self.bit_name: dict[Any, tuple[str, str]] = {}
+        self.bit_name: dict[int, tuple[str, str]] = {}
         nets = as_items(raw.get("netnames"))
         self.net_src = {n: str(as_attrs(w).get("src", "")) for n, w in nets.items()}
         ports = set(mod.ports)
@@ -79,16 +95,16 @@ class _View:
         return text, self.net_src.get(text) or self.net_src.get(text.split("[")[0], "")
 
 
-def as_items(v: object) -> dict[str, Any]:
+def as_items(v: object) -> JsonObject:
     return v if isinstance(v, dict) else {}
 
 
-def as_attrs(v: object) -> dict[str, Any]:
+def as_attrs(v: object) -> JsonObject:
     return as_items(as_items(v).get("attributes"))
 
 
-def annotate(stages: list[dict[str, Any]], modules: dict[str, Module], raw_json: dict[str, Any],
-             top: str, outputs: dict[str, set[str]]) -> list[dict[str, Any]]:
+def annotate(stages: list[Stage], modules: dict[str, Module], raw_json: JsonObject,
+             top: str, outputs: dict[str, set[str]]) -> list[Stage]:
     """Give each stage its ``signal`` and ``src`` (``file:line``); the exact ones first, then, for ABC's
     unnamed nets, the next named signal along the path (``via`` marks those). ``outputs``: cell type ->
     its output pins (from the liberty); a stage at an input pin (a flop's D or clock) names the register."""
@@ -100,7 +116,7 @@ def annotate(stages: list[dict[str, Any]], modules: dict[str, Module], raw_json:
             views[name] = _View(modules[name], as_items(raw_mods.get(name)))
         return views.get(name)
 
-    out = [dict(s) for s in stages]
+    out = [s.copy() for s in stages]
     for s in out:
         s["signal"], s["src"] = "", ""
         top_view = view(top)
@@ -145,7 +161,7 @@ def annotate(stages: list[dict[str, Any]], modules: dict[str, Module], raw_json:
 
 
 def rtl_path(path_report: str, tu_ns: float, netlist_json: Path, modules: dict[str, Module], top: str,
-             outputs: dict[str, set[str]]) -> list[dict[str, Any]]:
+             outputs: dict[str, set[str]]) -> list[Stage]:
     """The annotated stages of the worst path; [] when the report has none."""
     stages = parse_stages(path_report, tu_ns)
     if not stages:
@@ -157,11 +173,12 @@ def rtl_path(path_report: str, tu_ns: float, netlist_json: Path, modules: dict[s
     return annotate(stages, modules, as_items(raw), top, outputs)
 
 
-def reannotate(stages: list[dict[str, Any]], netlist_json: Path, modules: dict[str, Module], top: str,
-               outputs: dict[str, set[str]]) -> list[dict[str, Any]]:
+def reannotate(stages: list[Stage], netlist_json: Path, modules: dict[str, Module], top: str,
+               outputs: dict[str, set[str]]) -> list[Stage]:
     """``stages`` of a path timed on an identical netlist (another RTL that mapped to it), named again from
     this design's own netlist JSON: the RTL names and lines are this design's, whichever design was timed first."""
-    bare = [{k: v for k, v in s.items() if k not in ("signal", "src", "via")} for s in stages]
+    bare = [Stage(pin=s["pin"], cell=s["cell"], edge=s["edge"], incr_ns=s["incr_ns"], time_ns=s["time_ns"])
+            for s in stages]
     try:
         raw = json.loads(netlist_json.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
@@ -169,7 +186,7 @@ def reannotate(stages: list[dict[str, Any]], netlist_json: Path, modules: dict[s
     return annotate(bare, modules, as_items(raw), top, outputs)
 
 
-def endpoint(stages: list[dict[str, Any]], last: bool) -> str:
+def endpoint(stages: list[Stage], last: bool) -> str:
     """``s[6] (acc.v:9)`` for the path's start (``last=False``) or end, "" when unknown."""
     named = [s for s in stages if s.get("signal") and not s.get("via")]
     if not named:
