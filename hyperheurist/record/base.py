@@ -45,15 +45,15 @@ class JsonRecord(BaseModel):
         return self.ORDER or tuple(type(self).model_fields)
 
     @model_serializer(mode="wrap")
-    def _ordered(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out: dict[str, Any] = handler(self)
+    def _ordered(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        out: dict[str, object] = handler(self)
         fields, given = type(self).model_fields, self.model_fields_set
         out = {k: v for k, v in out.items() if k not in fields or k in given}
         order = self._order if self._order is not None else self.key_order()
         first = {k: out[k] for k in order if k in out}
         return first | {k: v for k, v in out.items() if k not in first}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The record as the JSON object it is written as (enums are ``str``: ``json.dumps`` writes their value)."""
         return self.model_dump()
 

@@ -54,7 +54,7 @@ def _counts(d: object) -> dict[str, int]:
     return {str(k): n for k, v in as_dict(d).items() if (n := _int(v)) is not None}
 
 
-def _objects(x: object) -> list[dict[str, Any]]:
+def _objects(x: object) -> list[dict[str, object]]:
     return [e for e in as_list(x) if isinstance(e, dict)]
 
 
@@ -92,7 +92,7 @@ class SummaryPart(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The part as the JSON object summary.json holds (``json.dumps`` writes it)."""
         return self.model_dump()
 
@@ -291,9 +291,9 @@ class ProofStats(SummaryPart):
         return round(self.by_verdict["proven"] / n, 4) if n else None
 
     @model_serializer(mode="wrap")
-    def _with_counts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _with_counts(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         """The counts derived from ``accepted`` are written before it (read back, they are recomputed)."""
-        d: dict[str, Any] = handler(self)
+        d: dict[str, object] = handler(self)
         return {"accepted_rtl_changes": len(self.accepted), "by_verdict": self.by_verdict,
                 "proven_rate": self.proven_rate, "median_proof_s": self.median_proof_s,
                 "accepted": d["accepted"], "evidence": d["evidence"]}
@@ -443,9 +443,9 @@ class RunSummary(SummaryPart):
         return d
 
     @model_serializer(mode="wrap")
-    def _layout(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _layout(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         """summary.json's key order; the optional sections only when present, the search's keys flat."""
-        d: dict[str, Any] = handler(self)
+        d: dict[str, object] = handler(self)
         out = {k: d[k] for k in ("design", "seed", "run_dir", "phase1", "rejected_by_gate", "wall_s", "cache_hits",
                                  "infrastructure_faults", "llm", "tools", "reproduce", "status", "initial", "best",
                                  "improvement", "evaluations", "moves")}
@@ -453,7 +453,7 @@ class RunSummary(SummaryPart):
             out["phase2_rejected_by_gate"] = d["phase2_rejected_by_gate"]
         out["pareto"] = d["pareto"]
         if self.search is not None:
-            out.update(d["search"])
+            out.update(self.search.to_json())
         if self.interrupted_by is not None:
             out["interrupted_by"] = self.interrupted_by
         if self.proofs is not None:

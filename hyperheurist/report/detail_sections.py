@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
@@ -30,13 +30,13 @@ PPA_ROWS: tuple[tuple[str, str, Callable[[Any], str], bool], ...] = (
 )
 
 
-def _proof(d: dict[str, Any]) -> str:
+def _proof(d: Mapping[str, object]) -> str:
     """The verdict that admitted the design; anything short of a proof is marked."""
     kind = text(d.get("proof")) or "not checked"
     return kind if kind == "proven" else f"{kind} ⚠"
 
 
-def _evidence(rd: RunData, d: dict[str, Any]) -> str:
+def _evidence(rd: RunData, d: Mapping[str, object]) -> str:
     """Proven / bounded / simulated only against the reference (the chain of checks; see ``record.summary``)."""
     ps = rd.summary.proofs
     kind = ps.evidence_of(text(d.get("digest"))) if ps is not None and d else None
@@ -47,7 +47,7 @@ def _yes_no(v: object) -> str:
     return "yes" if v is True else "no" if v is False else MISSING
 
 
-def _path(d: dict[str, Any]) -> str:
+def _path(d: Mapping[str, object]) -> str:
     cp = as_dict(d.get("critical_path"))
     if cp.get("rtl_start") or cp.get("rtl_end"):  # signals and file:line (runs since the report gained them)
         return f"{text(cp.get('rtl_start')) or MISSING} → {text(cp.get('rtl_end')) or MISSING}"
@@ -156,7 +156,7 @@ def reproduce(rd: RunData) -> str:
     return section("Tools and reproduction", *parts, anchor="reproduce")
 
 
-def _llm_details(llm: dict[str, Any]) -> list[str]:
+def _llm_details(llm: Mapping[str, object]) -> list[str]:
     """The LLM's failed requests in the server's own words, and the model profile the run used."""
     out = []
     failures = [as_dict(f) for f in as_list(llm.get("failures"))]

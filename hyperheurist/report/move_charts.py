@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from html import escape
-from typing import Any
 
 from ..jsonio import as_dict, num
 from ..record.entries import StepRecord
@@ -57,7 +57,7 @@ def move_credit(steps: list[StepRecord], eval_cost: dict[str, float], width: int
     return p.render()
 
 
-def move_bars(moves: dict[str, Any], width: int = WIDE) -> str | None:
+def move_bars(moves: Mapping[str, object], width: int = WIDE) -> str | None:
     """Horizontal grouped bars per move: proposals, valid, accepted (moves never proposed are left out)."""
     names = sorted((n for n in moves if (num(as_dict(moves[n]).get("proposals")) or 0) > 0),
                    key=lambda n: (-(num(as_dict(moves[n]).get("proposals")) or 0), n))

@@ -8,8 +8,8 @@ named one its path reaches.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
 
 from ..jsonio import as_dict, as_list, num, text
 from .fmt import MISSING, with_unit
@@ -18,7 +18,7 @@ from .run_sections import merged
 from .rundata import RunData
 
 
-def _rows(stages: list[dict[str, Any]]) -> list[list[str]]:
+def _rows(stages: Sequence[Mapping[str, object]]) -> list[list[str]]:
     rows = []
     for s in stages:
         incr, at = num(s.get("incr_ns")), num(s.get("time_ns"))

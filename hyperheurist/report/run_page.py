@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from ..errors import HHError
 from ..jsonio import as_dict, as_list, num, text, write_text_atomic
@@ -16,7 +16,7 @@ from .page import card, kv_table, page, pre, section
 from .rundata import RunData, load_run, spec_excerpt
 
 
-def _ppa_cards(ini: dict[str, Any], best: dict[str, Any]) -> list[str]:
+def _ppa_cards(ini: Mapping[str, object], best: Mapping[str, object]) -> list[str]:
     red = reduction_pct(ini.get("cost"), best.get("cost"))
     lower = f"{pct(red, signed=False)} lower" if red is not None else "change " + MISSING
     out = [card("Cost (best)", fcost(best.get("cost")), f"initial {fcost(ini.get('cost'))}; {lower}",
@@ -75,7 +75,7 @@ def _verdict(rd: RunData) -> str:
     return f'<p class="verdict">{escape(msg)}</p>'
 
 
-def _ports(resolved: dict[str, Any]) -> str:
+def _ports(resolved: Mapping[str, object]) -> str:
     ports = [as_dict(p) for p in as_list(as_dict(resolved.get("interface")).get("ports"))]
     parts = []
     for p in ports:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
 
 from ..jsonio import num, text
 from ..record.entries import StepRecord
@@ -20,7 +20,7 @@ from .svg import colour
 MAX_ROWS = 50
 
 
-def merged(rd: RunData, which: str) -> dict[str, Any]:
+def merged(rd: RunData, which: str) -> dict[str, object]:
     """The summary's initial/best point overlaid on the full PPA record in ``<which>/ppa.json``."""
     full = rd.initial_ppa if which == "initial" else rd.best_ppa
     point = rd.summary.initial if which == "initial" else rd.summary.best
@@ -137,10 +137,10 @@ def annealing(rd: RunData) -> str:
     return section("Phase 2: annealing", *parts, anchor="anneal")
 
 
-def _pareto_table(pareto: list[dict[str, Any]], ini: dict[str, Any], best: dict[str, Any],
+def _pareto_table(pareto: Sequence[Mapping[str, object]], ini: Mapping[str, object], best: Mapping[str, object],
                   rd: RunData | None = None) -> str:
     rows = []
-    def by_cost(p: dict[str, Any]) -> float:
+    def by_cost(p: Mapping[str, object]) -> float:
         c = num(p.get("cost"))
         return c if c is not None else float("inf")
 

@@ -23,7 +23,7 @@ from ..record.summary import Phase1Entry, Phase1Stats, RunSummary, proof_kind
 MAX_TEXT_BYTES = 2_000_000  # RTL/COMMANDS beyond this are cut: the page must stay openable
 
 
-Json = dict[str, Any]
+Json = dict[str, object]  # a JSON or YAML file of the run as read (manifest, resolved.yaml, ppa.json): read defensively
 
 
 @dataclass
@@ -31,8 +31,8 @@ class RunData:
     path: Path
     summary: RunSummary = field(default_factory=RunSummary)
     has_summary: bool = False  # summary.json was read (the run finished, or found no valid candidate)
-    manifest: Json = field(default_factory=dict[str, Any])
-    resolved: Json = field(default_factory=dict[str, Any])
+    manifest: Json = field(default_factory=dict)
+    resolved: Json = field(default_factory=dict)
     records: list[JournalRecord] = field(default_factory=list)  # the journal, typed (``record.entries``)
     phase1: list[Phase1Record] = field(default_factory=list)  # the same records by type
     evals: list[EvalRecord] = field(default_factory=list)
@@ -43,8 +43,8 @@ class RunData:
     initial_rtl: str | None = None
     best_recipe: str | None = None
     initial_recipe: str | None = None
-    best_ppa: Json = field(default_factory=dict[str, Any])
-    initial_ppa: Json = field(default_factory=dict[str, Any])
+    best_ppa: Json = field(default_factory=dict)
+    initial_ppa: Json = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     status_note: str = ""  # why the run record is partial (interrupted, no valid candidate), shown first
 

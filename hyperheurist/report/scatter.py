@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..jsonio import as_dict, num
@@ -24,12 +25,12 @@ def front_2d(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-def _xy(d: dict[str, Any], a: str, b: str) -> tuple[float, float] | None:
+def _xy(d: Mapping[str, object], a: str, b: str) -> tuple[float, float] | None:
     x, y = num(d.get(a)), num(d.get(b))
     return None if x is None or y is None else (x, y)
 
 
-def ppa_scatter(evals: list[EvalRecord], pareto: list[dict[str, Any]], initial: dict[str, Any],
+def ppa_scatter(evals: list[EvalRecord], pareto: Sequence[Mapping[str, object]], initial: Mapping[str, object],
                 best: dict[str, Any], a: str, b: str, width: int = 362) -> str | None:
     """One projection; the staircase joins the Pareto designs that are non-dominated in these two axes."""
     cloud = [xy for e in evals if e.valid and (xy := _xy(as_dict(e.metrics), a, b))]

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import TypedDict
 
 from ..jsonio import num
 
 
-def mean_std(values: Iterable[object]) -> dict[str, float | int | None]:
-    """{mean, std, n}; std is the sample (n-1) deviation, None with fewer than two values."""
+class MeanStd(TypedDict):
+    mean: float | None
+    std: float | None  # the sample (n-1) deviation, None with fewer than two values
+    n: int  # the values that were numbers
+
+
+def mean_std(values: Iterable[object]) -> MeanStd:
+    """{mean, std, n} of the values that are numbers."""
     vs = [v for x in values if (v := num(x)) is not None]
     if not vs:
-        return {"mean": None, "std": None, "n": 0}
+        return MeanStd(mean=None, std=None, n=0)
     m = sum(vs) / len(vs)
     std = math.sqrt(sum((v - m) ** 2 for v in vs) / (len(vs) - 1)) if len(vs) > 1 else None
-    return {"mean": m, "std": std, "n": len(vs)}
+    return MeanStd(mean=m, std=std, n=len(vs))
 
 
 def geomean(values: Iterable[object]) -> float | None:

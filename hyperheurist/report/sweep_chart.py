@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..jsonio import as_dict, as_list, num, text
 from .fmt import fnum
 from .svg import Plot, colour, span
 
 
-def improvement_chart(rows: list[dict[str, Any]], width: int = 1100) -> str | None:
+def improvement_chart(rows: list[dict[str, object]], width: int = 1100) -> str | None:
     """Bars of mean improvement (%) with ±std whiskers; ``None`` when no benchmark has a value."""
     names = [text(r.get("benchmark")) for r in rows]
     means = [num(as_dict(r.get("improvement_pct")).get("mean")) for r in rows]

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from ..errors import InputError
 from ..jsonio import as_dict, as_list, num, text, write_json, write_text_atomic
 from ..record.summary import RunSummary
 from .fmt import fnum, mean_std, pct, seconds
 from .page import card, page, section, table
-from .sweep import aggregate, to_csv, to_markdown
+from .sweep import Entry, JsonObject, Sweep, aggregate, to_csv, to_markdown
 from .sweep_chart import improvement_chart
 
 
@@ -27,8 +27,8 @@ def is_sweep_dir(path: Path) -> bool:
     return (p / "sweep.json").is_file() or (p / "sweep.csv").is_file() or any(p.glob("runs/*/*/summary.json"))
 
 
-def _entries_from_runs(results: Path) -> list[dict[str, Any]]:
-    out = []
+def _entries_from_runs(results: Path) -> list[Entry]:
+    out: list[Entry] = []
     for s in sorted(results.glob("runs/*/*/summary.json")):
         try:
             summary = json.loads(s.read_text(encoding="utf-8"))
@@ -40,8 +40,9 @@ def _entries_from_runs(results: Path) -> list[dict[str, Any]]:
     return out
 
 
-def load_sweep(results: Path) -> tuple[dict[str, Any], list[str]]:
-    """(aggregate, problems) for a results folder; ``InputError`` when there is nothing to show."""
+def load_sweep(results: Path) -> tuple[Mapping[str, object], list[str]]:
+    """(aggregate, problems) for a results folder; ``InputError`` when there is nothing to show. The aggregate
+    is sweep.json as read (a ``Sweep`` written by another version, or hand-edited: read defensively)."""
     results = Path(results)
     if not results.is_dir():
         raise InputError(f"{results}: not a directory")
@@ -83,7 +84,7 @@ def _run_link(results: Path, run_dir: str) -> str:
     return f'<a href="{escape(rel)}">{escape(Path(run_dir).name)}</a>'
 
 
-def _bench_table(rows: list[dict[str, Any]]) -> str:
+def _bench_table(rows: list[JsonObject]) -> str:
     body = []
     for r in rows:
         ref = as_dict(r.get("reference"))
@@ -105,7 +106,7 @@ def _bench_table(rows: list[dict[str, Any]]) -> str:
     return table(head, body, [False] + [True] * (len(head) - 1), raw=True)
 
 
-def _ppa_table(rows: list[dict[str, Any]]) -> str:
+def _ppa_table(rows: list[JsonObject]) -> str:
     body = []
     for r in rows:
         base, ann, ref = as_dict(r.get("baseline")), as_dict(r.get("annealed")), as_dict(r.get("reference"))
@@ -119,7 +120,7 @@ def _ppa_table(rows: list[dict[str, Any]]) -> str:
     return "<h3>Area, delay and power (means over seeds)</h3>" + table(head, body, [False] + [True] * 9)
 
 
-def _runs_table(results: Path, rows: list[dict[str, Any]]) -> str:
+def _runs_table(results: Path, rows: list[JsonObject]) -> str:
     body = []
     for r in rows:
         for run in as_list(r.get("runs")):
@@ -135,7 +136,7 @@ def _runs_table(results: Path, rows: list[dict[str, Any]]) -> str:
                   [False, True, True, True, True, False], raw=True) + "</details>")
 
 
-def render_sweep_html(results: Path, agg: dict[str, Any], problems: list[str]) -> str:
+def render_sweep_html(results: Path, agg: Mapping[str, object], problems: list[str]) -> str:
     rows = [as_dict(r) for r in as_list(agg.get("benchmarks"))]
     g = as_dict(agg.get("geomean"))
     failed = [text(f) for f in as_list(agg.get("failed_runs"))]
@@ -177,7 +178,7 @@ def render_sweep(results_dir: Path) -> Path:
     return out
 
 
-def write_sweep(results_dir: Path, aggregated: dict[str, Any]) -> dict[str, Path]:
+def write_sweep(results_dir: Path, aggregated: Sweep) -> dict[str, Path]:
     """Write sweep.json, sweep.csv, sweep.md and sweep.html into ``results_dir``; return their paths."""
     d = Path(results_dir)
     d.mkdir(parents=True, exist_ok=True)
