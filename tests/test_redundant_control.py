@@ -1,6 +1,7 @@
 """redundant_control (issue 30): a register's reset, enable (hold) and clear are dropped only where the proof
 from reset shows no output sees them. Positive: a delay line with a valid chain whose data stages are reset,
 zeroed when not valid and loaded under their valid; the child drops all of it and is proven by the real engines.
+A skid register keeps, of its load conditions, the one enable that matters (the proof picks it).
 Negatives: a reset value an output sees right after reset, and a held value an output sees, are refuted (the
 proof treats a register without a reset as starting from any value), and the move does not offer them."""
 
@@ -60,6 +61,29 @@ SEEN_HOLD = """module t(input clk, input rst, input en, input [3:0] d, output [3
     if (rst) begin v <= 1'b0; r <= 4'd0; end
     else if (en) begin v <= 1'b1; r <= d; end
   assign y = v ? r : 4'd0;
+endmodule
+"""
+# a skid buffer: the skid register is cleared when consumed and loaded only when it catches a stalled beat
+SKID = """module t(input clk, input rst, input s_valid, output s_ready, input [3:0] s_data,
+         output m_valid, input m_ready, output [3:0] m_data);
+  reg [3:0] main_data, skid_data;
+  reg main_valid, skid_valid;
+  assign s_ready = !skid_valid;
+  assign m_valid = main_valid;
+  assign m_data = main_data;
+  always @(posedge clk)
+    if (rst) begin
+      main_valid <= 1'b0; skid_valid <= 1'b0; main_data <= 4'd0; skid_data <= 4'd0;
+    end else if (!main_valid || m_ready) begin
+      if (skid_valid) begin
+        main_valid <= 1'b1; main_data <= skid_data; skid_valid <= 1'b0; skid_data <= 4'd0;
+      end else if (s_valid) begin
+        main_valid <= 1'b1; main_data <= s_data;
+      end else
+        main_valid <= 1'b0;
+    end else if (s_valid && !skid_valid) begin
+      skid_valid <= 1'b1; skid_data <= s_data;
+    end
 endmodule
 """
 
@@ -137,3 +161,16 @@ def test_an_observed_hold_is_refuted_but_the_unseen_reset_goes(tmp_path: Path) -
 
 def test_the_move_is_in_the_default_rtl_moves() -> None:
     assert "redundant_control" in {m.name for m in rtl_moves()}
+
+
+@pytest.mark.tools
+@pytest.mark.slow
+def test_a_skid_register_keeps_one_enable_of_its_conditions_proven(tmp_path: Path) -> None:
+    kids = _children(SKID)
+    assert len(kids) == 1, kids
+    child = kids[0]
+    # the clear and the stall condition go: the skid register loads whenever it is empty
+    assert "if (!(skid_valid)) skid_data <= s_data;" in child and "skid_data <= 4'd0" not in child
+    assert "main_data <= 4'd0" in child  # m_data is a port shown after reset: its reset stays
+    v = _prove(tmp_path, SKID, child)
+    assert v.kind == "proven", v.summary()

@@ -14,13 +14,17 @@ shapes, so this move asks the proof: for every register of the top module (all i
   side ``e`` in every cycle where nothing else is assigned (``R <= e;`` first in its block, later loads
   override it), its constant loads (a clear) are dropped, a load of ``c ? x : K`` (or ``c ? K : x``) with a
   constant arm loads ``x``, and loads of ``e`` itself are dropped as redundant;
-- ``clear``: between the two: R loses its reset, its constant loads load ``e`` instead and ``c ? x : K`` loads
-  ``x``, but it still holds where it held (a register stalled under back-pressure keeps its value).
+- ``when:<s>``: when all of R's non-constant loads load one value ``v``: ``if (s) R <= v;`` alone, for each
+  signal ``s`` of the ``if`` conditions over those loads and its negation (a skid register, cleared when
+  consumed and loaded on a stall, becomes ``if (!(skid_valid)) skid <= in;``);
+- ``clear``: between ``reset`` and ``free``: R loses its reset, its constant loads load the value of the nearest
+  load before them (else ``e``) and ``c ? x : K`` loads ``x``, but it still holds where it held (a register
+  stalled under back-pressure keeps its value).
 
 Each variant is proven against the design as it stands (``rewrite.prove``, the equivalence check from the
 reset sequence): first every register freed at once, else greedily register by register (widest first,
-``free``, ``clear``, then ``reset``), keeping what is proven, within ``MAX_PROOFS`` proofs; the site offered is the
-largest proven set (remembered per design text). A register without a reset value starts from an arbitrary
+``free``, ``when:...``, ``clear``, then ``reset``), keeping what is proven, within ``MAX_PROOFS`` proofs;
+the site offered is the largest proven set (remembered per design text). A register without a reset value starts from an arbitrary
 value in the proof: ``write_aiger -zinit`` gives uninitialised flops a free first value (``formal.miter``), the
 shared first value of same-named registers (``formal.inits``) still covers every start of the child, and the
 4-state engine starts them at X, which is a difference wherever the parent's output is defined. So a reset
@@ -33,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass, field
-from typing import Literal
 
 from ...rewrite.prove import ProofTask, accepted, prove_rewrite
 from ...tempdirs import owned_tempdir
@@ -44,14 +47,15 @@ from .registers import Clocked, clocked_blocks
 from .rtl import line_span
 from .verilog import Edit, K, apply_edits, module_name, modules, node_text, parse, syntax_errors, walk
 
-MAX_PROOFS = 8  # proofs per design text (a few seconds each on small designs; widest registers are tried first)
+MAX_PROOFS = 12  # proofs per design text (a few seconds each on small designs; widest registers are tried first)
+MAX_ATOMS = 4  # condition signals tried as a register's only enable (each in both polarities)
 PROOF_CPU_S = 10.0  # CPU budget of one proof
 CACHE = 64  # design texts remembered
 ASSIGNS = (K.NonblockingAssignmentExpression, K.AssignmentExpression)
 LOOPS = (K.ForLoopStatement, K.LoopStatement, K.DoWhileStatement, K.ForeverStatement,
          K.ForeachLoopStatement)
 STATEMENTS = (K.ConditionalStatement, K.CaseStatement, K.ExpressionStatement, K.SequentialBlockStatement)
-Level = Literal["free", "clear", "reset"]
+Level = str  # "free", "when:<atom>", "clear" or "reset"
 
 _cache: dict[str, list[tuple[tuple[str, Level], ...]]] = {}
 
@@ -171,8 +175,58 @@ def _default(reg: Reg, text: str) -> str | None:
     return None
 
 
+def _value(s: Syntax, text: str) -> str | None:
+    """What a load statement loads, a constant arm of ``c ? x : K`` dropped (None: a constant)."""
+    rhs = unparen(s.expr.right)
+    if rhs.kind == K.ConditionalExpression and _const(rhs.left) != _const(rhs.right):
+        rhs = rhs.right if _const(rhs.left) else rhs.left
+    return None if _const(rhs) else node_text(rhs, text)
+
+
+def atoms(reg: Reg, text: str) -> list[str]:
+    """The signals (as written, negation stripped) of the ``if`` conditions over ``reg``'s non-constant loads,
+    when every one of them loads the same value: each is a candidate enable on its own (``when:<atom>``)."""
+    values = {_value(s, text) for s in reg.loads} - {None}
+    if len(values) != 1:
+        return []
+    out: list[str] = []
+    region = _loads_region(reg.cb)
+    for s in reg.loads:
+        if _value(s, text) is None:
+            continue
+        p = s.parent
+        while p is not None and _inside(p, region):  # up to the region itself (its condition counts)
+            if p.kind == K.ConditionalStatement:
+                stack = [p.predicate.conditions[0].expr]
+                while stack:
+                    e = unparen(stack.pop())
+                    if e.kind in (K.LogicalAndExpression, K.LogicalOrExpression):
+                        stack += [e.right, e.left]
+                    elif e.kind == K.UnaryLogicalNotExpression:
+                        stack.append(e.operand)
+                    else:
+                        a = node_text(e, text)
+                        if a is not None and a not in out:
+                            out.append(a)
+            same = (p.sourceRange.start.offset, p.sourceRange.end.offset) == (region.sourceRange.start.offset,
+                                                                               region.sourceRange.end.offset)
+            p = None if same else p.parent
+    return out[:MAX_ATOMS]
+
+
+def _when(reg: Reg, atom: str, text: str) -> str | None:
+    """``reg`` loading its one value whenever ``atom`` holds (``!`` prefix: whenever it does not)."""
+    values = {_value(s, text) for s in reg.loads} - {None}
+    if len(values) != 1:
+        return None
+    return (f"\n\n  // {reg.name}: no reset; loads whenever {atom}\n"
+            f"  always @({reg.cb.clock_event}) if ({atom}) {reg.name} <= {values.pop()};")
+
+
 def _own_block(reg: Reg, level: Level, text: str) -> str | None:
     """The clocked block of ``reg`` alone: a copy of its block's load branches with only its loads."""
+    if level.startswith("when:"):
+        return _when(reg, level[5:], text)
     region = _loads_region(reg.cb)
     sp = (region.sourceRange.start.offset, region.sourceRange.end.offset)
     mine = {s.sourceRange.start.offset for s in reg.loads}
@@ -189,6 +243,7 @@ def _own_block(reg: Reg, level: Level, text: str) -> str | None:
                    for a in walk(n)):
             edits.append(_null(n, text))
             gone.append((r.start.offset, r.end.offset))
+    last = e  # the value the nearest load before a clear loads (a clear then loads it instead)
     for n in walk(region):
         if n.kind != K.NonblockingAssignmentExpression:
             continue
@@ -198,11 +253,12 @@ def _own_block(reg: Reg, level: Level, text: str) -> str | None:
         if level == "reset":
             continue
         rhs = unparen(n.right)
+        last = _value(s, text) or last
         if level == "free" and (_const(rhs) or node_text(rhs, text) == e):
             edits.append(_null(s, text))
         elif _const(rhs):
             r = n.right.sourceRange
-            edits.append(Edit(r.start.offset, r.end.offset, f"({e})"))
+            edits.append(Edit(r.start.offset, r.end.offset, f"({last})"))
         elif rhs.kind == K.ConditionalExpression and _const(rhs.left) != _const(rhs.right):
             keep = rhs.right if _const(rhs.left) else rhs.left
             r = n.right.sourceRange
@@ -288,9 +344,10 @@ class RedundantControl(DesignFilesMove):
             found = everything
         else:
             for name, reg in regs.items():
-                levels: list[Level] = ["free", "clear", "reset"] if reg.resets else ["free", "clear"]
+                whens = [f"when:{w}" for a in atoms(reg, text) for w in (a, f"!({a})")]
+                levels: list[Level] = ["free", *whens, "clear", *(["reset"] if reg.resets else [])]
                 for level in levels:
-                    if level != "reset" and _default(reg, text) is None:
+                    if level in ("free", "clear") and _default(reg, text) is None:
                         continue
                     if holds((*found, (name, level))):
                         found = (*found, (name, level))
