@@ -23,12 +23,13 @@ shapes, so this move asks the proof: for every register of the top module (all i
 
 Each variant is proven against the design as it stands (``rewrite.prove``, the equivalence check from the
 reset sequence): first every register freed at once, else greedily register by register (widest first,
-``free``, ``when:...``, ``clear``, then ``reset``), keeping what is proven, within ``MAX_PROOFS`` proofs;
-the site offered is the largest proven set (remembered per design text). A register without a reset value starts from an arbitrary
-value in the proof: ``write_aiger -zinit`` gives uninitialised flops a free first value (``formal.miter``), the
-shared first value of same-named registers (``formal.inits``) still covers every start of the child, and the
-4-state engine starts them at X, which is a difference wherever the parent's output is defined. So a reset
-whose value reaches an output, or a hold whose value is observed, is refuted (tests/test_redundant_control.py).
+``free``, ``when:...``, ``clear``, then ``reset``), keeping what is proven, within ``MAX_PROOFS`` proofs; the
+site offered is the largest proven set (remembered per design text). A register without a reset value starts
+from an arbitrary value in the proof: ``write_aiger -zinit`` gives uninitialised flops a free first value
+(``formal.miter``), the shared first value of same-named registers (``formal.inits``) still covers every start
+of the child, and the 4-state engine starts them at X, which is a difference wherever the parent's output is
+defined. So a reset whose value reaches an output, or a hold whose value is observed, is refuted
+(tests/test_redundant_control.py).
 The evaluation proves the child against its parent again, as for any RTL change.
 """
 
