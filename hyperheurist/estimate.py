@@ -13,7 +13,7 @@ from .config import DesignConfig
 from .errors import ConfigError, ToolError
 from .ppa import techmap
 from .ppa.activity import Power
-from .ppa.cache import PPACache, cache_key
+from .ppa.cache import KeyExtra, NetlistSimKey, PPACache, WideKey, cache_key
 from .ppa.critical_path import endpoint, reannotate
 from .ppa.liberty import file_digest, read_liberty
 from .ppa.metrics import FIDELITIES, PPAMetrics
@@ -50,17 +50,17 @@ def key_for(cand: Candidate, design: DesignConfig, recipe: Recipe | None, power:
         lib_digest = liberty_digest(lib)
     except OSError as exc:
         raise ToolError(f"cannot read liberty {lib}: {exc.strerror}") from None
-    extra: dict[str, Any] = {"top": cand.top, "interface": design.interface.model_dump(mode="json")}
+    extra = KeyExtra(top=cand.top, interface=design.interface.model_dump(mode="json"))
     if power == "activity":
         extra["verification"] = design.verification.model_dump(mode="json")
     ns = design.verification.netlist_sim
     if ns.enabled:  # an entry answers the netlist_sim stage too: only one made with it, on the same bench
-        extra["netlist_sim"] = {"cycles": ns.cycles or design.verification.differential.cycles,
-                                "seed": design.verification.differential.seed, "cocotb": ns.cocotb == "always"}
+        extra["netlist_sim"] = NetlistSimKey(cycles=ns.cycles or design.verification.differential.cycles,
+                                             seed=design.verification.differential.seed, cocotb=ns.cocotb == "always")
     maps = map_files(recipe, read_liberty(lib)) if recipe is not None and not netlist else {}
     fallback = wide_screen(design, cand) if not netlist else NO_WIDE
     if fallback.div_bits is not None:  # the wide-operator fallback may change this RTL's script
-        extra["wide"] = {"bits": fallback.div_bits, "map": techmap.digest({WIDE_MAP: techmap.text(wide.FILE)})}
+        extra["wide"] = WideKey(bits=fallback.div_bits, map=techmap.digest({WIDE_MAP: techmap.text(wide.FILE)}))
     mul_bits = design.ppa.wide_multiplier_bits  # keyed when not the default: a product's key is the one it was
     if not netlist and mul_bits != type(design.ppa).model_fields["wide_multiplier_bits"].default \
             and wide.operators(t for _, t in cand.files)[1]:

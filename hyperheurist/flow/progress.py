@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+from ..search.annealer import Progress as Iteration
 
 
 class AnnealProgress:
@@ -21,12 +22,13 @@ class AnnealProgress:
             self.task = self.progress.add_task("anneal", total=total, info="")
             self.progress.start()
 
-    def update(self, info: dict[str, Any]) -> None:
+    def update(self, info: Iteration) -> None:
         if self.progress is None or self.task is None:
             return
-        text = (f"T={info.get('temperature', 0):.3g} best={info.get('best_cost', float('nan')):.4f} "
-                f"acc={info.get('acceptance_rate', 0):.0%}")
-        self.progress.update(self.task, completed=info.get("iteration", 0) + 1, info=text)
+        best = info["best_cost"]
+        text = (f"T={info['temperature']:.3g} best={best if best is not None else float('nan'):.4f} "
+                f"acc={info['acceptance_rate']:.0%}")
+        self.progress.update(self.task, completed=info["iteration"] + 1, info=text)
 
     def close(self) -> None:
         if self.progress is not None:

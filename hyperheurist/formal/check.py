@@ -27,7 +27,7 @@ import re
 import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from ..runner import ToolResult
 from ..stages.model import Invocation, Reply, Request, call
@@ -46,12 +46,38 @@ from .miter import (
     x_sources,
 )
 from .replay import replay, stimulus
-from .verdict import Kind, Verdict
+from .verdict import CexCycle, Kind, Verdict
 from .yosat import ENGINE as SAT_ENGINE
 from .yosat import sat
 
 ERROR = re.compile(r"^(?:(\S+:\d+): )?ERROR: (.*)$", re.MULTILINE)  # Yosys: "[file:line: ]ERROR: what"
 CEX_JSON = "counterexample.json"
+
+
+class CexRow(TypedDict):
+    """One cycle of the replayed stimulus, reset included (counterexample.json's ``cycles``)."""
+
+    cycle: int
+    phase: str  # "reset" | "run"
+    inputs: dict[str, str]  # port -> hex value (the clock left out)
+
+
+class Difference(TypedDict):
+    """The first output that differs in the Icarus replay."""
+
+    cycle: int
+    port: str
+    reference: str
+    candidate: str
+
+
+class CexFile(TypedDict):
+    """counterexample.json: the solver's trace as Icarus replayed it."""
+
+    engine: str
+    reset_cycles: int
+    cycles: list[CexRow]
+    difference: NotRequired[Difference]  # only when the replay reproduced it
 MITER_SCRIPT = "hh_miter.ys"
 Verdicts = Generator[Request, Reply, Verdict]
 
@@ -232,13 +258,12 @@ class Check:
         if rep.reproduced:
             frames = frames[: rep.cycle + 1]  # what follows the first difference is not needed to see it
         r, clock = spec.phase_cycles, spec.iface.clock
-        rows: list[dict[str, Any]] = [{"cycle": k, "phase": "reset" if k < r else "run",
-                                       "inputs": {p: hexv(v) for p, v in f.items() if p != clock}}
-                                      for k, f in enumerate(frames)]
-        doc: dict[str, Any] = {"engine": engine, "reset_cycles": r, "cycles": rows}
+        rows = [CexRow(cycle=k, phase="reset" if k < r else "run",
+                       inputs={p: hexv(v) for p, v in f.items() if p != clock}) for k, f in enumerate(frames)]
+        doc = CexFile(engine=engine, reset_cycles=r, cycles=rows)
         if rep.reproduced:
-            doc["difference"] = {"cycle": rep.cycle, "port": rep.port, "reference": rep.reference,
-                                 "candidate": rep.candidate}
+            doc["difference"] = Difference(cycle=rep.cycle, port=rep.port, reference=rep.reference,
+                                           candidate=rep.candidate)
         self.files[CEX_JSON] = json.dumps(doc, indent=1) + "\n"
         if not rep.reproduced:
             why = rep.error or "Icarus shows no difference on the solver's counterexample"
@@ -253,7 +278,7 @@ class Check:
                 hist = "; ".join(" ".join(f"{p}=0x{v}" for p, v in row["inputs"].items()) for row in run_rows)
                 v = self.verdict("refuted", engine, f"cycle {rep.cycle - r} after the {r}-cycle reset: {diff} "
                                  f"(inputs per cycle after reset, full list in {CEX_JSON}: {hist})", depth)
-        v.counterexample = [{"cycle": row["cycle"] - r, "inputs": row["inputs"]} for row in rows
+        v.counterexample = [CexCycle(cycle=row["cycle"] - r, inputs=row["inputs"]) for row in rows
                             if row["phase"] == "run"]
         v.files = {"counterexample": CEX_JSON, "replay": "replay/hh_replay_tb.v"}
         return v

@@ -14,11 +14,18 @@ treat it as a tool fault (retried on resume), never as a verdict on the design.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 Kind = Literal["proven", "bounded", "refuted", "inconclusive"]
 KINDS: tuple[str, ...] = ("proven", "bounded", "refuted", "inconclusive")
 POLICIES = {"proven": ("proven",), "proven_or_bounded": ("proven", "bounded")}
+
+
+class CexCycle(TypedDict):
+    """One cycle of a counterexample, counted from the end of reset: each input port's value in hex."""
+
+    cycle: int
+    inputs: dict[str, str]
 
 
 @dataclass
@@ -28,7 +35,7 @@ class Verdict:
     mode: str  # "combinational" | "sequential"
     reason: str = ""  # inconclusive: why; refuted: the difference; bounded: the depth reached
     depth: int | None = None  # cycles after reset searched (sequential)
-    counterexample: list[dict[str, Any]] = field(default_factory=list)  # {"cycle", "inputs": {port: hex}}
+    counterexample: list[CexCycle] = field(default_factory=list)
     wall_s: float = 0.0
     files: dict[str, str] = field(default_factory=dict)  # name -> path relative to the stage folder
     golden: str = "the reference"  # what the candidate was compared with (Phase 2: its parent)
@@ -37,8 +44,8 @@ class Verdict:
     def accepted(self, policy: str) -> bool:
         return self.kind in POLICIES[policy]
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"verdict": self.kind, "engine": self.engine, "mode": self.mode, "reason": self.reason,
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"verdict": self.kind, "engine": self.engine, "mode": self.mode, "reason": self.reason,
                "depth": self.depth}
         if self.counterexample:
             out["counterexample"] = self.counterexample

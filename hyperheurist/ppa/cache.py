@@ -11,22 +11,46 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from ..cachedir import default_cache_dir
 from ..jsonio import write_json
+from ..recipe import KnobValue
 from . import techmap
 from .metrics import PPAMetrics
 
 MODEL_VERSION = "ppa-1"  # bump when constraints or power models change, to invalidate old entries
 
 
-def cache_key(*, candidate: str, recipe: dict[str, Any], liberty_digest: str, tools: str, power: str,
-              clock_period_ns: float, activity: float, extra: dict[str, Any] | None = None,
+class NetlistSimKey(TypedDict):
+    cycles: int
+    seed: int
+    cocotb: bool
+
+
+class WideKey(TypedDict):
+    bits: int
+    map: str | None  # the digest of the wide-operator techmap
+
+
+class KeyExtra(TypedDict):
+    """What else an entry's metrics depend on besides the RTL, recipe, liberty, tools and constraints."""
+
+    top: str
+    interface: dict[str, object]  # ``Interface.model_dump(mode="json")``
+    verification: NotRequired[dict[str, object]]  # activity-based power simulates with the bench
+    netlist_sim: NotRequired[NetlistSimKey]  # the entry answers the netlist_sim stage too
+    wide: NotRequired[WideKey]  # the wide-operator fallback changed the script
+    wide_mul: NotRequired[int | None]  # ``ppa.wide_multiplier_bits`` when not the default
+
+
+def cache_key(*, candidate: str, recipe: Mapping[str, KnobValue], liberty_digest: str, tools: str, power: str,
+              clock_period_ns: float, activity: float, extra: KeyExtra | None = None,
               maps: dict[str, str] | None = None) -> str:
     """``maps``: the map files the script reads (path -> text); None: the recipe's techmap files."""
-    parts: dict[str, Any] = {"v": MODEL_VERSION, "candidate": candidate, "recipe": recipe, "liberty": liberty_digest,
+    parts: dict[str, object] = {"v": MODEL_VERSION, "candidate": candidate, "recipe": recipe, "liberty": liberty_digest,
                              "tools": tools, "power": power, "period": repr(float(clock_period_ns)),
                              "activity": repr(float(activity)), "extra": extra or {}}
     maps_digest = techmap.digest(techmap.files(recipe) if maps is None else maps)

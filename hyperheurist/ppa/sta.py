@@ -18,21 +18,48 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from ..config import DesignConfig
 from ..errors import ToolError
 from ..stages.context import StageContext
 from ..stages.model import Invocation, Plan, StageId, StageResult, call, failed
-from .critical_path import endpoint, rtl_path
+from .critical_path import Stage, endpoint, rtl_path
 from .liberty import Liberty
 from .synth import NETLIST_JSON, Synthesized
 
 OUTPUT_LOAD_FANOUT = 4.0
 _MARK = "HH_SECTION"
 _NOT_FOUND = re.compile(r"module (\S+) not found")
+
+
+class StaReport(TypedDict):
+    """What ``parse_report`` reads from OpenSTA's marked output (ns; power in W)."""
+
+    delay_ns: float
+    slack_ns: float
+    start: str  # the worst path's start and end pins
+    end: str
+    start_kind: str  # e.g. "input port clocked by hh_clk"
+    end_kind: str
+    path_group: str
+    internal_w: float
+    switching_w: float
+    leakage_w: float
+    path_report: str  # ``report_checks``' text (cut at 6000 characters)
+
+
+class StaDetails(TypedDict):
+    """The worst path beyond ``StaResult``'s figures: its ends' kinds, OpenSTA's report, and in RTL terms."""
+
+    start_kind: str
+    end_kind: str
+    path_report: str
+    stages: list[Stage]
+    rtl_start: str  # ``s[6] (acc.v:9)``, "" when unknown
+    rtl_end: str
 
 
 @dataclass
@@ -45,7 +72,7 @@ class StaResult:
     internal_w: float
     switching_w: float
     leakage_w: float
-    details: dict[str, Any] = field(default_factory=dict)
+    details: StaDetails
 
 
 UNMAPPED = re.compile(r"module \$_(DLATCH|SR|DLATCHSR|ALDFF)\w* not found")
@@ -143,7 +170,7 @@ def _pin_name(text: str) -> str:
     return text.split(" (")[0].strip()
 
 
-def parse_report(text: str, period_lib: float, tu_ns: float) -> dict[str, Any]:
+def parse_report(text: str, period_lib: float, tu_ns: float) -> StaReport:
     """Pull slack, start/end points and the power split out of the marked script output."""
     sec = _sections(text)
     if "end" not in sec:
@@ -165,15 +192,15 @@ def parse_report(text: str, period_lib: float, tu_ns: float) -> dict[str, Any]:
         raise ToolError("cannot read OpenSTA report_power output (no Total line)")
     internal, switching, leakage = (float(total.group(i)) for i in (1, 2, 3))
     delay = 0.0 if math.isinf(slack) else (period_lib - slack) * tu_ns
-    return {
-        "delay_ns": delay, "slack_ns": (period_lib * tu_ns) if math.isinf(slack) else slack * tu_ns,
-        "start": _pin_name(start.group(1)) if start else "", "end": _pin_name(end.group(1)) if end else "",
-        "start_kind": start.group(1).split(" (", 1)[-1].rstrip(")") if start else "",
-        "end_kind": end.group(1).split(" (", 1)[-1].rstrip(")") if end else "",
-        "path_group": group.group(1) if group else "",
-        "internal_w": internal, "switching_w": switching, "leakage_w": leakage,
-        "path_report": checks.strip()[:6000],
-    }
+    return StaReport(
+        delay_ns=delay, slack_ns=(period_lib * tu_ns) if math.isinf(slack) else slack * tu_ns,
+        start=_pin_name(start.group(1)) if start else "", end=_pin_name(end.group(1)) if end else "",
+        start_kind=start.group(1).split(" (", 1)[-1].rstrip(")") if start else "",
+        end_kind=end.group(1).split(" (", 1)[-1].rstrip(")") if end else "",
+        path_group=group.group(1) if group else "",
+        internal_w=internal, switching_w=switching, leakage_w=leakage,
+        path_report=checks.strip()[:6000],
+    )
 
 
 class StaStage:
@@ -215,13 +242,15 @@ class StaStage:
         outputs = {name: {p.name for p in cell.outputs()} for name, cell in lib.cells.items()}
         stages = rtl_path(d["path_report"], tu_ns, ctx.root / Path(netlist).with_name(NETLIST_JSON), syn.modules,
                           ctx.top, outputs)
-        rtl = {"stages": stages, "rtl_start": endpoint(stages, last=False), "rtl_end": endpoint(stages, last=True)}
+        details = StaDetails(start_kind=d["start_kind"], end_kind=d["end_kind"], path_report=d["path_report"],
+                             stages=stages, rtl_start=endpoint(stages, last=False), rtl_end=endpoint(stages, last=True))
         sta = StaResult(delay_ns=d["delay_ns"], slack_ns=d["slack_ns"], start=d["start"], end=d["end"],
                         path_group=d["path_group"], internal_w=d["internal_w"], switching_w=d["switching_w"],
                         leakage_w=d["leakage_w"],
-                        details={**{k: d[k] for k in ("start_kind", "end_kind", "path_report")}, **rtl})
+                        details=details)
         return StageResult(self.id, True, f"critical path {sta.delay_ns:.3f} ns, slack {sta.slack_ns:.3f} ns",
                            {"delay_ns": sta.delay_ns, "slack_ns": sta.slack_ns, "start": sta.start, "end": sta.end,
-                            "path_group": sta.path_group, "rtl_start": rtl["rtl_start"], "rtl_end": rtl["rtl_end"],
+                            "path_group": sta.path_group, "rtl_start": details["rtl_start"],
+                            "rtl_end": details["rtl_end"],
                             "vectorless_power_w": {"internal": sta.internal_w, "switching": sta.switching_w,
                                                    "leakage": sta.leakage_w}}, value=sta)

@@ -13,6 +13,7 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from ..config import Anneal
 from ..errors import NoValidCandidate
@@ -27,7 +28,17 @@ from .selection import AdaptiveSelector, reward
 from .state import Evaluation, Move, MoveContext, State, finishing
 from .tally import MoveStats
 
-Progress = dict[str, float | int | list[float | None] | None]  # what the progress display is told per iteration
+
+class Progress(TypedDict):
+    """What the progress display is told after each iteration."""
+
+    iteration: int  # from 0
+    iterations: int  # planned
+    best_cost: float | None
+    evaluations: int
+    temperature: float  # the hottest chain's (nan before calibration)
+    temperatures: list[float | None]  # per chain
+    acceptance_rate: float
 
 
 @dataclass
@@ -344,11 +355,11 @@ class Annealer:
         })
         if self.progress is not None:
             temps = [c.temperature.value for c in self.chains if c.temperature.value is not None]
-            self.progress({"iteration": self.state.iteration - 1, "iterations": self.config.iterations,
-                           "best_cost": self.state.best[1].cost, "evaluations": self.counters.evaluations,
-                           "temperature": max(temps) if temps else math.nan,
-                           "temperatures": [c.temperature.value for c in self.chains],
-                           "acceptance_rate": self.counters.accepted / max(1, self.counters.proposals)})
+            self.progress(Progress(iteration=self.state.iteration - 1, iterations=self.config.iterations,
+                                   best_cost=self.state.best[1].cost, evaluations=self.counters.evaluations,
+                                   temperature=max(temps) if temps else math.nan,
+                                   temperatures=[c.temperature.value for c in self.chains],
+                                   acceptance_rate=self.counters.accepted / max(1, self.counters.proposals)))
 
     def run(self) -> AnnealResult:
         while self.state.iteration < self.config.iterations:
