@@ -96,6 +96,8 @@ def test_a_case_block_is_lifted_to_the_mux_tree_it_means() -> None:
     "begin y = a; if (c) y = y + 3'd1; end",  # reads its own target
     "casez (s) 2'b1?: y = a; default: y = b; endcase",  # wildcard items
     "begin y = a; if (c) x = b; end",  # two targets
+    "unique case (s) 2'd0: y = a; default: y = b; endcase",  # synthesis may read it as parallel
+    "case (s) // synopsys parallel_case\n 2'd0: y = a; default: y = b; endcase",
 ])
 def test_blocks_that_are_no_single_function_are_not_lifted(body: str) -> None:
     text = f"""module t(input [1:0] s, input c, input [2:0] a, input [2:0] b, output reg [2:0] y, output reg [2:0] x);

@@ -1,7 +1,8 @@
 """A combinational block that writes one variable in branches, lifted to one term (a mux tree).
 
 ``always @*`` / ``always_comb`` bodies made only of unnamed ``begin``-``end``, ``if``/``else`` and plain
-``case`` (no ``casez``/``casex``/``inside``), and blocking ``v = expr;`` assignments to one whole variable
+``case`` (no ``casez``/``casex``/``inside``, no ``unique``/``priority``
+or ``parallel_case``/``full_case`` pragma), and blocking ``v = expr;`` assignments to one whole variable
 ``v``, are a function of the signals they read when every path assigns ``v``: a later assignment
 replaces an earlier one (``v = 0; case (s) ... endcase`` is a default then the cases), an ``if``
 without ``else`` or a ``case`` without ``default`` keeps the value ``v`` had before it, and a path that
@@ -14,6 +15,7 @@ however the branches are written.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,6 +27,7 @@ from .ir import Term, node, subterms
 S = ast.StatementKind
 E = ast.ExpressionKind
 MAX_ITEMS = 256  # case items of one block (each adds a mux and a compare)
+_PRAGMA = re.compile(r"parallel_case|full_case")
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ def _collect(s: Bound, names: set[tuple[str, int]], branches: list[int]) -> bool
     if k == S.List:
         return all(_collect(x, names, branches) for x in s.list)
     if k == S.Conditional:
-        if len(s.conditions) != 1 or s.conditions[0].pattern is not None:
+        if len(s.conditions) != 1 or s.conditions[0].pattern is not None or str(s.check).split(".")[-1] != "None_":
             return False
         branches[0] += 1
         return all(x is None or _collect(x, names, branches)
@@ -72,6 +75,8 @@ def _collect(s: Bound, names: set[tuple[str, int]], branches: list[int]) -> bool
     if k == S.Case:
         if str(s.condition).split(".")[-1] != "Normal" or len(s.items) > MAX_ITEMS:
             return False
+        if str(s.check).split(".")[-1] != "None_" or _PRAGMA.search(str(s.syntax)):
+            return False  # unique/priority or a parallel_case/full_case pragma: synthesis may read it otherwise
         branches[0] += 1
         stmts = [i.stmt for i in s.items] + ([s.defaultCase] if s.defaultCase is not None else [])
         return all(_collect(x, names, branches) for x in stmts)
