@@ -234,3 +234,30 @@ def test_an_icarus_compile_crash_with_no_error_reported_is_blamed(tmp_path: Path
              env={"HH_IVERILOG": str(wrapper(tmp_path, "iverilog", always=always))})
     assert res.returncode == code, res.stdout + res.stderr
     assert words in res.stdout + res.stderr, res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_hh_run_goes_on_past_candidates_that_crash_the_simulator(tmp_path: Path) -> None:
+    """Three seeds that crash vvp are invalid designs (their simulation gate failed) and the run has no
+    infrastructure fault. Before: each was a tool fault (summary.json: infrastructure_faults count 3), which in a
+    search counts towards stopping it as "repeated tool faults". (The wrapper stands in for the real crash: a
+    recursion deep enough to crash vvp stops Yosys' structure check first, at the tool timeout.)"""
+    import json
+
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for i in range(3):
+        (seeds / f"crash_{i}.v").write_text(POISON.replace("crashme_sum", f"crashme_sum{i}"))
+    shutil.copy(FLOW / "seeds" / "ok_1_naive.v", seeds / "zz_good.v")
+    res = hh(tmp_path, "run", str(FLOW / "design.yaml"), "--out", str(tmp_path / "runs"), "--quiet", "--no-report",
+             "--jobs", "1", "--set", f"generation.seeds={seeds}/*.v", "--set", "anneal.iterations=1",
+             "--set", "anneal.chains=1", env={"HH_VVP": str(wrapper(tmp_path, "vvp", always=False))})
+    assert res.returncode == 0, res.stdout + res.stderr
+    summary = json.loads((next((tmp_path / "runs").glob("*/*")) / "summary.json").read_text())
+    entries = {e["label"]: e for e in summary["phase1"]["entries"]}
+    assert entries["zz_good"]["verdict"] == "valid", entries
+    for i in range(3):
+        e = entries[f"crash_{i}"]
+        assert e["verdict"] == "invalid" and e["gate"] == "simulation", e
+        assert "crashed on this design only (the reference passes the same bench)" in e["message"], e
+    assert not (summary.get("infrastructure_faults") or {}).get("count"), summary.get("infrastructure_faults")

@@ -63,7 +63,7 @@ class CocotbOutcome:
     wall_s: float
     kind: str = "ok"  # "ok" | "failed" | "build" | "timeout" | "no_results"
     cases: tuple[dict[str, Any], ...] = ()  # each test of the results XML: name, result, time_s, message
-    crash: str | None = None  # a command that died on a signal (not a limit) when the outcome is not a pass
+    crash: str | None = None  # a command that died on a signal (not a limit) and left no verdict (no test results)
 
 
 def _crash(res: ToolResult) -> str | None:
@@ -322,5 +322,5 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
                              False, results, wall, "no_results", crash=_crash(res))
     if failures:
         return CocotbOutcome(False, tests, failures, _short(f"{failures}/{tests} cocotb tests failed; {first}"),
-                             False, results, wall, "failed", cases, crash=_crash(res))
+                             False, results, wall, "failed", cases)  # the results decide: a failure is a verdict
     return CocotbOutcome(True, tests, 0, f"{tests} cocotb tests passed", False, results, wall, "ok", cases)
