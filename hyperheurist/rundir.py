@@ -21,7 +21,7 @@ import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from . import __version__
 from .candidate import Candidate
@@ -36,21 +36,38 @@ _held_locks: dict[Path, int] = {}  # run directory -> locked descriptor
 SOURCE_COPY_LIMIT = 4_000_000  # bytes of candidate sources copied into a candidate folder before any gate
 
 
-def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "hyperheurist": __version__,
-        "git_revision": git_revision(),
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "design": design.name,
-        "design_yaml": str(design.source) if design.source else None,
-        "seed": seed,
-        "argv": [without_credentials(a) for a in (argv if argv is not None else sys.argv)],
-        "tools": tool_versions(),
-        "liberty": str(design.ppa.liberty_path),
-        "sandbox": describe_sandbox(design.limits.sandbox),
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-    }
+class Manifest(TypedDict):
+    """manifest.json (after its ``run_id``): what ran, where, with which tools, when."""
+
+    hyperheurist: str  # hh's version
+    git_revision: str | None
+    python: str
+    platform: str
+    design: str
+    design_yaml: str | None
+    seed: int
+    argv: list[str]  # credentials left out
+    tools: dict[str, dict[str, str]]  # name -> {path, version} or {error}
+    liberty: str
+    sandbox: dict[str, str]  # the mode and how it runs here
+    created: str  # UTC, ISO 8601
+
+
+def manifest(design: DesignConfig, seed: int, argv: list[str] | None = None) -> Manifest:
+    return Manifest(
+        hyperheurist=__version__,
+        git_revision=git_revision(),
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+        design=design.name,
+        design_yaml=str(design.source) if design.source else None,
+        seed=seed,
+        argv=[without_credentials(a) for a in (argv if argv is not None else sys.argv)],
+        tools=tool_versions(),
+        liberty=str(design.ppa.liberty_path),
+        sandbox=describe_sandbox(design.limits.sandbox),
+        created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
 
 
 @dataclass

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -31,7 +31,7 @@ from ..search.state import Evaluation, State
 from .session import Session
 
 if TYPE_CHECKING:
-    from ..llm.protocol import LLM
+    from ..llm.protocol import LLM, Usage
 
 Scored = tuple[State, Evaluation]
 
@@ -54,10 +54,10 @@ def design_point(st: State, ev: Evaluation, by_rtl: dict[str, Checked]) -> Point
                  power_fidelity=m.power_fidelity if m else None, proof=proof_kind(proof) if proof else None)
 
 
-def llm_usage(llm: LLM | None, note: str | None) -> dict[str, Any]:
+def llm_usage(llm: LLM | None, note: str | None) -> Usage:
     from ..llm.budget import Budget
 
-    out = dict(llm.usage()) if llm is not None else Budget(0, 0).usage()
+    out = llm.usage().copy() if llm is not None else Budget(0, 0).usage()
     if note:
         out["note"] = note
     return out
@@ -72,7 +72,7 @@ def reproduce(s: Session) -> list[str]:
     ]
 
 
-def base_summary(s: Session, entries: list[Phase1Entry], llm: dict[str, Any]) -> RunSummary:
+def base_summary(s: Session, entries: list[Phase1Entry], llm: Usage) -> RunSummary:
     """What every summary says, whether or not a candidate was valid."""
     p1 = Phase1Stats.of(entries)
     c = s.counters
@@ -83,7 +83,7 @@ def base_summary(s: Session, entries: list[Phase1Entry], llm: dict[str, Any]) ->
                       evaluations=c.evaluations)
 
 
-def no_valid_summary(s: Session, entries: list[Phase1Entry], llm: dict[str, Any]) -> RunSummary:
+def no_valid_summary(s: Session, entries: list[Phase1Entry], llm: Usage) -> RunSummary:
     summary = base_summary(s, entries, llm)
     summary.status = "no-valid-candidate"
     return summary
@@ -97,7 +97,7 @@ def best_of(starts: list[Scored], result: AnnealResult | None) -> Scored:
 
 
 def run_summary(s: Session, starts: list[Scored], entries: list[Phase1Entry], result: AnnealResult | None,
-                llm: dict[str, Any]) -> RunSummary:
+                llm: Usage) -> RunSummary:
     summary = base_summary(s, entries, llm)
     best_st, best_ev = best_of(starts, result)
     by_rtl = proofs_by_rtl(s.journal.prefix)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..config import Generation
 from .chat import Record
 from .errors import LLMUnavailable
+from .protocol import Usage
 
 PHASES = ("generate", "repair", "mutate", "critique")
 
@@ -86,12 +86,11 @@ class Budget:
             for a in rec.get("attempts") or [{}]:
                 self.charge(str(rec.get("phase", "generate")), int(a.get("tokens_in", 0)), int(a.get("tokens_out", 0)))
 
-    def usage(self) -> dict[str, Any]:
+    def usage(self) -> Usage:
         """requests, tokens (in/out), tokens_by_phase and requests_by_phase over every phase, cost when priced."""
-        out: dict[str, Any] = {"requests": self.requests, "tokens": self.tokens, "tokens_in": self.tokens_in,
-                     "tokens_out": self.tokens_out,
-                     "tokens_by_phase": {ph: self.per_phase.get(ph, {}).get("tokens", 0) for ph in PHASES},
-                     "requests_by_phase": {ph: self.per_phase.get(ph, {}).get("requests", 0) for ph in PHASES}}
+        out = Usage(requests=self.requests, tokens=self.tokens, tokens_in=self.tokens_in, tokens_out=self.tokens_out,
+                    tokens_by_phase={ph: self.per_phase.get(ph, {}).get("tokens", 0) for ph in PHASES},
+                    requests_by_phase={ph: self.per_phase.get(ph, {}).get("requests", 0) for ph in PHASES})
         if self.cost is not None:
             out["cost"] = round(self.cost, 6)
         return out

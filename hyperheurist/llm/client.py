@@ -29,7 +29,7 @@ from .errors import KeyRefused, LLMUnavailable, RequestFailed
 from .exchange import Exchange
 from .extract import THINK, Extracted, extract_verilog
 from .profile import PROFILE_FILE, Profile, ProfileKeeper
-from .protocol import Failure, Metrics, Usage
+from .protocol import Counts, Failure, Metrics, RequestFailure, Usage
 from .record import Recorder, public_url, request_key, scrub
 from .transport import Reply, Transport
 
@@ -93,7 +93,7 @@ class LLMClient:
                                           replay=profile_from is not None)
         self.profile.secrets = recorder.secrets
         self.exchange = Exchange(transport, self.profile, gen.retries, gen.extra_body) if transport else None
-        self.failures: list[dict[str, str]] = []  # the first few failed requests: phase, the server's words
+        self.failures: list[RequestFailure] = []  # the first few failed requests: phase, the server's words
         self.budget = Budget.from_config(design.generation)
         self.budget.restore(recorder.earlier)
         self.dead: str | None = None
@@ -102,8 +102,8 @@ class LLMClient:
         self.rules: RuleMemory | None = None
         self.say: Callable[[str], None] | None = None
         self.critique_enabled = design.generation.critique or _flag("HH_LLM_CRITIQUE")
-        self.counts = {"cache_hits": 0, "replayed": 0, "failed_requests": 0, "no_code": 0, "critique_rejected": 0,
-                       "replay_misses": 0, "duplicate_answers": 0}
+        self.counts = Counts(cache_hits=0, replayed=0, failed_requests=0, no_code=0, critique_rejected=0,
+                             replay_misses=0, duplicate_answers=0)
 
     @classmethod
     def create(cls, design: DesignConfig, run_dir: Path, *, base_url: str | None, api_key: str | None,
@@ -132,11 +132,14 @@ class LLMClient:
         return self.recorder.replaying
 
     def usage(self) -> Usage:
-        out = self.budget.usage()
-        out.update(self.counts)
+        out, c = self.budget.usage(), self.counts
+        out["cache_hits"], out["replayed"] = c["cache_hits"], c["replayed"]
+        out["failed_requests"], out["no_code"] = c["failed_requests"], c["no_code"]
+        out["critique_rejected"] = c["critique_rejected"]
+        out["replay_misses"], out["duplicate_answers"] = c["replay_misses"], c["duplicate_answers"]  # Counts' order
         mode = "replay" if self.replaying else ("live" if self.transport is not None else "records")
         out.update({"model": self.model, "endpoint": self.base_url, "mode": mode,
-                    "records": str(self.recorder.dir), "profile": scrub(self.profile.to_dict(), self.recorder.secrets)})
+                    "records": str(self.recorder.dir), "profile": scrub(self.profile.to_json(), self.recorder.secrets)})
         if self.failures:
             out["failures"] = list(self.failures)
         if self.dead:
@@ -153,7 +156,7 @@ class LLMClient:
         with self.lock:
             self.counts["failed_requests"] += 1
             if len(self.failures) < MAX_FAILURES_KEPT:
-                self.failures.append({"phase": phase, "error": error})
+                self.failures.append(RequestFailure(phase=phase, error=error))
 
     def _die(self, reason: str) -> None:
         with self.lock:

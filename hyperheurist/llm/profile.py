@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field
 
 from ..config import Generation
 from ..jsonio import read_json, write_json
@@ -58,9 +59,8 @@ def estimate_tokens(messages: list[ChatMessage], chars_per_token: float = CHARS_
     return int(chars / chars_per_token) + 4 * len(messages)
 
 
-@dataclass
-class Profile:
-    """The model profile: what requests to this endpoint and model look like."""
+class Profile(BaseModel):
+    """The model profile: what requests to this endpoint and model look like (``llm_profile.json``)."""
 
     endpoint: str | None
     model: str
@@ -75,23 +75,25 @@ class Profile:
     stream: bool = False
     stream_usage: bool = True  # ask a streamed reply for its token counts (stream_options.include_usage)
     probed: bool = False  # one request has been answered: what this profile says was checked
-    learned: list[dict[str, str]] = field(default_factory=list)  # {what changed, the server's words for it}
+    learned: list[dict[str, str]] = Field(default_factory=list)  # {what changed, the server's words for it}
 
     @classmethod
     def start(cls, gen: Generation, endpoint: str | None, model: str, stream: bool) -> Profile:
         o = gen.profile
-        return cls(endpoint, model, token_param=o.token_param or "max_tokens", temperature=o.temperature or "send",
-                   seed=o.seed or "send", reasoning_effort=o.reasoning_effort,
+        return cls(endpoint=endpoint, model=model, token_param=o.token_param or "max_tokens",
+                   temperature=o.temperature or "send", seed=o.seed or "send", reasoning_effort=o.reasoning_effort,
                    output_tokens=min(o.output_tokens or DEFAULT_OUTPUT_TOKENS, gen.max_output_tokens),
                    max_output_tokens=gen.max_output_tokens, context_length=o.context_length, stream=stream)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_json(self) -> dict[str, object]:
+        return self.model_dump()
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], fallback: Profile) -> Profile:
-        known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        return cls(**{**asdict(fallback), **known})
+    def read(cls, d: Mapping[str, object], fallback: Profile) -> Profile:
+        """The recorded profile over ``fallback`` (unknown keys left out); pydantic's ValidationError, a
+        ValueError, when a recorded value has the wrong type."""
+        known = {k: v for k, v in d.items() if k in cls.model_fields}
+        return cls.model_validate({**fallback.model_dump(), **known})
 
 
 class ProfileKeeper:
@@ -114,7 +116,7 @@ class ProfileKeeper:
             try:
                 rec = read_json(recorded)
                 if rec.get("model") == start.model and (replay or rec.get("endpoint") == start.endpoint):
-                    keeper.profile = Profile.from_dict(rec, start)
+                    keeper.profile = Profile.read(rec, start)
                     if recorded != path:
                         keeper.save()  # a replay keeps the profile it replays
             except (OSError, ValueError, TypeError):
@@ -232,11 +234,11 @@ class ProfileKeeper:
         from .record import scrub
 
         with self.lock:
-            data = scrub(self.to_dict(), self.secrets)
+            data = scrub(self.to_json(), self.secrets)
         try:
             write_json(self.path, data)
         except OSError:
             pass  # the profile is a convenience: a full disk surfaces through the records
 
-    def to_dict(self) -> dict[str, Any]:
-        return self.profile.to_dict()
+    def to_json(self) -> dict[str, object]:
+        return self.profile.to_json()

@@ -8,7 +8,7 @@ come from seed files only) and never probe for members.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, runtime_checkable
 
 if TYPE_CHECKING:
     from ..candidate import Candidate
@@ -16,7 +16,51 @@ if TYPE_CHECKING:
     from .rules import RuleMemory
 
 Metrics = dict[str, Any]  # a PPAMetrics in its JSON form (``to_dict()``): what the prompts show
-Usage = dict[str, Any]  # the usage record summary.json carries: free-form, partly in the server's words
+
+
+class RequestFailure(TypedDict):
+    phase: str  # generate, repair, critique, ...
+    error: str  # in the server's words
+
+
+class Counts(TypedDict):
+    """What happened to the run's requests besides being sent."""
+
+    cache_hits: int
+    replayed: int
+    failed_requests: int
+    no_code: int
+    critique_rejected: int
+    replay_misses: int
+    duplicate_answers: int
+
+
+class Usage(TypedDict, total=False):
+    """The usage record summary.json carries (``llm``): the budget's figures, the counts, where the
+    requests went and, when some failed, the first failures in the server's words and a note."""
+
+    requests: int
+    tokens: int
+    tokens_in: int
+    tokens_out: int
+    tokens_by_phase: dict[str, int]
+    requests_by_phase: dict[str, int]
+    cost: float  # when priced
+    cache_hits: int
+    replayed: int
+    failed_requests: int
+    no_code: int
+    critique_rejected: int
+    replay_misses: int
+    duplicate_answers: int
+    model: str | None
+    endpoint: str | None
+    mode: str  # live | replay | records
+    records: str  # the folder of the request records
+    profile: object  # ``Profile.to_json()``, secrets scrubbed
+    failures: list[RequestFailure]
+    note: str  # why the LLM was disabled, or how many requests failed
+    key_refused: bool
 
 
 class Failure(Protocol):

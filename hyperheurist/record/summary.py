@@ -11,7 +11,7 @@ included), so a run's summary.json is byte for byte what the dict writer wrote.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Self
 
 from pydantic import (
@@ -38,7 +38,7 @@ PROOF_KINDS = ("proven", "bounded", "refuted", "inconclusive", "not checked")
 # what a design's function rests on, against the reference, strongest first: an unbroken chain of proofs
 # from a Phase-1 design proven against the reference; a chain with a bounded link; simulation only
 EVIDENCE = ("proven", "bounded", "simulated only")
-JsonObject = dict[str, JsonValue]  # a free-form part of the summary (a recipe, the LLM usage, counters)
+JsonObject = dict[str, JsonValue]  # a free-form part of the summary (the search's counters, a history point)
 
 
 def _int(x: object) -> int | None:
@@ -64,6 +64,11 @@ def _knobs(x: object) -> dict[str, KnobValue]:
 
 def _numbers(x: object) -> dict[str, float | int]:
     return {str(k): v for k, v in as_dict(x).items() if num(v) is not None}
+
+
+def _tools(x: object) -> dict[str, dict[str, str]]:
+    return {str(k): {str(kk): vv for kk, vv in as_dict(v).items() if isinstance(vv, str)}
+            for k, v in as_dict(x).items()}
 
 
 def _reading(info: ValidationInfo) -> bool:
@@ -403,9 +408,10 @@ class RunSummary(SummaryPart):
     wall_s: Num = None
     cache_hits: Int = None
     infrastructure_faults: InfraFaults = Field(default_factory=InfraFaults)
-    llm: Object = Field(default_factory=dict)  # the client's usage record (free-form, from the server's words)
-    tools: Annotated[dict[str, JsonObject], lenient(lambda d: {str(k): as_dict(v) for k, v in as_dict(d).items()})] \
-        = Field(default_factory=dict)  # tool name -> {"version", "path"} or {"error"} (``versions.probe``)
+    # the client's usage record (``llm.protocol.Usage``; read back, whatever object summary.json holds)
+    llm: Annotated[Mapping[str, object], lenient(as_dict)] = Field(default_factory=dict)
+    tools: Annotated[dict[str, dict[str, str]], lenient(_tools)] \
+        = Field(default_factory=dict)  # tool name -> {"version", "path"} or {"error"} (``versions.tool_versions``)
     reproduce: Annotated[list[str], lenient(_reproduce)] = Field(default_factory=list)
     initial: Point | None = None
     best: Point | None = None
