@@ -6,7 +6,6 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,7 @@ class Candidate:
         return replace(self, params=tuple(sorted(params.items())), parent=self.digest, move=move,
                        origin="mutation", label="")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "digest": self.digest, "top": self.top, "params": dict(self.params), "parent": self.parent,
             "move": self.move, "origin": self.origin, "label": self.label,

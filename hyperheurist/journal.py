@@ -26,7 +26,6 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -41,7 +40,7 @@ from .search.state import Evaluation
 INFRA = FailedGate.INFRASTRUCTURE  # failed_gate of an evaluation a tool fault cut short
 
 
-def record_hash(rec: dict[str, Any]) -> str:
+def record_hash(rec: Mapping[str, object]) -> str:
     """The hash of one record: over its canonical JSON (sorted keys), so key order on disk does not enter it."""
     body = {k: v for k, v in rec.items() if k != "hash"}
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()

@@ -23,7 +23,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from . import safeio
 from .errors import ToolError
@@ -135,7 +134,7 @@ class ToolResult:
             raise ToolError(f"{self.describe()}; see {self.stdout_path}\n{self.tail(8)}")
         return self
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name, "argv": self.argv, "cwd": self.cwd, "returncode": self.returncode,
             "wall_s": round(self.wall_s, 4), "timed_out": self.timed_out,

@@ -6,7 +6,8 @@ its verdict with."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import JsonValue
 
 from ..stages.model import StageId, StageResult, failed, passed
 
@@ -32,7 +33,7 @@ class GateReport:
     def result(self, stage: StageId) -> StageResult | None:
         return next((r for r in self.results if r.stage == stage), None)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
         f = self.failed
         return {
             "passed": self.passed,

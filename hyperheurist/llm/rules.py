@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -138,7 +137,7 @@ class RuleMemory:
         ranked = [r.text for r in sorted(live, key=lambda r: (-r.count, r.text))]
         return ranked if limit is None else ranked[:limit]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"threshold": self.threshold, "initial": self.initial,
                 "rules": [r.to_dict() for r in self.rules.values()]}
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ..jsonio import as_dict, num
 from ..record.entries import EvalRecord
@@ -31,7 +30,7 @@ def _xy(d: Mapping[str, object], a: str, b: str) -> tuple[float, float] | None:
 
 
 def ppa_scatter(evals: list[EvalRecord], pareto: Sequence[Mapping[str, object]], initial: Mapping[str, object],
-                best: dict[str, Any], a: str, b: str, width: int = 362) -> str | None:
+                best: Mapping[str, object], a: str, b: str, width: int = 362) -> str | None:
     """One projection; the staircase joins the Pareto designs that are non-dominated in these two axes."""
     cloud = [xy for e in evals if e.valid and (xy := _xy(as_dict(e.metrics), a, b))]
     front = [xy for pt in pareto if (xy := _xy(as_dict(pt), a, b))]
