@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
 
 import click
 import yaml
@@ -32,7 +31,7 @@ from .tempdirs import owned_tempdir
 def recipe_from(flow_name: str, pairs: tuple[str, ...]) -> Recipe:
     """The flow preset's recipe with ``KEY=VALUE`` overrides (values parsed as YAML)."""
     recipe = load_flow(flow_name).recipe
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}  # knob -> a YAML value (Recipe.from_dict checks it)
     for pair in pairs:
         if "=" not in pair:
             raise ConfigError(f"--recipe {pair}: expected KEY=VALUE")

@@ -163,7 +163,7 @@ class Transport:
 class _Obj:
     """A JSON reply read by attribute, as ``_reply`` reads the SDK's objects (missing fields are None)."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, object]) -> None:
         self.__dict__.update(data)
 
     def __getattr__(self, name: str) -> Any:
