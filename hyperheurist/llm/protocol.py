@@ -23,8 +23,8 @@ class RequestFailure(TypedDict):
     error: str  # in the server's words
 
 
-class Counts(TypedDict):
-    """What happened to the run's requests besides being sent."""
+class Counts(TypedDict, total=False):
+    """What happened to the run's requests besides being sent (``LLMClient`` sets every key)."""
 
     cache_hits: int
     replayed: int
@@ -35,9 +35,10 @@ class Counts(TypedDict):
     duplicate_answers: int
 
 
-class Usage(TypedDict, total=False):
+class Usage(Counts, total=False):
     """The usage record summary.json carries (``llm``): the budget's figures, the counts, where the
-    requests went and, when some failed, the first failures in the server's words and a note."""
+    requests went and, when some failed, the first failures in the server's words and a note (keys in
+    this order: the budget's, then the counts, then the rest)."""
 
     requests: int
     tokens: int
@@ -46,13 +47,6 @@ class Usage(TypedDict, total=False):
     tokens_by_phase: dict[str, int]
     requests_by_phase: dict[str, int]
     cost: float  # when priced
-    cache_hits: int
-    replayed: int
-    failed_requests: int
-    no_code: int
-    critique_rejected: int
-    replay_misses: int
-    duplicate_answers: int
     model: str | None
     endpoint: str | None
     mode: str  # live | replay | records
