@@ -16,9 +16,9 @@ declared). Toggles per net come from the VCD. Then, per simulated cycle of ``ppa
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TypedDict
 
 from ..errors import ConfigError, ToolError
 from ..sim.difftb import TbPort, TbSpec, clocking, stimulus_files
@@ -34,6 +34,34 @@ TB_TOP, DUT = "hh_act_tb", "hh_dut"
 NOMINAL_SLEW_S = 0.1e-9
 
 
+class HotNet(TypedDict):
+    net: str
+    toggles: int  # rises and falls
+    switching_j: float
+
+
+class ActivityDetails(TypedDict):
+    """How activity-based power was measured (``ppa.power: activity``)."""
+
+    source: str
+    stimulus: str
+    cycles: int
+    nets_toggled: int
+    nets_seen: int
+    nets_in_netlist: int
+    toggles: int
+    toggles_per_net_cycle: float
+    hottest_nets: list[HotNet]  # the five with the most switching energy
+    vcd_bytes: int
+
+
+class VectorlessDetails(TypedDict):
+    """Vectorless power: OpenSTA's, with one input activity for every input."""
+
+    source: str
+    input_activity: float
+
+
 @dataclass(frozen=True)
 class Power:
     """The power stage's output (W)."""
@@ -41,7 +69,7 @@ class Power:
     internal_w: float
     switching_w: float
     leakage_w: float
-    details: dict[str, Any] = field(default_factory=dict)
+    details: ActivityDetails | VectorlessDetails
 
 
 def cell_models(lib: Liberty) -> Path:
@@ -125,7 +153,7 @@ def net_loads(flat: FlatNetlist, lib: Liberty) -> dict[int, float]:
 
 
 def energies(flat: FlatNetlist, lib: Liberty,
-             toggles: dict[int, list[int]]) -> tuple[float, float, list[dict[str, Any]]]:
+             toggles: dict[int, list[int]]) -> tuple[float, float, list[HotNet]]:
     """(switching J, internal J, the five nets with the most switching energy)."""
     loads = net_loads(flat, lib)
     v2 = lib.voltage ** 2
@@ -144,8 +172,7 @@ def energies(flat: FlatNetlist, lib: Liberty,
             rises, falls = toggles[net]
             internal += (rises * e_rise + falls * e_fall) * lib.energy_unit_j
     top = sorted(per_net.items(), key=lambda kv: -kv[1])[:5]
-    hot = [{"net": flat.net_names.get(n, str(n)), "toggles": sum(toggles[n]), "switching_j": e}
-           for n, e in top if e > 0]
+    hot = [HotNet(net=flat.net_names.get(n, str(n)), toggles=sum(toggles[n]), switching_j=e) for n, e in top if e > 0]
     return sum(per_net.values()), internal, hot
 
 
@@ -191,13 +218,13 @@ def activity_plan(ctx: StageContext, syn: Synthesized, lib: Liberty) -> Plan:
     seconds = vcfg.cycles * ctx.design.ppa.clock_period_ns * 1e-9
     leakage_w = sum(lib.cells[c].leakage for _, c, _ in flat.instances if c in lib.cells) * lib.leakage_unit_w
     total_toggles = sum(r + f for r, f in toggles.values())
-    details = {"source": "gate-level simulation (Icarus, zero delay) of the mapped netlist",
-               "stimulus": f"differential vectors: {vcfg.cycles} cycles, seed {vcfg.seed}", "cycles": vcfg.cycles,
-               "nets_toggled": sum(1 for r, f in toggles.values() if r + f), "nets_seen": len(toggles),
-               "nets_in_netlist": len({n for _, _, pins in flat.instances for n in pins.values()}),
-               "toggles": total_toggles,
-               "toggles_per_net_cycle": round(total_toggles / max(1, len(toggles)) / vcfg.cycles, 6),
-               "hottest_nets": hot, "vcd_bytes": len(vcd.encode("utf-8", "surrogateescape"))}
+    details = ActivityDetails(
+        source="gate-level simulation (Icarus, zero delay) of the mapped netlist",
+        stimulus=f"differential vectors: {vcfg.cycles} cycles, seed {vcfg.seed}", cycles=vcfg.cycles,
+        nets_toggled=sum(1 for r, f in toggles.values() if r + f), nets_seen=len(toggles),
+        nets_in_netlist=len({n for _, _, pins in flat.instances for n in pins.values()}),
+        toggles=total_toggles, toggles_per_net_cycle=round(total_toggles / max(1, len(toggles)) / vcfg.cycles, 6),
+        hottest_nets=hot, vcd_bytes=len(vcd.encode("utf-8", "surrogateescape")))
     return _result(Power(internal_j / seconds, switching_j / seconds, leakage_w, details), "activity")
 
 
@@ -222,5 +249,5 @@ class PowerStage:
         if ctx.power == "activity":
             return (yield from activity_plan(ctx, ctx.value(StageId.SYNTHESIS, Synthesized), ctx.liberty))
         sta = ctx.value(StageId.STA, StaResult)
-        details = {"source": "OpenSTA report_power", "input_activity": ctx.design.ppa.input_activity}
+        details = VectorlessDetails(source="OpenSTA report_power", input_activity=ctx.design.ppa.input_activity)
         return _result(Power(sta.internal_w, sta.switching_w, sta.leakage_w, details), "vectorless")
