@@ -69,8 +69,8 @@ CHECK_TESTS = {
 # The slowest modules (pytest --durations, 2 cores), longest first, are handed out before the rest: --dist loadscope
 # gives a worker a whole module, and a long one picked up last leaves the other worker idle meanwhile. `make test`
 # passes --no-loadscope-reorder so that xdist keeps this order (its own orders modules by their number of tests).
-SLOWEST_FIRST = ("test_repro", "test_repro_resume", "test_faults", "test_benchmarks", "test_flow", "test_bad_inputs",
-                 "test_wheel", "test_journal_tamper", "test_llm_endpoints_flow", "test_lcu_techmap",
+SLOWEST_FIRST = ("test_repro_jobs", "test_repro_resume", "test_faults", "test_repro", "test_benchmarks", "test_flow",
+                 "test_bad_inputs", "test_wheel", "test_journal_tamper", "test_llm_endpoints_flow", "test_lcu_techmap",
                  "test_actions_example", "test_report", "test_project", "test_containment", "test_audit",
                  "test_untrusted_rtl")
 
