@@ -56,13 +56,12 @@ def load_candidate(folder: Path) -> Candidate:
 def verified_records(rd: RunDir) -> list[JournalRecord]:
     """The journal's records, checked (chain, run id, resolved.yaml) and matched against summary.json."""
     records = records_of(rd.journal, rd.run_id, rd.resolved)
-    summary = read_json(rd.summary) if rd.summary.is_file() else {}
-    head = summary.get("journal") if isinstance(summary, dict) else None
-    if isinstance(head, dict):
-        n = head.get("records")
-        if not isinstance(n, int) or n != len(records) or records[n - 1].hash != head.get("head"):
+    head = RunSummary.read(read_json(rd.summary)).journal if rd.summary.is_file() else None
+    if head is not None:  # summary.json names the journal it was written with
+        n = head.records
+        if n is None or n != len(records) or records[n - 1].hash != head.head:
             raise InputError(f"{rd.journal}: {len(records)} records, but summary.json was written after record {n} "
-                             f"(hash {str(head.get('head'))[:12]}): records were deleted or added; "
+                             f"(hash {str(head.head)[:12]}): records were deleted or added; "
                              "cannot resume or audit from it")
     return records
 

@@ -66,3 +66,12 @@ def test_a_summary_built_in_code_is_checked_and_writes_only_its_sections() -> No
     assert out["infrastructure_faults"] == {"count": 0, "first": None}
     keys = list(out)
     assert keys[:4] == ["design", "seed", "run_dir", "phase1"] and keys[-1] == "journal"
+
+
+def test_the_journal_section_is_absent_only_when_summary_json_has_none() -> None:
+    """``hh audit`` and resume check the journal against summary.json's ``journal`` whenever it is an object
+    (an empty one included: it names no record, so the check refuses); absent or not an object: no check."""
+    assert RunSummary.read({}).journal is None and RunSummary.read({"journal": [3]}).journal is None
+    head = RunSummary.read({"journal": {}}).journal
+    assert head is not None and head.records is None
+    assert RunSummary().to_json()["journal"] == {}  # a summary written before the head is known

@@ -425,7 +425,7 @@ class RunSummary(SummaryPart):
     pareto: Points = Field(default_factory=list)
     search: Search | None = None
     interrupted_by: OptText = None
-    journal: JournalHead = Field(default_factory=JournalHead)
+    journal: JournalHead | None = None  # None: not yet known (written as {}) or, read back, not recorded
     metrics: LibreLaneMetrics | None = None  # None until written
     proofs: ProofStats | None = None  # None: no valid candidate
 
@@ -441,8 +441,9 @@ class RunSummary(SummaryPart):
         for k in ("initial", "best", "proofs"):
             if not isinstance(d.get(k), dict):
                 d[k] = None
-        for k in ("phase1", "infrastructure_faults", "journal"):
+        for k in ("phase1", "infrastructure_faults"):
             d[k] = as_dict(d.get(k))
+        d["journal"] = d["journal"] if isinstance(d.get("journal"), dict) else None
         d["metrics"] = as_dict(d["metrics"]) if "metrics" in d else None
         if "phase2_rejected_by_gate" in d and d["phase2_rejected_by_gate"] is None:
             d["phase2_rejected_by_gate"] = {}
@@ -464,7 +465,7 @@ class RunSummary(SummaryPart):
             out["interrupted_by"] = self.interrupted_by
         if self.proofs is not None:
             out["proofs"] = d["proofs"]
-        out["journal"] = d["journal"]
+        out["journal"] = d["journal"] if self.journal is not None else {}
         if self.metrics is not None:
             out["metrics"] = d["metrics"]
         return out
