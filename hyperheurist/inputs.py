@@ -24,8 +24,9 @@ def _inside(p: Path, root: Path) -> bool:
         return False
 
 
-def input_problem(given: Path, base: Path | None) -> str | None:
-    """Why ``given`` (absolute, not yet resolved) is not an acceptable input file, or None."""
+def input_problem(given: Path, base: Path | None, *, folder: bool = False) -> str | None:
+    """Why ``given`` (absolute, not yet resolved) is not an acceptable input file (with ``folder``: an input
+    folder, such as an include folder), or None."""
     try:
         target = given.resolve()
     except (OSError, RuntimeError) as exc:  # a link loop
@@ -43,6 +44,8 @@ def input_problem(given: Path, base: Path | None) -> str | None:
         st = target.stat()
     except OSError as exc:
         return f"{given}: {exc.strerror}"
-    if not stat.S_ISREG(st.st_mode):
+    if folder and not stat.S_ISDIR(st.st_mode):
+        return f"{given}: not a folder"
+    if not folder and not stat.S_ISREG(st.st_mode):
         return f"{given}: not a regular file"
     return None

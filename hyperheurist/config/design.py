@@ -78,10 +78,14 @@ class DesignConfig(Model):
             raise ValueError("expected a folder or a list of folders")
         out = []
         for e in entries:
-            p = Path(path_text(e)).expanduser()
-            p = (p if p.is_absolute() else base_of(info) / p).resolve()
+            given = Path(path_text(e)).expanduser()
+            given = given if given.is_absolute() else base_of(info) / given
+            p = given.resolve()
             if not p.is_dir():
                 raise ValueError(f"folder not found: {p}")
+            problem = input_problem(given, base_of(info), folder=True)  # the headers are read and sent on
+            if problem:
+                raise ValueError(problem)
             out.append(p)
         return out
 

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from ..inputs import input_problem
 from .model import Model, base_of
 from .paths import is_file, path_text
 
@@ -31,6 +32,28 @@ class Weights(Model):
         if self.area + self.delay + self.power <= 0:
             raise ValueError("at least one weight must be positive")
         return self
+
+
+class _Refused(str):
+    """Why ``ppa.liberty`` was refused, carried from the model's validator to the field's (which names it)."""
+
+
+def liberty_file(value: object, info: ValidationInfo) -> Path:
+    """The liberty a ``ppa.liberty`` names: a bundled name, or a file under the one input-path rule (no kernel
+    file, no link out of the design folder), checked before anything opens it."""
+    lib = path_text(value)
+    if lib in BUNDLED_LIBERTIES:
+        return Path(BUNDLED_LIBERTIES[lib])
+    given = Path(lib).expanduser()
+    if not given.is_absolute():
+        given = base_of(info) / given
+    p = given.resolve()
+    if not is_file(p):
+        raise ValueError(f"not a bundled name ({', '.join(BUNDLED_LIBERTIES)}) nor a file: {p}")
+    problem = input_problem(given, base_of(info))
+    if problem:
+        raise ValueError(problem)
+    return p
 
 
 class PPA(Model):
@@ -58,17 +81,18 @@ class PPA(Model):
         data = dict(data)
         if "liberty_path" in data:
             return data
-        lib = path_text(data.get("liberty", "osu018"))
-        if lib in BUNDLED_LIBERTIES:
-            data["liberty_path"] = Path(BUNDLED_LIBERTIES[lib])
-        else:
-            p = Path(lib).expanduser()
-            if not p.is_absolute():
-                p = (base_of(info) / p).resolve()
-            if not is_file(p):
-                raise ValueError(f"liberty: not a bundled name ({', '.join(BUNDLED_LIBERTIES)}) nor a file: {p}")
-            data["liberty_path"] = p
+        try:
+            data["liberty_path"] = liberty_file(data.get("liberty", "osu018"), info)
+        except ValueError as exc:  # named by the field's own validator: ppa.liberty
+            data["liberty"] = _Refused(str(exc))
         return data
+
+    @field_validator("liberty", mode="before")
+    @classmethod
+    def _liberty_field(cls, v: object) -> object:
+        if isinstance(v, _Refused):
+            raise ValueError(str(v))
+        return v
 
     @model_validator(mode="after")
     def _objective(self) -> PPA:
@@ -85,6 +109,9 @@ class PPA(Model):
         if not p.is_absolute():
             p = base_of(info) / p
         if is_file(p):
+            problem = input_problem(p, base_of(info))  # no kernel file, no link out of the design folder
+            if problem:
+                raise ValueError(problem)
             return str(p.resolve())
         bundled = ", ".join(sorted(f.stem for f in FLOWS_DIR.glob("*.yaml")))
         raise ValueError(f"flow preset not found: {v} (bundled: {bundled})")

@@ -147,10 +147,14 @@ def _file(base: Path, text: str, where: str) -> Path:
 
 
 def _dir(base: Path, text: str, where: str) -> Path:
-    p = Path(text).expanduser()
-    p = (p if p.is_absolute() else base / p).resolve()
+    given = Path(text).expanduser()
+    given = given if given.is_absolute() else base / given
+    p = given.resolve()
     if not p.is_dir():
         raise ConfigError(f"{where}: include folder not found: {p}")
+    problem = input_problem(given, base, folder=True)  # its headers are read into the candidate
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
     return p
 
 

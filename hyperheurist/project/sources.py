@@ -72,9 +72,13 @@ def _headers(files: list[tuple[Path, str]], include_dirs: list[Path], max_bytes:
                 continue
             if "/" in inc or "\\" in inc:
                 continue  # only names are looked up: a path is the safety gate's to judge, with its line
-            hit = next((d / inc for d in [path.parent, *include_dirs] if (d / inc).is_file()), None)
-            if hit is None:
+            folder = next((d for d in [path.parent, *include_dirs] if (d / inc).is_file()), None)
+            if folder is None:
                 continue  # the compile gate names it, with the line
+            hit = folder / inc
+            problem = input_problem(hit, folder)  # a header linked to a file outside its folder is not read
+            if problem:
+                raise InputError(problem)
             if hit.suffix.lower() in RTL_EXT:
                 raise InputError(f"{hit}: included file ends in {hit.suffix}: name headers .vh or .svh "
                                  f"(.v/.sv files are compiled on their own)")
