@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TypedDict
 
 from .. import safeio
 from ..errors import ToolError
@@ -52,6 +52,15 @@ SIM_IMAGE = "sim.vvp"
 COMMAND_FILE = ("cmds.f", "+timescale+{}/{}\n".format(*TIMESCALE))  # Icarus' command file: the default timescale
 
 
+class CocotbCase(TypedDict):
+    """One test of a cocotb results XML, as the gates' details and JUnit output carry it."""
+
+    name: str
+    result: str  # "passed" | "failed" | "skipped"
+    time_s: float  # the wall time cocotb measured, rounded to ms
+    message: str  # the failure's text ("" when it passed)
+
+
 @dataclass
 class CocotbOutcome:
     passed: bool
@@ -62,7 +71,7 @@ class CocotbOutcome:
     results_xml: Path | None
     wall_s: float
     kind: str = "ok"  # "ok" | "failed" | "build" | "timeout" | "no_results"
-    cases: tuple[dict[str, Any], ...] = ()  # each test of the results XML: name, result, time_s, message
+    cases: tuple[CocotbCase, ...] = ()  # each test of the results XML
     crash: str | None = None  # a command that died on a signal (not a limit) and left no verdict (no test results)
 
 
@@ -107,14 +116,14 @@ def parse_results(xml_path: Path) -> tuple[int, int, str]:
     return tests, failures, first
 
 
-def parse_cases(xml_path: Path) -> tuple[dict[str, Any], ...]:
+def parse_cases(xml_path: Path) -> tuple[CocotbCase, ...]:
     """Each test case of a cocotb results XML, in order: ``name``, ``result`` (passed, failed or skipped),
     ``time_s`` (simulated wall time cocotb measured) and the failure ``message`` ("" when it passed)."""
     try:
         root = ET.fromstring(safeio.read_bytes(xml_path))
     except (ET.ParseError, OSError) as exc:
         raise ToolError(f"cannot read cocotb results {xml_path}: {exc}") from None
-    out = []
+    out: list[CocotbCase] = []
     for case in root.iter("testcase"):
         bad = [c for c in case if c.tag in ("failure", "error")]
         skip = [c for c in case if c.tag == "skipped"]
@@ -308,8 +317,11 @@ def run_cocotb(*, sources: list[Path], toplevel: str, test_module: str, test_dir
     safeio.write_text(build_dir / "sim.log", log, errors="replace")  # hh's files there: never through a link
     wall = time.monotonic() - t0
     results = build_dir / "results.xml"
-    if not safeio.is_regular(results):  # a simulator that exits non-zero may still leave results: the XML decides
+    # a simulator that exits non-zero may still leave results: the XML decides, unless one of hh's limits stopped
+    # it (processes, disk, memory: named, whatever results the test wrote before the end-of-run disk check)
+    if not safeio.is_regular(results) or res.limited:
         msg = ("simulation stopped: output exceeded the limit" if res.output_limited
+               else res.describe() if res.limited
                else f"no results: {_first_line(log, ('error', 'syntax', 'exception'))}")
         return CocotbOutcome(False, 0, 0, _short(msg), False, None, wall, "no_results", crash=_crash(res))
     tests, failures, first = parse_results(results)
