@@ -17,6 +17,7 @@ import click
 
 from . import __version__
 from .errors import EXIT_INFRA, EXIT_INTERRUPTED, EXIT_USAGE, HHError
+from .secrets import without_credentials
 
 COMMANDS = {
     "run": ("hyperheurist.flow_cli", "run", "Run a design end to end: gates, then PPA annealing."),
@@ -94,20 +95,22 @@ def main(argv: list[str] | None = None) -> None:
         msg = " ".join(exc.format_message().split())
         ctx = exc.ctx if isinstance(exc, click.UsageError) else None  # only usage errors know their command
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        click.echo(f"hh: error: {msg}{hint}", err=True)
+        click.echo(without_credentials(f"hh: error: {msg}{hint}"), err=True)
         sys.exit(exc.exit_code if exc.exit_code else EXIT_USAGE)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("hh: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except HHError as exc:
-        click.echo(f"hh: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", err=True)
+        line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        click.echo(f"hh: error: {without_credentials(line)}", err=True)  # a URL's user:password@ never shown
         sys.exit(exc.exit_code)
     except OSError as exc:
         what = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
-        click.echo(f"hh: error: {what}: {exc.filename or ''}".rstrip(": "), err=True)
+        click.echo(without_credentials(f"hh: error: {what}: {exc.filename or ''}".rstrip(": ")), err=True)
         sys.exit(EXIT_INFRA)
     except Exception as exc:  # last resort: one line, the traceback goes to a file
-        click.echo(f"hh: internal error: {type(exc).__name__}: {exc} (traceback in {_crash_log()})", err=True)
+        line = f"hh: internal error: {type(exc).__name__}: {exc} (traceback in {_crash_log()})"
+        click.echo(without_credentials(line), err=True)
         sys.exit(EXIT_INFRA)
     sys.exit(rv if isinstance(rv, int) else 0)
 

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from ..secrets import without_credentials
 from .chat import Attempt, ChatMessage
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ def server_message(exc: APIStatusError) -> str:
             msg = exc.response.text
         except Exception:  # noqa: BLE001 - a streamed body that cannot be read again
             msg = None
-    return " ".join(str(msg or _short(exc)).split())[:2000]
+    return without_credentials(" ".join(str(msg or _short(exc)).split()))[:2000]  # a server may echo the URL
 
 
 def _param(exc: APIStatusError) -> str | None:
@@ -264,5 +265,5 @@ def _text(content: Any) -> str:
 
 
 def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    text = without_credentials(" ".join(str(exc).split()))  # an exception's text may name the URL it reached
     return text[:300] if text else type(exc).__name__
