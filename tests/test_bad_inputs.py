@@ -274,7 +274,7 @@ def test_hh_run_rejects_bad_seeds_and_continues(tmp_path: Path) -> None:
     d["spec"] = str(FLOW / "spec.md")
     d["verification"]["reference"] = str(FLOW / "reference.v")
     d["generation"]["seeds"] = str(seeds / "*.v")
-    d["anneal"] = {"iterations": 1, "chains": 1, "seed": 1}
+    d["anneal"] = {"iterations": 1, "chains": 1, "seed": 1, "polish": 0}  # Phase 1's verdicts are the point
     y = tmp_path / "d.yaml"
     y.write_text(yaml.safe_dump(d))
     res = hh("run", str(y), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", "--jobs", "2", timeout=300)
