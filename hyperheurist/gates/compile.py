@@ -16,7 +16,7 @@ import posixpath
 import re
 from collections.abc import Generator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TypedDict
 
 from ..errors import ToolError
 from ..sim.cocotb_run import COMMAND_FILE, icarus_flags
@@ -42,6 +42,13 @@ class CocotbImage:
 VERILATOR_ERR = re.compile(r"^%Error[^:]*: (.*)$", re.M)
 VERILATOR_WARN = re.compile(r"^%Warning-([A-Z0-9_]+): (.*)$", re.M)
 MAX_WARNINGS = 20
+
+
+class CompileDetails(TypedDict):
+    """The stage's details: Verilator's lint warnings (the first MAX_WARNINGS) and how many there were."""
+
+    warnings: list[str]
+    warning_count: int
 
 
 def iverilog(ctx: StageContext) -> Invocation:
@@ -149,7 +156,7 @@ class CompileStage:
         if err:
             return failed(self.id, err, tool="iverilog")
         err, warnings = verilator_verdict((yield from call(verilator(ctx))), ctx.tool_timeout)
-        details: dict[str, Any] = {"warnings": warnings[:MAX_WARNINGS], "warning_count": len(warnings)}
+        details: CompileDetails = {"warnings": warnings[:MAX_WARNINGS], "warning_count": len(warnings)}
         if err:
             return failed(self.id, err, tool="verilator", **details)
         note = f" ({len(warnings)} lint warning(s) waived)" if warnings else ""

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 from ..errors import EXIT_INFRA, EXIT_USAGE
 from ..jsonio import write_text_atomic
+from ..sim.cocotb_run import CocotbCase
 from ..stages.model import StageResult
 from .result import GateReport
 
@@ -39,21 +39,26 @@ def _text(root: ET.Element) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def cocotb_cases(r: StageResult) -> list[dict[str, Any]]:
-    """The cocotb tests a gate ran (``details.cocotb.cases``, from cocotb's results XML), in order."""
+def cocotb_cases(r: StageResult) -> list[CocotbCase]:
+    """The cocotb tests a gate ran (``details.cocotb.cases``, from cocotb's results XML), in order; a case
+    without a name is left out."""
     info = r.details.get("cocotb")
     cases = info.get("cases") if isinstance(info, dict) else None
-    return [c for c in cases if isinstance(c, dict) and c.get("name")] if isinstance(cases, list) else []
+    if not isinstance(cases, list):
+        return []
+    return [CocotbCase(name=str(c["name"]), result=str(c.get("result") or ""), time_s=float(c.get("time_s") or 0),
+                       message=str(c.get("message") or ""))
+            for c in cases if isinstance(c, dict) and c.get("name")]
 
 
-def _cocotb_case(ts: ET.Element, suite: str, gate: str, c: dict[str, Any]) -> None:
+def _cocotb_case(ts: ET.Element, suite: str, gate: str, c: CocotbCase) -> None:
     """One ``<testcase>`` per cocotb test, named as cocotb names it, under ``hh.cocotb.<suite>.<gate>``."""
     case = ET.SubElement(ts, "testcase", classname=xml_safe(f"hh.cocotb.{suite}.{gate}"),
-                         name=xml_safe(str(c["name"])), time=f"{float(c.get('time_s') or 0):.3f}")
-    msg = xml_safe(str(c.get("message") or ""))
-    if c.get("result") == "failed":
+                         name=xml_safe(c["name"]), time=f"{c['time_s']:.3f}")
+    msg = xml_safe(c["message"])
+    if c["result"] == "failed":
         ET.SubElement(case, "failure", message=msg or "failed", type="cocotb-test").text = msg
-    elif c.get("result") == "skipped":
+    elif c["result"] == "skipped":
         ET.SubElement(case, "skipped", message=msg)
 
 
@@ -61,8 +66,8 @@ def junit_xml(report: GateReport, suite: str) -> str:
     """One case per gate, then one per cocotb test a gate ran (so CI lists each test by name)."""
     tests = [(r, c) for r in report.results for c in cocotb_cases(r)]
     failures = sum(1 for r in report.results if not r.passed and not r.skipped) + \
-        sum(1 for _, c in tests if c.get("result") == "failed")
-    skips = sum(1 for r in report.results if r.skipped) + sum(1 for _, c in tests if c.get("result") == "skipped")
+        sum(1 for _, c in tests if c["result"] == "failed")
+    skips = sum(1 for r in report.results if r.skipped) + sum(1 for _, c in tests if c["result"] == "skipped")
     root, ts = _suite(suite, len(report.results) + len(tests), failures, skips, 0,
                       sum(r.wall_s for r in report.results))
     for r in report.results:

@@ -19,7 +19,7 @@ import hashlib
 import posixpath
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from ..errors import ToolError
 from ..hdl.rename import declared_names, prefix_names
@@ -37,6 +37,37 @@ from .tooling import strip_paths
 
 RTL = "hh_rtl.v"  # the design's canonical text with its modules renamed (the golden side)
 BENCH = "hh_diff_tb.v"
+
+
+class NetlistMismatch(TypedDict):
+    """The first output the netlist and its RTL disagree on: its cycle, port, both values, the inputs then."""
+
+    cycle: int
+    port: str
+    rtl: str
+    netlist: str
+    inputs: str
+
+
+class NetlistCocotb(TypedDict):
+    """The design's cocotb tests run on the netlist: counts and how the run ended (``CocotbOutcome.kind``)."""
+
+    tests: int
+    failures: int
+    kind: str
+
+
+class NetlistInfo(TypedDict):
+    """The stage's details: the bench's cycles and seed, the netlist and its cell models, and the cocotb run
+    (or why it was not run)."""
+
+    cycles: int
+    seed: int
+    netlist: str
+    models: list[str]
+    cocotb: NotRequired[NetlistCocotb | str]
+
+
 HINT = ("the netlist Yosys builds does not behave as the RTL simulates (a comparison with x/z, an incomplete "
         "sensitivity list, a delay or a synthesis pragma?)")
 
@@ -87,11 +118,11 @@ def _netlist(ctx: StageContext, spec: TbSpec) -> tuple[str, list[Path], dict[str
     raise ToolError(f"netlist_sim: the synthesis stage left no netlist ({type(value).__name__})")
 
 
-def _mismatch(out: str, token: str, seed: int) -> tuple[str, dict[str, Any]] | None:
+def _mismatch(out: str, token: str, seed: int) -> tuple[str, NetlistMismatch] | None:
     for m in MISMATCH.finditer(out):
         if m.group(1) == token:
-            mism = {"cycle": int(m.group(2)), "port": m.group(3), "rtl": m.group(4), "netlist": m.group(5),
-                    "inputs": m.group(6).strip()}
+            mism: NetlistMismatch = {"cycle": int(m.group(2)), "port": m.group(3), "rtl": m.group(4),
+                                     "netlist": m.group(5), "inputs": m.group(6).strip()}
             msg = (f"netlist simulation: cycle {mism['cycle']}: output `{mism['port']}` is {mism['rtl']} in the RTL, "
                    f"{mism['netlist']} in the synthesized netlist (inputs {mism['inputs']}; seed {seed}): {HINT}")
             return msg, mism
@@ -120,7 +151,7 @@ def _known_good_run(ctx: StageContext, spec: TbSpec, models: list[Path], readabl
 
 
 def _cocotb_on_netlist(ctx: StageContext, sources: tuple[str, ...], dut: str,
-                       info: dict[str, Any]) -> Generator[Request, Reply, str | None]:
+                       info: NetlistInfo) -> Generator[Request, Reply, str | None]:
     """The design's cocotb tests on the netlist (``sources``: it, its models' copies, the port wrapper);
     None when they pass, else the verdict's message."""
     v = ctx.design.verification
@@ -201,8 +232,8 @@ class NetlistSimStage:
         if sim.timed_out or sim.output_limited:
             raise ToolError(f"netlist_sim: the netlist simulation was stopped ({sim.describe()}; "
                             f"verification.timeout_s {ctx.sim_timeout:g} s)")
-        info: dict[str, Any] = {"cycles": spec.cycles, "seed": spec.seed, "netlist": ctx.rel(netlist),
-                                "models": [m.name for m in models]}
+        info: NetlistInfo = {"cycles": spec.cycles, "seed": spec.seed, "netlist": ctx.rel(netlist),
+                             "models": [m.name for m in models]}
         bad = _mismatch(sim.stdout, spec.token, spec.seed)
         if bad is not None:
             return failed(self.id, bad[0], **info, mismatch=bad[1])

@@ -13,23 +13,62 @@ import posixpath
 import re
 from collections.abc import Callable, Generator
 from dataclasses import replace
-from typing import Any
+from typing import NotRequired, TypedDict, final
 
 from ..runner import ToolResult
-from ..sim.cocotb_run import icarus_flags
+from ..sim.cocotb_run import CocotbCase, icarus_flags
 from ..sim.difftb import TbPort, TbSpec, clocking, differential_tb, stimulus_files
 from ..stages.context import CANONICAL, GOLDEN, StageContext, checked_params
 from ..stages.crash import FOLDER as CRASH_FOLDER
 from ..stages.crash import KnownGood, blame_by, canary_sim, crashed, judged
 from ..stages.golden import golden_files
-from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, call, cocotb, failed, passed, short
+from ..stages.model import CocotbRun, Invocation, Plan, Reply, Request, StageId, StageResult, call, cocotb, short
 from ..stages.vetted import Vetted
 from .compile import CocotbImage
 from .tooling import strip_paths
 
 MISMATCH = re.compile(r"HH_MISMATCH_(\w+) cycle=(\d+) port=(\w+) expected=(\S+) got=(\S+) inputs: ?(.*)")
 UNREADABLE = re.compile(r"\$readmem[hb]: Unable to open")  # Icarus' words for a data file not beside the bench
-Check = Generator[Request, Reply, tuple[str | None, dict[str, Any]]]
+
+
+@final
+class Mismatch(TypedDict):
+    """The first output the differential test saw differ: its cycle, port, both values, the inputs then."""
+
+    cycle: int
+    port: str
+    expected: str
+    got: str
+    inputs: str
+
+
+@final
+class DiffInfo(TypedDict):
+    """The differential check's details: its cycles and seed, and its mismatch when it failed on one."""
+
+    cycles: int
+    seed: int
+    mismatch: NotRequired[Mismatch]
+
+
+@final
+class TestbenchInfo(TypedDict):
+    """The testbench check records nothing beyond its verdict."""
+
+
+@final
+class CocotbInfo(TypedDict):
+    """The cocotb check's details: counts, simulator, whether it timed out, and each test by name."""
+
+    tests: int
+    failures: int
+    simulator: str
+    timed_out: bool
+    cases: list[CocotbCase]
+
+
+CheckInfo = DiffInfo | TestbenchInfo | CocotbInfo
+Check = Generator[Request, Reply, tuple[str | None, CheckInfo]]
 
 
 # (files relative to the bench's folder, sources relative to it, extra iverilog flags) of a bench around a design:
@@ -111,16 +150,17 @@ def differential(ctx: StageContext) -> Check:
         return local, ["hh_diff_tb.v", *dut, *gsrc], ["-s", "hh_diff_tb", "-Igolden"]
 
     err, out = yield from _compile_and_run(ctx, "differential", bench)
-    info: dict[str, Any] = {"cycles": vcfg.cycles, "seed": vcfg.seed}
+    info: DiffInfo = {"cycles": vcfg.cycles, "seed": vcfg.seed}
     if err:
         return err, info
     for m in MISMATCH.finditer(out):
         if m.group(1) != token:
             continue
-        mism = {"cycle": int(m.group(2)), "port": m.group(3), "expected": m.group(4), "got": m.group(5),
-                "inputs": m.group(6).strip()}
+        mism: Mismatch = {"cycle": int(m.group(2)), "port": m.group(3), "expected": m.group(4), "got": m.group(5),
+                          "inputs": m.group(6).strip()}
+        info["mismatch"] = mism
         return (f"differential test: cycle {mism['cycle']}: output `{mism['port']}` expected {mism['expected']}, "
-                f"got {mism['got']} (inputs {mism['inputs']}; seed {vcfg.seed})"), {**info, "mismatch": mism}
+                f"got {mism['got']} (inputs {mism['inputs']}; seed {vcfg.seed})"), info
     if f"HH_PASS_{token}" not in out:
         return "differential test: the simulation ended before all cycles ran ($finish or $stop in the design?)", info
     return None, info
@@ -150,17 +190,18 @@ def testbench(ctx: StageContext) -> Check:
 
     err, out = yield from _compile_and_run(ctx, "testbench", bench)
     if err:
-        return err, {}
+        return err, TestbenchInfo()
     if v.fail_regex:
         m = re.search(v.fail_regex, out)
         if m:
             line = out[out.rfind("\n", 0, m.start()) + 1 : (out.find("\n", m.end()) + 1 or len(out) + 1) - 1]
             hint = " (declare it in verification.data_files)" if UNREADABLE.search(line) else ""
-            return f"testbench reported a failure: {line.strip()}{hint}", {}
+            return f"testbench reported a failure: {line.strip()}{hint}", TestbenchInfo()
     if not re.search(v.pass_regex, out):
         tail = [ln for ln in out.splitlines() if ln.strip()][-1:] or ["no output"]
-        return f"testbench did not print the pass pattern /{v.pass_regex}/ (last line: {tail[0].strip()})", {}
-    return None, {}
+        return (f"testbench did not print the pass pattern /{v.pass_regex}/ (last line: {tail[0].strip()})",
+                TestbenchInfo())
+    return None, TestbenchInfo()
 
 
 def _compiled_image(ctx: StageContext) -> str | None:
@@ -196,8 +237,8 @@ def cocotb_check(ctx: StageContext) -> Check:
                     build_dir="cocotb", timeout_s=ctx.sim_timeout, simulator=v.simulator, params=ctx.params,
                     seed=v.differential.seed, image=_compiled_image(ctx))
     out = yield from cocotb(run)
-    info = {"tests": out.tests, "failures": out.failures, "simulator": v.simulator, "timed_out": out.timed_out,
-            "cases": [dict(c) for c in out.cases]}
+    info: CocotbInfo = {"tests": out.tests, "failures": out.failures, "simulator": v.simulator,
+                        "timed_out": out.timed_out, "cases": [CocotbCase(**c) for c in out.cases]}
     if not out.passed and out.crash:
         why = yield from cocotb_crash(ctx, run)
         return f"cocotb {v.cocotb}: {strip_paths(out.crash)}: {why}", info
@@ -211,9 +252,9 @@ def cocotb_check(ctx: StageContext) -> Check:
     return None, info
 
 
-def _cocotb_names(details: dict[str, Any]) -> str:
+def _cocotb_names(info: CheckInfo | None) -> str:
     """`` (cocotb: 2 tests, a passed, b passed)``: each cocotb test by name, as cocotb's own summary has them."""
-    cases = (details.get("cocotb") or {}).get("cases") or []
+    cases: list[CocotbCase] = info["cases"] if info is not None and "cases" in info else []
     if not cases:
         return ""
     return f" (cocotb: {len(cases)} tests, " + ", ".join(f"{c['name']} {c['result']}" for c in cases) + ")"
@@ -245,10 +286,12 @@ class SimulationStage:
             checks.append(("testbench", testbench))
         if v.cocotb is not None:
             checks.append(("cocotb", cocotb_check))
-        details: dict[str, Any] = {"checks": [name for name, _ in checks]}
+        names = [name for name, _ in checks]
+        done: dict[str, CheckInfo] = {}  # each check's details under its name, after the list of checks
         for name, check in checks:
             err, info = yield from check(ctx)
-            details[name] = info
+            done[name] = info
             if err:
-                return failed(self.id, short(err), failed_check=name, **details)
-        return passed(self.id, f"{', '.join(details['checks'])} passed{_cocotb_names(details)}", **details)
+                return StageResult(self.id, False, short(err), {"failed_check": name, "checks": names, **done})
+        return StageResult(self.id, True, short(f"{', '.join(names)} passed{_cocotb_names(done.get('cocotb'))}"),
+                           {"checks": names, **done})

@@ -15,7 +15,9 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from pydantic import JsonValue
 
 from ..runner import ToolResult
 
@@ -111,7 +113,7 @@ class StageResult:
     stage: StageId
     passed: bool
     message: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Mapping[str, object] = field(default_factory=dict)  # each stage's own TypedDict(s), or a few keys
     wall_s: float = 0.0
     skipped: bool = False
     files: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -121,9 +123,11 @@ class StageResult:
     def gate(self) -> StageId:
         return self.stage
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
+        """result.json's form. The details are JSON values by the stages' contract (their TypedDicts hold str,
+        numbers, bools, lists and dicts of them), so they are passed on unchecked."""
         return {"gate": str(self.stage), "passed": self.passed, "skipped": self.skipped, "message": self.message,
-                "details": self.details, "wall_s": round(self.wall_s, 4)}
+                "details": cast("JsonValue", self.details), "wall_s": round(self.wall_s, 4)}
 
 
 Plan = Generator[Request, Reply, StageResult]
