@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 import click
 from pydantic import JsonValue
@@ -36,7 +37,8 @@ from .sandbox import enforce as enforce_sandbox
 from .tempdirs import owned_tempdir
 
 Metrics = dict[str, JsonValue]  # PPAMetrics.to_dict() as the journal holds it
-METRIC_KEYS = ("area_um2", "cells", "delay_ns", "power_mw")
+METRIC_KEYS: tuple[Literal["area_um2", "cells", "delay_ns", "power_mw"], ...] = ("area_um2", "cells", "delay_ns",
+                                                                                 "power_mw")
 REL_TOL = 1e-6
 
 

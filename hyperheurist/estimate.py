@@ -6,7 +6,6 @@ import functools
 import math
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from .candidate import Candidate
 from .config import DesignConfig
@@ -16,7 +15,7 @@ from .ppa.activity import Power
 from .ppa.cache import KeyExtra, NetlistSimKey, PPACache, WideKey, cache_key
 from .ppa.critical_path import endpoint, reannotate
 from .ppa.liberty import file_digest, read_liberty
-from .ppa.metrics import FIDELITIES, PPAMetrics
+from .ppa.metrics import FIDELITIES, PPADetails, PPAMetrics
 from .ppa.sta import StaResult
 from .ppa.synth import NETLIST_JSON, NO_WIDE, WIDE_MAP, SynthesisRejected, Synthesized, map_files, wide_screen
 from .ppa.techmap import wide
@@ -112,8 +111,8 @@ def metrics_of(ctx: StageContext, reuse: PPAReuse) -> PPAMetrics:
     synth_s = round(ctx.results[StageId.SYNTHESIS].wall_s, 4)
     # synth_facts: what this synthesis's log said (FSMs, share candidates), for the search's knob pruning; a
     # reused netlist's entry came from another recipe, so its facts are always replaced by these
-    details = {"recipe": ctx.recipe.to_dict(), "candidate": ctx.cand.digest, "netlist_digest": syn.digest,
-               "synth_facts": syn.facts.to_dict()}
+    details: PPADetails = {"recipe": ctx.recipe.to_dict(), "candidate": ctx.cand.digest,
+                           "netlist_digest": syn.digest, "synth_facts": syn.facts.to_dict()}
     if reuse.seen is not None:  # this mapped netlist was timed before: its STA and power numbers, its own RTL names
         m = replace(reuse.seen, timings={"synth_s": synth_s, "sta_s": 0.0, "power_s": 0.0},
                     details={**reuse.seen.details, **details, "netlist_reused": True})
@@ -140,7 +139,7 @@ def _own_rtl_names(ctx: StageContext, syn: Synthesized, m: PPAMetrics) -> PPAMet
     return replace(m, critical_path=path, details={**m.details, "critical_path_stages": own})
 
 
-def _assemble(ctx: StageContext, syn: Synthesized, synth_s: float, details: dict[str, Any]) -> PPAMetrics:
+def _assemble(ctx: StageContext, syn: Synthesized, synth_s: float, details: PPADetails) -> PPAMetrics:
     assert ctx.liberty is not None
     sta, pw = ctx.value(StageId.STA, StaResult), ctx.value(StageId.POWER, Power)
     fmax = 1000.0 / sta.delay_ns if sta.delay_ns > 0 else 0.0

@@ -22,14 +22,15 @@ from urllib.parse import urlparse
 
 from ..candidate import Candidate
 from ..config import DesignConfig
+from ..ppa.metrics import PPAJson
 from . import prompts
 from .budget import Budget
-from .chat import Attempt, Build, ChatMessage, Record, Sampling
+from .chat import Attempt, Build, ChatMessage, Record, ReplyUsage, Sampling
 from .errors import KeyRefused, LLMUnavailable, RequestFailed
 from .exchange import Exchange
 from .extract import THINK, Extracted, extract_verilog
 from .profile import PROFILE_FILE, Profile, ProfileKeeper
-from .protocol import Counts, Failure, Metrics, RequestFailure, Usage
+from .protocol import Counts, Failure, RequestFailure, Usage
 from .record import Recorder, public_url, request_key, scrub
 from .transport import Reply, Transport
 
@@ -244,10 +245,12 @@ class LLMClient:
             reason = scrub(str(exc), self.recorder.secrets)
             self._failed(phase, reason)
             return {**rec, "source": "network", "error": reason, "attempts": exc.attempts}, None, None
-        extra = {"trim": reply.trim, "sent_messages": reply.messages} if reply.trim else {}
-        return ({**rec, "source": "network", "finish_reason": reply.finish_reason, "usage": _usage(reply),
-                 "latency_s": round(reply.latency_s, 4), "attempts": reply.attempts, "error": None, **extra},
-                reply.text, None)
+        done: Record = {**rec, "source": "network", "finish_reason": reply.finish_reason, "usage": _usage(reply),
+                        "latency_s": round(reply.latency_s, 4), "attempts": reply.attempts, "error": None}
+        if reply.trim:
+            done["trim"] = reply.trim
+            done["sent_messages"] = reply.messages
+        return done, reply.text, None
 
     def _finish(self, rec: Record, text: str | None, error: LLMUnavailable | None, top: str | None
                 ) -> tuple[str | None, Extracted | None]:
@@ -314,7 +317,7 @@ class LLMClient:
             return None
         return replace(fixed, label=f"{candidate.label or candidate.short}+fix")
 
-    def mutate(self, design: DesignConfig, candidate: Candidate, metrics: Metrics | None, goal: str, scope: str,
+    def mutate(self, design: DesignConfig, candidate: Candidate, metrics: PPAJson | None, goal: str, scope: str,
                seed: int, move: str, rules: RuleMemory | None = None) -> Candidate | None:
         """A PPA-directed rewrite (``scope`` local|rewrite, ``goal`` area|timing|power), or None."""
         memory = rules if rules is not None else self.rules
@@ -329,7 +332,7 @@ class LLMClient:
         new = candidate.with_sources(((f"{design.top}.v", ex.code),), move=move, origin="llm")
         return None if new.digest == candidate.digest else new
 
-    def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: Metrics | None,
+    def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: PPAJson | None,
                  goal: str) -> bool:
         """Whether the LLM thinks ``proposal`` is worth evaluating (first line ACCEPT/REJECT; unclear = yes)."""
         def build(trim: int) -> list[ChatMessage]:
@@ -344,7 +347,7 @@ class LLMClient:
         return ok
 
 
-def _usage(reply: Reply) -> dict[str, int | bool]:
+def _usage(reply: Reply) -> ReplyUsage:
     return {"prompt_tokens": reply.tokens_in, "completion_tokens": reply.tokens_out,
             "total_tokens": reply.tokens_in + reply.tokens_out, "estimated": reply.estimated_tokens}
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_USAGE, HHError
+
+if TYPE_CHECKING:
+    from .chat import Attempt
 
 KEY_VAR = "OPENAI_API_KEY"  # where hh reads the endpoint's key (never printed, only named)
 
@@ -12,7 +15,7 @@ KEY_VAR = "OPENAI_API_KEY"  # where hh reads the endpoint's key (never printed, 
 class LLMError(HHError):
     """A request that did not give a reply; ``attempts`` are the HTTP attempts it made (None: none was sent)."""
 
-    def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, message: str, attempts: list[Attempt] | None = None) -> None:
         super().__init__(message)
         self.attempts = attempts
 

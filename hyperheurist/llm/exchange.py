@@ -98,7 +98,9 @@ class Exchange:
             try:
                 reply = self.transport.attempt(model, messages, kwargs, self.keeper.profile.stream)
             except AttemptFailed as f:
-                attempt.update(status=f.status, error=f.text(), latency_s=round(time.monotonic() - t0, 4))
+                attempt["status"] = f.status
+                attempt["error"] = f.text()
+                attempt["latency_s"] = round(time.monotonic() - t0, 4)
                 if f.partial is not None:
                     attempt["partial"] = f.partial  # a stream cut short: what had arrived
                 attempts.append(attempt)
@@ -140,8 +142,11 @@ class Exchange:
                 attempt["wait_s"] = round(wait, 3)
                 self.sleep(wait)
                 continue
-            attempt.update(status=200, latency_s=round(reply.latency_s, 4), tokens_in=reply.tokens_in,
-                           tokens_out=reply.tokens_out, finish_reason=reply.finish_reason)
+            attempt["status"] = 200
+            attempt["latency_s"] = round(reply.latency_s, 4)
+            attempt["tokens_in"] = reply.tokens_in
+            attempt["tokens_out"] = reply.tokens_out
+            attempt["finish_reason"] = reply.finish_reason
             attempts.append(attempt)
             after_attempt(attempt)
             if reply.unstreamed:  # read as a plain reply; ask later ones unstreamed too

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from ..candidate import Candidate
 from ..config import DesignConfig
+from ..ppa.metrics import PPAJson
 from .chat import ChatMessage
-from .protocol import Metrics
 
 if TYPE_CHECKING:
     from .rules import RuleMemory
@@ -100,7 +100,7 @@ def rules_text(rules: RuleMemory | None) -> str:
     return "\n".join(f"- {r}" for r in active) if active else "(none yet)"
 
 
-def ppa_report(metrics: Metrics | None, period_ns: float) -> str:
+def ppa_report(metrics: PPAJson | None, period_ns: float) -> str:
     """The measurements a mutation prompt shows: area, top cells, critical path, delay, slack, power."""
     if not metrics:
         return "(no measurements)"
@@ -146,7 +146,7 @@ def _rules(rules: RuleMemory | None, trim: int) -> str:
     return OMITTED if trim >= 3 else rules_text(rules)
 
 
-def _report(metrics: Metrics | None, period_ns: float, trim: int) -> str:
+def _report(metrics: PPAJson | None, period_ns: float, trim: int) -> str:
     text = ppa_report(metrics, period_ns)
     return "\n".join(ln for ln in text.splitlines() if not ln.startswith("- top cells")) if trim >= 2 else text
 
@@ -171,7 +171,7 @@ def repair_messages(design: DesignConfig, cand: Candidate, gate: str, message: s
     return _messages(design, user)
 
 
-def mutate_messages(design: DesignConfig, cand: Candidate, metrics: Metrics | None, goal: str, scope: str,
+def mutate_messages(design: DesignConfig, cand: Candidate, metrics: PPAJson | None, goal: str, scope: str,
                     rules: RuleMemory | None, trim: int = 0) -> list[ChatMessage]:
     user = render("mutate", spec=_spec(design, trim), top=design.top, interface=interface_text(design),
                   code=cand.text.strip(), liberty=design.ppa.liberty, period=f"{design.ppa.clock_period_ns:g}",
@@ -180,7 +180,7 @@ def mutate_messages(design: DesignConfig, cand: Candidate, metrics: Metrics | No
     return _messages(design, user)
 
 
-def critique_messages(design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: Metrics | None,
+def critique_messages(design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: PPAJson | None,
                       goal: str, trim: int = 0) -> list[ChatMessage]:
     user = render("critique", top=design.top, interface=interface_text(design), parent=parent.text.strip(),
                   proposal=proposal.text.strip(), report=_report(metrics, design.ppa.clock_period_ns, trim), goal=goal)

@@ -8,14 +8,14 @@ come from seed files only) and never probe for members.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypedDict, runtime_checkable
 
 if TYPE_CHECKING:
     from ..candidate import Candidate
     from ..config import DesignConfig
+    from ..ppa.metrics import PPAJson
     from .rules import RuleMemory
 
-Metrics = dict[str, Any]  # a PPAMetrics in its JSON form (``to_dict()``): what the prompts show
 
 
 class RequestFailure(TypedDict):
@@ -88,11 +88,11 @@ class LLM(Protocol):
                rules: RuleMemory | None) -> Candidate | None:
         """A fixed ``candidate`` given the failing gate's message."""
 
-    def mutate(self, design: DesignConfig, candidate: Candidate, metrics: Metrics | None, goal: str, scope: str,
+    def mutate(self, design: DesignConfig, candidate: Candidate, metrics: PPAJson | None, goal: str, scope: str,
                seed: int, move: str, rules: RuleMemory | None = None) -> Candidate | None:
         """A PPA-directed rewrite toward ``goal`` (area, timing, power)."""
 
-    def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: Metrics | None,
+    def critique(self, design: DesignConfig, parent: Candidate, proposal: Candidate, metrics: PPAJson | None,
                  goal: str) -> bool:
         """Whether ``proposal`` is worth evaluating."""
 
