@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, NotRequired, Protocol, TypedDict, TypeVar
 
 from .errors import ConfigError, HHError, ToolError
 
@@ -81,6 +81,22 @@ def _ray_call(fn: Callable[[Any], Any], item: Any, initializer: Callable[..., No
     if initializer is not None:
         initializer(*initargs)
     return fn(item)
+
+
+class RuntimeEnv(TypedDict):
+    env_vars: dict[str, str]  # ray_env_vars()
+
+
+class RayInit(TypedDict):
+    """The keyword arguments hh gives ``ray.init``."""
+
+    ignore_reinit_error: bool
+    include_dashboard: bool
+    log_to_driver: bool
+    address: str  # a cluster's, or "local": a new local instance, never a stale or foreign one on this machine
+    num_cpus: NotRequired[int]
+    runtime_env: RuntimeEnv
+    _temp_dir: NotRequired[str]  # a private instance's folder (RayGuard's)
 
 
 def ray_env_vars(environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -182,14 +198,10 @@ class RayExecutor:
         self._ray = ray
         address = address or os.environ.get("RAY_ADDRESS")
         self.address = address
-        kwargs: dict[str, Any] = {"ignore_reinit_error": True, "include_dashboard": False, "log_to_driver": False}
-        if address:
-            kwargs["address"] = address
-        else:
-            kwargs["address"] = "local"  # a new local instance, never a stale or foreign one on this machine
-            if jobs:
-                kwargs["num_cpus"] = jobs
-        kwargs["runtime_env"] = {"env_vars": ray_env_vars()}
+        kwargs: RayInit = {"ignore_reinit_error": True, "include_dashboard": False, "log_to_driver": False,
+                           "address": address or "local", "runtime_env": {"env_vars": ray_env_vars()}}
+        if not address and jobs:
+            kwargs["num_cpus"] = jobs
         self._started = not ray.is_initialized()
         self._guard: RayGuard | None = None
         if self._started and not address:  # a private instance: it goes when hh goes, however hh goes

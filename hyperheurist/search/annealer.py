@@ -94,7 +94,7 @@ def static_context(ctx: MoveContext) -> ContextFactory:
     """A context factory that hands every move the same context with the current state's metrics."""
 
     def make(state: State, ev: Evaluation) -> MoveContext:
-        return MoveContext(design=ctx.design, flow=ctx.flow, metrics=ev.metrics, llm=ctx.llm, extra=ctx.extra)
+        return MoveContext(design=ctx.design, flow=ctx.flow, metrics=ev.metrics, llm=ctx.llm)
 
     return make
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..candidate import Candidate
 from ..config import DesignConfig
@@ -36,7 +36,6 @@ class MoveContext:
     flow: FlowPreset
     metrics: PPAMetrics | None = None
     llm: LLM | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @runtime_checkable
