@@ -27,8 +27,9 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 Limit = tuple[int, tuple[int, int]]  # (resource.RLIMIT_*, (soft, hard))
 PR_SET_PDEATHSIG = 1
@@ -292,7 +293,7 @@ class _Launcher:
 
     def __init__(self, base: Path) -> None:
         self.owner, self.path = os.getpid(), base / f"hh-{_pidns()}-{os.getpid()}-{next(_seq)}"
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], list[Any], threading.Event]] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()  # each settles its own Future
         ready, failed = threading.Event(), list[OSError]()
         threading.Thread(target=self._serve, args=(ready, failed), name="hh-launcher", daemon=True).start()
         ready.wait()
@@ -310,23 +311,20 @@ class _Launcher:
         finally:
             ready.set()
         while True:
-            fn, box, done = self._jobs.get()
-            try:
-                box.append((True, fn()))
-            except BaseException as exc:  # handed to the caller's thread
-                box.append((False, exc))
-            done.set()
+            self._jobs.get()()
 
-    def call(self, fn: Callable[[], Any], limit: int) -> Any:
+    def call(self, fn: Callable[[], T], limit: int) -> T:
         (self.path / "pids.max").write_text(str(limit + 1))  # +1: this thread
-        box: list[Any] = []
-        done = threading.Event()
-        self._jobs.put((fn, box, done))
-        done.wait()
-        ok, value = box[0]
-        if not ok:
-            raise value
-        return value
+        out: Future[T] = Future()
+
+        def job() -> None:  # run on the launcher thread
+            try:
+                out.set_result(fn())
+            except BaseException as exc:  # handed to the caller's thread
+                out.set_exception(exc)
+
+        self._jobs.put(job)
+        return out.result()
 
     def refused(self) -> int:
         """How many forks the cap has refused in this cgroup so far."""
@@ -368,8 +366,7 @@ class ProcessCap:
         if self.launcher is None:
             return popen()
         self.before = self.launcher.refused()
-        out: T = self.launcher.call(popen, self.limit)
-        return out
+        return self.launcher.call(popen, self.limit)
 
     def hit(self) -> bool:
         """A fork or clone in this sandbox was refused at the cap."""
