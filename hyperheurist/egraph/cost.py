@@ -27,7 +27,10 @@ import json
 import math
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+if TYPE_CHECKING:
+    from ..recipe import KnobValue
 
 from ..errors import HHError
 from .bits import of_term
@@ -60,11 +63,27 @@ class Fit:
         return sum(c * s**i for i, c in enumerate(self.coef))
 
 
+class CostSource(TypedDict, total=False):
+    """How ``costs.json`` was made (``tools/calibrate_cost.py`` writes every key; read as written)."""
+
+    unit_area: str
+    unit_delay: str
+    liberty: str
+    liberty_sha256: str
+    yosys: str  # its version line
+    sta: str  # OpenSTA's version
+    flow: str
+    recipe: dict[str, KnobValue]
+    date: str
+    regenerate: str  # the command that rewrites the table
+    note: str  # the calibration's size, time and load
+
+
 @dataclass(frozen=True)
 class CostTable:
     area: dict[str, Fit]  # µm² per node
     delay: dict[str, Fit]  # ns per node
-    source: dict[str, Any]  # liberty, recipe, yosys version, date: free-form JSON as the tool wrote it
+    source: CostSource
 
 
 def eff(t: Term, depth: int = 4) -> int:
@@ -199,9 +218,8 @@ def parse_table(raw: Any) -> CostTable:
     """The table from ``costs.json``'s decoded JSON; ``CostTableError`` naming the bad field."""
     if not isinstance(raw, dict):
         raise CostTableError(f"{COSTS}: not a JSON object")
-    source = raw.get("source")
-    return CostTable(_fits(raw.get("area"), "area"), _fits(raw.get("delay"), "delay"),
-                     source if isinstance(source, dict) else {})
+    source: CostSource = raw["source"] if isinstance(raw.get("source"), dict) else {}  # JSON as the tool wrote it
+    return CostTable(_fits(raw.get("area"), "area"), _fits(raw.get("delay"), "delay"), source)
 
 
 @functools.cache

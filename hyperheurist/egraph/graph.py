@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from hyperheurist.egraph.bits import Bits, of_const, transfer, unknown
 from hyperheurist.egraph.encode import (
@@ -126,10 +126,19 @@ def _number(ident: str) -> tuple[str, int]:
     return (head, int(tail)) if tail.isdigit() else (ident, -1)
 
 
+class EgglogNode(TypedDict):
+    """One e-node of egglog's JSON serialization (its ``nodes`` object maps node ids to these)."""
+
+    op: str  # the constructor, or a primitive's value (an i64 as text)
+    eclass: str  # e.g. "W-12"
+    children: list[str]  # node ids
+    subsumed: NotRequired[bool]
+
+
 def load(serialized: str, names: tuple[str, ...], bigs: tuple[int, ...]) -> Graph:
     """Read egglog's JSON serialization (only the term sort W; i64 primitives become integer arguments)."""
     data = json.loads(serialized)
-    raw: dict[str, dict[str, Any]] = data["nodes"]  # free-form JSON
+    raw: dict[str, EgglogNode] = data["nodes"]  # egglog's JSON, read as it writes it
     class_ids = sorted({str(n["eclass"]) for n in raw.values() if str(n["eclass"]).startswith("W-")}, key=_number)
     cls = {c: i for i, c in enumerate(class_ids)}
     found: set[ENode] = set()
