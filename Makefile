@@ -11,6 +11,10 @@ PYTEST_ARGS ?=
 # pytest-xdist workers; --dist loadscope keeps a module on one worker, so its module fixtures run once; the slowest
 # modules go first (tests/conftest.py SLOWEST_FIRST; --no-loadscope-reorder keeps that order)
 TEST_JOBS ?= 2
+# the tests start hh (and pytest's workers import every test module) hundreds of times: compiled modules are kept
+# even where the environment says not to write them (PYTHONDONTWRITEBYTECODE=1: each hh compiled its ~240 modules
+# again, ~0.3 CPU s, and pytest re-rewrote every test module's asserts in each worker)
+check test: export PYTHONDONTWRITEBYTECODE =
 
 .PHONY: setup demo check test sweep sweep-quick bench formal qor costmodel lint clean
 
