@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recordlib import typed
 
-from hyperheurist.record.summary import proofs_by_rtl
+from hyperheurist.record.chain import proofs_by_rtl
 
 
 def _eval(seq: int, digest: str, verdict: str) -> dict[str, object]:

@@ -10,9 +10,9 @@ import yaml
 
 from ..jsonio import write_json, write_text_atomic
 from ..ppa.metrics import METRIC_DIRECTIONS, librelane_metrics
+from ..record.chain import Checked, proof_kind, proofs_by_rtl
 from ..record.proof import Proof
 from ..record.summary import (
-    Checked,
     InfraFaults,
     LibreLaneMetrics,
     Phase1Entry,
@@ -21,8 +21,6 @@ from ..record.summary import (
     ProofStats,
     RunSummary,
     Search,
-    proof_kind,
-    proofs_by_rtl,
 )
 from ..rundir import manifest
 from ..search.annealer import AnnealResult

@@ -13,9 +13,10 @@ from ..errors import HHError
 from ..evaluate import EvalTask, first_line
 from ..journal import INFRA
 from ..recipe import FlowPreset
+from ..record.chain import proof_kind
 from ..record.entries import Phase1Record
 from ..record.evaluation import EvaluationRecord
-from ..record.summary import Phase1Entry, proof_kind
+from ..record.summary import Phase1Entry
 from ..search.state import Evaluation, State
 from .session import Session
 

@@ -11,15 +11,12 @@ included), so a run's summary.json is byte for byte what the dict writer wrote.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, Self
+from collections.abc import Mapping, Sequence
+from typing import Annotated
 
 from pydantic import (
-    BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
-    JsonValue,
     SerializerFunctionWrapHandler,
     ValidationInfo,
     model_serializer,
@@ -28,137 +25,36 @@ from pydantic import (
 
 from ..jsonio import as_dict, as_list, num, text
 from ..recipe import KnobValue
-from .base import READ, JsonRecord
-from .entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
-from .enums import Validity
-from .proof import Proof
-
-Checked = Phase1Record | EvalRecord  # a journal record that may hold an equivalence proof
-PROOF_KINDS = ("proven", "bounded", "refuted", "inconclusive", "not checked")
-# what a design's function rests on, against the reference, strongest first: an unbroken chain of proofs
-# from a Phase-1 design proven against the reference; a chain with a bounded link; simulation only
-EVIDENCE = ("proven", "bounded", "simulated only")
-JsonObject = dict[str, JsonValue]  # a free-form part of the summary (the search's counters, a history point)
-
-
-def _int(x: object) -> int | None:
-    v = num(x)
-    return int(v) if v is not None else None
-
-
-def _opt_text(x: object) -> str | None:
-    return x if isinstance(x, str) else None
-
-
-def _counts(d: object) -> dict[str, int]:
-    return {str(k): n for k, v in as_dict(d).items() if (n := _int(v)) is not None}
-
-
-def _objects(x: object) -> list[dict[str, object]]:
-    return [e for e in as_list(x) if isinstance(e, dict)]
-
-
-def _knobs(x: object) -> dict[str, KnobValue]:
-    return {str(k): v for k, v in as_dict(x).items() if v is None or isinstance(v, bool | int | str)}
-
-
-def _numbers(x: object) -> dict[str, float | int]:
-    return {str(k): v for k, v in as_dict(x).items() if num(v) is not None}
-
-
-def _tools(x: object) -> dict[str, dict[str, str]]:
-    return {str(k): {str(kk): vv for kk, vv in as_dict(v).items() if isinstance(vv, str)}
-            for k, v in as_dict(x).items()}
-
-
-def _reading(info: ValidationInfo) -> bool:
-    return bool((info.context or {}).get(READ))
-
-
-def lenient(clean: Callable[[Any], object]) -> BeforeValidator:
-    """Read from disk, a value is first cleaned by ``clean`` (a wrong type becomes None or empty)."""
-
-    def before(value: object, info: ValidationInfo) -> object:
-        return clean(value) if _reading(info) else value
-
-    return BeforeValidator(before)
-
-
-Text = Annotated[str, lenient(text)]
-OptText = Annotated[str | None, lenient(_opt_text)]
-Num = Annotated[float | None, lenient(num)]
-Int = Annotated[int | None, lenient(_int)]
-Counts = Annotated[dict[str, int], lenient(_counts)]
-Object = Annotated[JsonObject, lenient(as_dict)]
-
-
-class SummaryPart(BaseModel):
-    """A part of summary.json (unknown keys are dropped on reading, as the dict reader did)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    def to_json(self) -> dict[str, object]:
-        """The part as the JSON object summary.json holds (``json.dumps`` writes it)."""
-        return self.model_dump()
-
-    @classmethod
-    def read(cls, data: object) -> Self:
-        """The part as read from disk: tolerant, never a ValidationError for a wrong type."""
-        return cls.model_validate(as_dict(data), context={READ: True})
-
-
-def proofs_by_rtl(records: Sequence[JournalRecord]) -> dict[str, Checked]:
-    """RTL digest -> the journal record (Phase 1 or eval) with the strongest equivalence verdict on that RTL
-    (proven before bounded before the rest; the first of equals): a check that timed out against one parent
-    does not hide a proof of the same RTL against another."""
-    out: dict[str, Checked] = {}
-    for r in records:
-        if isinstance(r, Phase1Record | EvalRecord) and r.proof is not None:
-            held = out.get(r.digest)
-            if held is None or PROOF_KINDS.index(proof_kind(r.proof)) < PROOF_KINDS.index(proof_kind(held.proof)):
-                out[r.digest] = r
-    return out
-
-
-def _rtl(key: object) -> str:
-    """The RTL part of an evaluation key (``<rtl digest>-<recipe digest>``)."""
-    return text(key).partition("-")[0]
-
-
-def proof_kind(proof: Proof | object) -> str:
-    """The verdict an evaluation's ``proof`` record names, or "not checked" when no check ran."""
-    kind = proof.verdict if isinstance(proof, Proof) else as_dict(proof).get("verdict")
-    return kind if isinstance(kind, str) and kind in PROOF_KINDS else "not checked"
-
-
-def evidence_of(kind: str | None) -> str:
-    """One check's verdict as evidence: proven, bounded, or (anything else) simulated only."""
-    return kind if kind in ("proven", "bounded") else "simulated only"
-
-
-def weaker(a: str, b: str) -> str:
-    return EVIDENCE[max(EVIDENCE.index(a), EVIDENCE.index(b))]
-
-
-def evidence_by_design(records: Sequence[JournalRecord], accepted: list[AcceptedChange]) -> dict[str, str]:
-    """RTL digest -> the evidence against the reference of every valid Phase-1 design and accepted change.
-
-    Phase 1 checks a design against the reference; Phase 2 checks a change against its parent (differential
-    and formal), so a change's evidence is the weakest link of its chain back to Phase 1, and the strongest
-    such chain when several reach the same RTL. ``accepted`` is ``ProofStats.accepted``, in journal order."""
-    out: dict[str, str] = {}
-    for r in records:
-        if isinstance(r, Phase1Record) and r.verdict == Validity.VALID:
-            d = r.digest
-            ev = evidence_of(proof_kind(r.proof))
-            out[d] = ev if d not in out else EVIDENCE[min(EVIDENCE.index(ev), EVIDENCE.index(out[d]))]
-    for a in accepted:
-        if not a.digest:
-            continue
-        ev = weaker(evidence_of(a.verdict), out.get(a.parent_digest, "simulated only"))
-        held = out.get(a.digest)
-        out[a.digest] = ev if held is None else EVIDENCE[min(EVIDENCE.index(ev), EVIDENCE.index(held))]
-    return out
+from .base import JsonRecord
+from .chain import (
+    EVIDENCE,
+    PROOF_KINDS,
+    Checked,
+    evidence_by_design,
+    proof_kind,
+    proofs_by_rtl,
+    rtl_part,
+)
+from .entries import EvalRecord, JournalRecord, StepRecord
+from .lenient import (
+    Counts,
+    Int,
+    JsonObject,
+    Num,
+    Object,
+    OptText,
+    SummaryPart,
+    Text,
+    _counts,
+    _int,
+    _knobs,
+    _numbers,
+    _objects,
+    _opt_text,
+    _reading,
+    _tools,
+    lenient,
+)
 
 
 class Point(SummaryPart):
@@ -315,7 +211,7 @@ class ProofStats(SummaryPart):
         # (the gates read no recipe) is proven by that pair's check: keys are "<rtl digest>-<recipe>"
         by_pair: dict[tuple[str, str], Checked] = {}
         for r in checked:
-            by_pair.setdefault((_rtl(r.key), _rtl(r.parent)), r)
+            by_pair.setdefault((rtl_part(r.key), rtl_part(r.parent)), r)
         by_rtl = proofs_by_rtl(records)
         seen: set[tuple[str, str]] = set()
         out: list[AcceptedChange] = []
@@ -326,7 +222,7 @@ class ProofStats(SummaryPart):
             if pair in seen:
                 continue
             seen.add(pair)
-            holder = own.get(pair) or by_pair.get((_rtl(pair[0]), _rtl(pair[1]))) \
+            holder = own.get(pair) or by_pair.get((rtl_part(pair[0]), rtl_part(pair[1]))) \
                 or by_rtl.get(text(st.proposal_digest))
             proof = holder.proof if holder else None
             out.append(AcceptedChange(key=pair[0], parent=pair[1], move=st.move,

@@ -13,8 +13,8 @@ import yaml
 from pydantic import JsonValue
 
 from ..jsonio import num, text
+from ..record.chain import Checked, proof_kind, proofs_by_rtl
 from ..record.entries import StepRecord
-from ..record.summary import Checked, proof_kind, proofs_by_rtl
 from .chain import chain, describe, start_label
 from .diff import diff_html
 from .fmt import MISSING, fcost, pct

@@ -17,8 +17,9 @@ from pydantic import ValidationError
 from ..config import yamlsafe
 from ..errors import InputError
 from ..jsonio import as_dict, read_jsonl
+from ..record.chain import proof_kind
 from ..record.entries import EndRecord, EvalRecord, JournalRecord, Phase1Record, StepRecord, parse_record
-from ..record.summary import Phase1Entry, Phase1Stats, RunSummary, proof_kind
+from ..record.summary import Phase1Entry, Phase1Stats, RunSummary
 
 MAX_TEXT_BYTES = 2_000_000  # RTL/COMMANDS beyond this are cut: the page must stay openable
 
