@@ -43,15 +43,18 @@ CHECK_MODULES = {
     "test_golden_gates",
     "test_golden_ppa",
     "test_input_paths",
+    "test_input_paths_more",
     "test_journal_tamper",
     "test_mismatch_rules",
     "test_netlist_sim",
     "test_process_lifecycle",
     "test_proof_driver",
+    "test_record",
     "test_reference_policy",
     "test_runner",
     "test_sandbox_identity",
     "test_sandbox_mounts",
+    "test_summary_model",
     "test_untrusted_rtl",
 }
 CHECK_TESTS = {
