@@ -19,37 +19,37 @@ from .base import READ
 JsonObject = dict[str, JsonValue]  # a free-form part of the summary (the search's counters, a history point)
 
 
-def _int(x: object) -> int | None:
+def clean_int(x: object) -> int | None:
     v = num(x)
     return int(v) if v is not None else None
 
 
-def _opt_text(x: object) -> str | None:
+def clean_opt_text(x: object) -> str | None:
     return x if isinstance(x, str) else None
 
 
-def _counts(d: object) -> dict[str, int]:
-    return {str(k): n for k, v in as_dict(d).items() if (n := _int(v)) is not None}
+def clean_counts(d: object) -> dict[str, int]:
+    return {str(k): n for k, v in as_dict(d).items() if (n := clean_int(v)) is not None}
 
 
-def _objects(x: object) -> list[dict[str, object]]:
+def clean_objects(x: object) -> list[dict[str, object]]:
     return [e for e in as_list(x) if isinstance(e, dict)]
 
 
-def _knobs(x: object) -> dict[str, KnobValue]:
+def clean_knobs(x: object) -> dict[str, KnobValue]:
     return {str(k): v for k, v in as_dict(x).items() if v is None or isinstance(v, bool | int | str)}
 
 
-def _numbers(x: object) -> dict[str, float | int]:
+def clean_numbers(x: object) -> dict[str, float | int]:
     return {str(k): v for k, v in as_dict(x).items() if num(v) is not None}
 
 
-def _tools(x: object) -> dict[str, dict[str, str]]:
+def clean_tools(x: object) -> dict[str, dict[str, str]]:
     return {str(k): {str(kk): vv for kk, vv in as_dict(v).items() if isinstance(vv, str)}
             for k, v in as_dict(x).items()}
 
 
-def _reading(info: ValidationInfo) -> bool:
+def read_from_disk(info: ValidationInfo) -> bool:
     return bool((info.context or {}).get(READ))
 
 
@@ -57,16 +57,16 @@ def lenient(clean: Callable[[Any], object]) -> BeforeValidator:
     """Read from disk, a value is first cleaned by ``clean`` (a wrong type becomes None or empty)."""
 
     def before(value: object, info: ValidationInfo) -> object:
-        return clean(value) if _reading(info) else value
+        return clean(value) if read_from_disk(info) else value
 
     return BeforeValidator(before)
 
 
 Text = Annotated[str, lenient(text)]
-OptText = Annotated[str | None, lenient(_opt_text)]
+OptText = Annotated[str | None, lenient(clean_opt_text)]
 Num = Annotated[float | None, lenient(num)]
-Int = Annotated[int | None, lenient(_int)]
-Counts = Annotated[dict[str, int], lenient(_counts)]
+Int = Annotated[int | None, lenient(clean_int)]
+Counts = Annotated[dict[str, int], lenient(clean_counts)]
 Object = Annotated[JsonObject, lenient(as_dict)]
 
 

@@ -45,15 +45,15 @@ from .lenient import (
     OptText,
     SummaryPart,
     Text,
-    _counts,
-    _int,
-    _knobs,
-    _numbers,
-    _objects,
-    _opt_text,
-    _reading,
-    _tools,
+    clean_counts,
+    clean_int,
+    clean_knobs,
+    clean_numbers,
+    clean_objects,
+    clean_opt_text,
+    clean_tools,
     lenient,
+    read_from_disk,
 )
 
 
@@ -66,7 +66,7 @@ class Point(SummaryPart):
     key: Text = ""
     label: OptText = None
     move: OptText = None
-    recipe: Annotated[dict[str, KnobValue], lenient(_knobs)] = Field(default_factory=dict)  # ``Recipe.to_dict()``
+    recipe: Annotated[dict[str, KnobValue], lenient(clean_knobs)] = Field(default_factory=dict)  # ``Recipe.to_dict()``
     area_um2: Num = None
     delay_ns: Num = None
     power_mw: Num = None
@@ -78,12 +78,12 @@ class Point(SummaryPart):
     proof: OptText = None  # the verdict of the equivalence check that admitted it; None: none ran
 
 
-Points = Annotated[list[Point], lenient(_objects)]
+Points = Annotated[list[Point], lenient(clean_objects)]
 
 
 def _entry_proof(x: object) -> str | None:
     """A verdict name (summary.json) or the verdict record itself (a journal's phase1 record)."""
-    return proof_kind(x) if isinstance(x, dict) else _opt_text(x)
+    return proof_kind(x) if isinstance(x, dict) else clean_opt_text(x)
 
 
 class Phase1Entry(SummaryPart):
@@ -124,19 +124,19 @@ class Phase1Stats(SummaryPart):
     def _rebuild(cls, data: object, info: ValidationInfo) -> object:
         """Read from disk, a count that is missing or not a number is rebuilt from the entries (older or
         damaged summaries)."""
-        if not _reading(info):
+        if not read_from_disk(info):
             return data
         d = as_dict(data)
-        entries = [Phase1Entry.read(e) for e in _objects(d.get("entries"))]
+        entries = [Phase1Entry.read(e) for e in clean_objects(d.get("entries"))]
         derived = cls.of(entries)
 
         def count(name: str, fallback: int) -> int:
-            v = _int(d.get(name))
+            v = clean_int(d.get(name))
             return fallback if v is None else v
 
         return {"candidates": count("candidates", derived.candidates), "valid": count("valid", derived.valid),
                 "repaired": count("repaired", derived.repaired),
-                "rejected_by_gate": _counts(d["rejected_by_gate"]) if "rejected_by_gate" in d
+                "rejected_by_gate": clean_counts(d["rejected_by_gate"]) if "rejected_by_gate" in d
                 else derived.rejected_by_gate, "entries": entries}
 
 
@@ -161,7 +161,7 @@ class AcceptedChange(SummaryPart):
     @classmethod
     def _absent(cls, data: object, info: ValidationInfo) -> object:
         """Read from disk, a missing key reads as a wrong-typed one (the required keys too)."""
-        if not _reading(info):
+        if not read_from_disk(info):
             return data
         d = as_dict(data)
         return {k: d.get(k) for k in cls.model_fields if k in d or cls.model_fields[k].is_required()}
@@ -173,7 +173,7 @@ class ProofStats(SummaryPart):
 
     model_config = ConfigDict(frozen=True)
 
-    accepted: Annotated[list[AcceptedChange], lenient(_objects)] = Field(default_factory=list)
+    accepted: Annotated[list[AcceptedChange], lenient(clean_objects)] = Field(default_factory=list)
     evidence: Annotated[dict[str, str], lenient(lambda d: {str(k): v for k, v in as_dict(d).items()
                                                         if v in EVIDENCE})] = Field(default_factory=dict)
 
@@ -277,8 +277,8 @@ class JournalHead(JsonRecord):
 class LibreLaneMetrics(JsonRecord):
     """The initial and best designs' metrics under LibreLane's names, and which way each is better."""
 
-    initial: Annotated[dict[str, float | int], lenient(_numbers)] = Field(default_factory=dict)  # librelane_metrics
-    best: Annotated[dict[str, float | int], lenient(_numbers)] = Field(default_factory=dict)
+    initial: Annotated[dict[str, float | int], lenient(clean_numbers)] = Field(default_factory=dict)
+    best: Annotated[dict[str, float | int], lenient(clean_numbers)] = Field(default_factory=dict)
     directions: Annotated[dict[str, str], lenient(lambda d: {str(k): v for k, v in as_dict(d).items()
                                                              if isinstance(v, str)})] = Field(default_factory=dict)
 
@@ -306,7 +306,7 @@ class RunSummary(SummaryPart):
     infrastructure_faults: InfraFaults = Field(default_factory=InfraFaults)
     # the client's usage record (``llm.protocol.Usage``; read back, whatever object summary.json holds)
     llm: Annotated[Mapping[str, object], lenient(as_dict)] = Field(default_factory=dict)
-    tools: Annotated[dict[str, dict[str, str]], lenient(_tools)] \
+    tools: Annotated[dict[str, dict[str, str]], lenient(clean_tools)] \
         = Field(default_factory=dict)  # tool name -> {"version", "path"} or {"error"} (``versions.tool_versions``)
     reproduce: Annotated[list[str], lenient(_reproduce)] = Field(default_factory=list)
     initial: Point | None = None
@@ -314,7 +314,7 @@ class RunSummary(SummaryPart):
     improvement: Num = None
     evaluations: Int = None
     # move name -> ``MoveStats.to_dict()`` and the selector's weight
-    moves: Annotated[dict[str, dict[str, float | int]], lenient(lambda d: {str(k): _numbers(v)
+    moves: Annotated[dict[str, dict[str, float | int]], lenient(lambda d: {str(k): clean_numbers(v)
                                                                        for k, v in as_dict(d).items()})] \
         = Field(default_factory=dict)
     phase2_rejected_by_gate: Counts | None = None  # None: no valid candidate, Phase 2 never started
@@ -330,7 +330,7 @@ class RunSummary(SummaryPart):
     def _from_disk(cls, data: object, info: ValidationInfo) -> object:
         """Read from disk: the search's keys are at the top level (Phase 2 ran when ``iterations_done`` is
         there); a section of the wrong type reads as absent."""
-        if not _reading(info):
+        if not read_from_disk(info):
             return data
         d = dict(as_dict(data))
         d["search"] = {k: d[k] for k in SEARCH_KEYS if k in d} if "iterations_done" in d else None
