@@ -153,6 +153,11 @@ def module_name(mod: syntax.ModuleDeclarationSyntax) -> str:
     return mod.header.name.valueText
 
 
+def modules_named(tree: syntax.SyntaxTree, name: str) -> list[syntax.ModuleDeclarationSyntax]:
+    """The declarations of module ``name`` in ``tree`` (one in a legal file; a move rewrites each it sees)."""
+    return [m for m in modules(tree) if module_name(m) == name]
+
+
 def where(sm: pyslang.SourceManager, loc: pyslang.SourceLocation) -> str:
     """``file:line`` of a location (file name only), "?" for one pyslang cannot map."""
     try:

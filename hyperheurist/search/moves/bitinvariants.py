@@ -35,7 +35,7 @@ from .expr import SIGNED_TYPES, Syntax, Widths
 from .invariants import DesignFilesMove
 from .registers import clocked_blocks
 from .rtl import line_span
-from .verilog import Edit, K, module_name, modules, node_text, walk
+from .verilog import Edit, K, modules_named, node_text, walk
 
 CPU_S = 8.0  # the PDR batch's CPU budget
 CACHE = 64  # design texts remembered
@@ -288,9 +288,7 @@ class BitInvariant(DesignFilesMove):
         if design is None or not design.interface.sequential or design.interface.reset is None:
             return []
         out: list[list[Edit]] = []
-        for mod in modules(tree):
-            if module_name(mod) != design.top:
-                continue
+        for mod in modules_named(tree, design.top):
             widths = Widths(tree).get()
             regs = bit_registers(mod, text, widths)
             facts = bit_facts(self.proven(text, ctx, regs))

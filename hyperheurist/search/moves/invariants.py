@@ -29,7 +29,7 @@ from .expr import Syntax, Widths, literal, unparen
 from .registers import clocked_blocks
 from .rtl import RtlMove
 from .specialise import Specialised
-from .verilog import Edit, K, module_name, modules, node_text, walk
+from .verilog import Edit, K, modules_named, node_text, walk
 
 MAX_CLAIMS = 24  # claims checked per design (one PDR run over all of them)
 CPU_S = 8.0  # that run's CPU budget
@@ -162,9 +162,7 @@ class SequentialInvariant(DesignFilesMove):
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         design = ctx.design
         out: list[list[Edit]] = []
-        for mod in modules(tree):
-            if module_name(mod) != design.top:
-                continue
+        for mod in modules_named(tree, design.top):
             regs = registers(mod, Widths(tree).get())
             proven = self.proven(text, ctx, claims(regs))
             ports = {p.name for p in design.interface.all_ports()}

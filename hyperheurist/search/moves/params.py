@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ...candidate import Candidate
 from ...config.search import Tunable
 from ...hdl.literals import param_override
-from ...hdl.parse import MAX_TEXT, module_name, modules, parse
+from ...hdl.parse import MAX_TEXT, modules_named, parse
 from ..state import MoveContext, State
 from .verilog import Edit, apply_edits, overridable_parameters, parameter_declarators, span
 
@@ -21,9 +21,8 @@ def declared_parameters(files: tuple[tuple[str, str], ...], top: str) -> dict[st
     for _, text in files:
         if len(text) > MAX_TEXT:
             continue
-        for mod in modules(parse(text)):
-            if module_name(mod) == top:
-                return overridable_parameters(mod, text)
+        for mod in modules_named(parse(text), top):
+            return overridable_parameters(mod, text)
     return {}
 
 
@@ -76,9 +75,7 @@ def bake_parameters(cand: Candidate) -> Candidate:
     for name, text in cand.files:
         edits: list[Edit] = []
         if len(text) <= MAX_TEXT:
-            for mod in modules(parse(text)):
-                if module_name(mod) != cand.top:
-                    continue
+            for mod in modules_named(parse(text), cand.top):
                 for d in parameter_declarators(mod):
                     sp = span(d.initializer.expr, text) if d.initializer is not None else None
                     if d.name.valueText in want and sp is not None:

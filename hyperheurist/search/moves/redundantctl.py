@@ -46,7 +46,7 @@ from .expr import Syntax, literal, unparen
 from .invariants import DesignFilesMove
 from .registers import Clocked, clocked_blocks
 from .rtl import line_span
-from .verilog import Edit, K, apply_edits, module_name, modules, node_text, parse, syntax_errors, walk
+from .verilog import Edit, K, apply_edits, modules_named, node_text, parse, syntax_errors, walk
 
 MAX_PROOFS = 12  # proofs per design text (a few seconds each on small designs; widest registers are tried first)
 MAX_ATOMS = 4  # condition signals tried as a register's only enable (each in both polarities)
@@ -305,9 +305,7 @@ class RedundantControl(DesignFilesMove):
     def sites(self, text: str, tree: Syntax, ctx: MoveContext, rng: random.Random) -> list[list[Edit]]:
         design = ctx.design
         out: list[list[Edit]] = []
-        for mod in modules(tree):
-            if module_name(mod) != design.top:
-                continue
+        for mod in modules_named(tree, design.top):
             regs = {r.name: r for r in registers(mod, text)}
             for chosen in self.proven(text, ctx, regs):
                 site = rewrite(text, regs, chosen)

@@ -17,6 +17,7 @@ from ...hdl.parse import (
     Syntax,
     module_name,
     modules,
+    modules_named,
     nodes,
     parse,
     semantic_errors,
@@ -26,8 +27,8 @@ from ...hdl.parse import (
 
 # the parse helpers the moves import from here (hdl.parse is their home)
 __all__ = ["MAX_TEXT", "Edit", "K", "Syntax", "apply_edits", "clean_rewrite", "identifiers", "module_name", "modules",
-           "node_text", "nodes", "overridable_declarations", "overridable_parameters", "parameter_declarators", "parse",
-           "semantic_errors", "span", "syntax_errors", "walk"]
+           "modules_named", "node_text", "nodes", "overridable_declarations", "overridable_parameters",
+           "parameter_declarators", "parse", "semantic_errors", "span", "syntax_errors", "walk"]
 
 
 PARAMETER_DECLARATIONS = {K.ParameterDeclaration, K.TypeParameterDeclaration}
