@@ -45,9 +45,57 @@ rlimits.StartGate.open = _open_and_die
 """
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """hh as a terminal's foreground job: SIGINT at its default action. An ignored SIGINT is inherited across exec,
+    and Python then keeps ignoring it; a test run started as a script's background job (``make check &``: POSIX
+    shells ignore SIGINT there) once made hh ignore the tests' Ctrl-C and finish its gate (exit 0)."""
     return subprocess.Popen([*HH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, **(env or {})})
+                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, **(env or {})},
+                            preexec_fn=_sigint_default)
+
+
+# A cocotb test that says when it runs (a file in its folder), then waits to be killed: a Ctrl-C sent once the
+# file is there lands while a sandboxed tool runs that cannot end by itself (the gate's timeout is far away).
+STARTED = "hh-test-started"
+HANGS = f"""
+import time
+from pathlib import Path
+import cocotb
+
+
+@cocotb.test()
+async def waits_to_be_killed(dut):
+    Path("{STARTED}").write_text("")
+    time.sleep(3600)
+"""
+
+
+def hanging_gate(tmp_path: Path) -> list[str]:
+    """``hh gate`` arguments for the ALU whose simulation runs ``HANGS``."""
+    d = tmp_path / "hangs"
+    d.mkdir()
+    for name in ("design.yaml", "ref.v", "spec.md"):
+        (d / name).write_bytes((ALU / name).read_bytes())
+    (d / "test_alu.py").write_text(HANGS)
+    return ["gate", str(d / "design.yaml"), str(ALU / "good.v"), "--set", "verification.timeout_s=120"]
+
+
+def wait_started(root: Path, proc: subprocess.Popen[str]) -> bool:
+    """Whether ``HANGS`` runs under ``root`` (False: hh ended first)."""
+    while proc.poll() is None:
+        if any(STARTED in files for _, _, files in os.walk(root)):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def ignores_sigint(pid: int) -> bool:
+    mask = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("SigIgn:"))
+    return bool(int(mask.split()[1], 16) & (1 << (signal.SIGINT - 1)))
 
 
 def dying_env(tmp_path: Path, at: int, when: str) -> dict[str, str]:
@@ -102,21 +150,29 @@ def test_run_killed_while_a_tool_runs_leaves_no_process(tmp_path: Path, jobs: st
     assert not left, f"hh killed while {seen} ran; still running:\n" + "\n".join(left)
 
 
-def test_gate_ctrl_c_exits_130_and_leaves_no_process(tmp_path: Path) -> None:
-    """Ctrl-C (SIGINT to the foreground group) while a sandboxed tool runs: exit 130, one line, nothing left."""
+@pytest.mark.parametrize("caller", ["default", "ignores SIGINT"])
+def test_gate_ctrl_c_exits_130_and_leaves_no_process(tmp_path: Path, caller: str) -> None:
+    """Ctrl-C (SIGINT to the foreground group) while a sandboxed tool runs: exit 130, one line, nothing left; also
+    when the tests themselves run with SIGINT ignored (``make check &`` from a script), as two loaded full-suite
+    runs did: hh inherited the ignored SIGINT and gave its gate's verdict, exit 0."""
     work = tmp_path / "work"
-    proc = start("gate", str(ALU / "design.yaml"), str(ALU / "good.v"), "--workdir", str(work))
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if caller != "default" else None
     try:
-        seen = wait_for(work, ("bwrap",), alive=lambda: proc.poll() is None)
-        assert seen is not None, "the gate ended before a tool ran"
-        time.sleep(0.05)
+        proc = start(*hanging_gate(tmp_path), "--workdir", str(work))
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+    try:
+        assert not ignores_sigint(proc.pid), "hh was started with SIGINT ignored: no Ctrl-C can reach it"
+        assert wait_started(work, proc), "the gate ended before its simulation ran"
         os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
+        out, err = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
             finish(proc)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert proc.returncode == 130, f"exit {proc.returncode}\n{out[-2000:]}\n{err[-2000:]}"
+    assert "Traceback" not in err and err.strip().splitlines() == ["hh: interrupted"], err
+    assert "PASS" not in out and "FAIL" not in out, out  # no verdict from an interrupted gate
     left = left_behind(work)
     assert not left, "after Ctrl-C, still running:\n" + "\n".join(left)
 
@@ -175,10 +231,9 @@ def test_gate_leaves_no_temp_folder_when_killed_or_interrupted(tmp_path: Path) -
     assert left_behind(tmp) == []
     stale = list(tmp.glob("hh-gate-*"))
     assert len(stale) == 1 and stale[0].name.startswith("hh-gate-"), stale
-    proc = start(*gate, env={"TMPDIR": str(tmp)})
+    proc = start(*hanging_gate(tmp_path), env={"TMPDIR": str(tmp)})
     try:
-        seen = wait_for(tmp, TOOLS, alive=lambda: proc.poll() is None)  # (a probe's bwrap names tmp/hh-<uid>)
-        assert seen is not None, "the gate ended before a tool ran"
+        assert wait_started(tmp, proc), "the gate ended before its simulation ran"
         assert not stale[0].exists(), "the next hh gate did not remove a killed one's temporary folder"
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=120)
