@@ -147,7 +147,9 @@ INCREMENT = """module inc9 (input [8:0] a, input c, output [9:0] y);
   assign y = a + c;  // a half adder per bit
 endmodule
 """
-MUL6 = """module mul6 (input [5:0] a, b, input [11:0] k, output [12:0] y);
+# 4x4, the narrowest product the wallace knob takes: its proof against the RTL took 1.5 s where 6x6's under
+# Yosys' own multiplier took 40 s (a SAT proof of two multiplier architectures grows steeply with width)
+MUL4 = """module mul4 (input [3:0] a, b, input [7:0] k, output [8:0] y);
   assign y = a * b + k;
 endmodule
 """
@@ -159,8 +161,8 @@ endmodule
     ("ripple", RIPPLE, "adder32", Recipe(adder_cells=True), {"FAX1"}),
     ("increment", INCREMENT, "inc9", Recipe(adder_cells=True), {"HAX1"}),
     ("ripple_lcu", INCREMENT, "inc9", Recipe(adder_cells=True, adder="ripple"), {"HAX1"}),
-    ("mul_add", MUL6, "mul6", Recipe(adder_cells=True, multiplier="wallace"), {"FAX1", "HAX1"}),
-    ("mul_add_yosys", MUL6, "mul6", Recipe(adder_cells=True), {"FAX1"}),
+    ("mul_add", MUL4, "mul4", Recipe(adder_cells=True, multiplier="wallace"), {"FAX1", "HAX1"}),
+    ("mul_add_yosys", MUL4, "mul4", Recipe(adder_cells=True), {"FAX1"}),
 ])
 def test_netlists_with_adder_cells_are_proven(tmp_path: Path, name: str, rtl: str, top: str, recipe: Recipe,
                                              cells: set[str]) -> None:
