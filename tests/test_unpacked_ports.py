@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_inproc import hh_in_process
 from pydantic import ValidationError
 
 from hyperheurist.config import Interface
@@ -21,12 +21,11 @@ from hyperheurist.hdl.parse import parse
 from hyperheurist.hdl.ports import read_module
 
 DATA = Path(__file__).parent / "data" / "unpacked"
-HH = [sys.executable, "-m", "hyperheurist"]
 
 
 def hh(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HH, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          stdin=subprocess.DEVNULL)
+    """cli.main in this process: what init writes and what gate/ppa answer are the point, not a process."""
+    return hh_in_process(*args, cwd=cwd)
 
 
 @pytest.fixture
