@@ -1,14 +1,13 @@
 """Every bundled benchmark: reference.v and every seed marked valid pass every gate; every seed
-marked faulty is rejected. Runs the same gate chain as `hh gate` (one CLI call per benchmark is
+marked faulty is rejected. Runs the same gate chain as `hh gate` (one CLI call on a benchmark is
 checked too, for the exit codes)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process
 from seednames import kind_by_name
 
 from hyperheurist.candidate import Candidate
@@ -45,12 +44,15 @@ def test_benchmark_verdicts(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_hh_gate_exit_codes_on_a_benchmark(tmp_path: Path) -> None:
-    b = BENCH / "fifo8"
+    """cli.main in this process: the exit codes and the JUnit file are the point (traffic_fsm: the benchmark whose
+    full chain is cheapest)."""
+    b = BENCH / "traffic_fsm"
     bad = sorted((b / "seeds").glob("bad_*.v"))[0]
-    hh = [sys.executable, "-m", "hyperheurist", "gate", str(b / "design.yaml")]
-    ok = subprocess.run([*hh, str(b / "reference.v")], capture_output=True, text=True, timeout=300)
+    ok = hh_in_process("gate", str(b / "design.yaml"), str(b / "reference.v"), "--workdir", str(tmp_path / "ok"))
     assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PASS  equivalence" in ok.stdout, ok.stdout  # every gate ran, the formal one too
     junit = tmp_path / "gate.xml"
-    fail = subprocess.run([*hh, str(bad), "--junit", str(junit)], capture_output=True, text=True, timeout=300)
+    fail = hh_in_process("gate", str(b / "design.yaml"), str(bad), "--junit", str(junit),
+                         "--workdir", str(tmp_path / "bad"))
     assert fail.returncode == 1, fail.stdout + fail.stderr
     assert "<testcase" in junit.read_text() and "<failure" in junit.read_text()
