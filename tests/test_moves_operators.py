@@ -1,7 +1,7 @@
 """The operator library (moves/operators.py, moves/oparch.py): every architecture exhaustively equal to
 the plain operator at widths 1..6 (Icarus, all inputs, several operand/result shapes), the move's
-output proven equal to its parent at 16 and 32 bits (multipliers at 8: wider proofs of two multiplier
-architectures do not end in minutes) by the formal engines, a broken architecture caught by both, the
+output proven equal to its parent at 32 bits (the relations > and <= at 16; multipliers at 8: wider proofs of
+two multiplier architectures do not end in minutes) by the formal engines, a broken architecture caught by both, the
 move refusing signed code, parameterised widths and contexts it cannot size, and its output passing
 the compile and structure gates."""
 
@@ -148,7 +148,9 @@ def operator_design(op: str, n: int) -> str:
     return f"module t(input [{n - 1}:0] a, b, output [{out - 1}:0] y);\n  assign y = {expr};\nendmodule\n"
 
 
-PROOFS = [(op, n) for op in ("add", "addc", "sub", "lt", "dec") for n in (16, 32)]
+# one wide case per operator: the generators' every branch is the exhaustive check's at 1..6 bits (carry-select's
+# uneven last block at 5, every prefix level count to 6), so a 16-bit proof only repeated the 32-bit one
+PROOFS = [(op, 32) for op in ("add", "addc", "sub", "lt", "dec")]
 PROOFS += [("mul", 8), ("gt", 16), ("le", 16), ("ge", 32)]
 
 
