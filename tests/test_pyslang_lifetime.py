@@ -11,10 +11,12 @@ a later garbage collection): ``hh gate`` on tests/data/unpacked died with SIGABR
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -41,7 +43,7 @@ def _holders() -> int:
     return n
 
 
-@pytest.fixture
+@contextmanager
 def no_collector() -> Iterator[None]:
     """Cycles stay uncollected while a call is checked, as they may between two collections in ``hh``."""
     gc.collect()
@@ -68,11 +70,38 @@ CALLS: dict[str, Callable[[], object]] = {
 }
 
 
+def holders_around(name: str) -> tuple[int, int]:
+    """The holders before and after ``CALLS[name]``, no collection in between."""
+    with no_collector():
+        before = _holders()
+        CALLS[name]()
+        return before, _holders()
+
+
+CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from test_pyslang_lifetime import CALLS, holders_around
+print(json.dumps({name: holders_around(name) for name in sorted(CALLS)}))
+"""
+
+
+@pytest.fixture(scope="module")
+def holders() -> dict[str, list[int]]:
+    """Every call checked in one fresh interpreter: its heap is hh's and pyslang's, so a scan takes a fraction
+    of a second, where in a pytest worker (the objects of every module it ran before) each took seconds."""
+    here = Path(__file__).parent
+    res = subprocess.run([sys.executable, "-c", CHILD, str(here)], capture_output=True, text=True, timeout=600,
+                         cwd=here.parent)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out: dict[str, list[int]] = json.loads(res.stdout.splitlines()[-1])
+    return out
+
+
 @pytest.mark.parametrize("name", sorted(CALLS))
-def test_no_wrapper_survives_the_call(name: str, no_collector: None) -> None:
-    before = _holders()
-    CALLS[name]()
-    assert _holders() == before, f"{name} left pyslang wrappers alive in a reference cycle"
+def test_no_wrapper_survives_the_call(name: str, holders: dict[str, list[int]]) -> None:
+    before, after = holders[name]
+    assert after == before, f"{name} left pyslang wrappers alive in a reference cycle"
 
 
 STRESS = """
