@@ -102,8 +102,9 @@ def _module(name: str, aw: int, bw: int, yw: int, signed: bool, op: str) -> str:
             f"  assign y = a {op} b;\nendmodule\n")
 
 
+# both signednesses, and the map's WIDTH taken from A, from B and from Y (signed 6/6/6 repeated 7/4/7's branches)
 @pytest.mark.parametrize(("aw", "bw", "yw", "signed"),
-                         [(6, 6, 6, False), (6, 6, 6, True), (7, 4, 7, True), (4, 6, 5, False), (5, 5, 8, True)])
+                         [(6, 6, 6, False), (7, 4, 7, True), (4, 6, 5, False), (5, 5, 8, True)])
 def test_the_array_divider_equals_yosys_own_map(tmp_path: Path, aw: int, bw: int, yw: int, signed: bool) -> None:
     """Both sides mapped to gates (so division by zero is what each map makes of it, not x), then a SAT
     proof over every input."""
