@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process
 
 from hyperheurist.jsonio import read_jsonl
 
@@ -22,13 +22,12 @@ pytestmark = pytest.mark.tools
 LLM_MOVES = "anneal.moves=[llm_area_local, llm_timing_rewrite, llm_power_local]"
 
 
-def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    full.update({"HH_LLM_BACKOFF_S": "0.01", **(env or {})})
-    return subprocess.run([sys.executable, "-m", "hyperheurist", "run", str(DATA / "design.yaml"), "--quiet",
-                           "--jobs", "2", "--no-report", "--set", "generation.candidates=3",
-                           "--set", "anneal.iterations=2", *args],
-                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=full)
+def hh(*args: str, env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess[str]:
+    """``hh run`` by cli.main in this process (what the run records and answers is the point, not a process),
+    with no OPENAI_ variable but those in ``env``."""
+    return hh_in_process("run", str(DATA / "design.yaml"), "--quiet", "--jobs", "2", "--no-report",
+                         "--set", "generation.candidates=3", "--set", "anneal.iterations=2", *args,
+                         env={"HH_LLM_BACKOFF_S": "0.01", **(env or {})}, without=("OPENAI_",))
 
 
 def only_run(root: Path) -> Path:
@@ -95,10 +94,8 @@ def test_replay_reproduces_the_run_with_zero_requests(live_run: tuple[Path, list
 
 def test_replay_alone_uses_the_recorded_configuration(live_run: tuple[Path, list[dict]], tmp_path: Path) -> None:
     run, _ = live_run
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    res = subprocess.run([sys.executable, "-m", "hyperheurist", "run", "--replay", str(run), "--out", str(tmp_path),
-                          "--quiet", "--no-report"], capture_output=True, text=True, timeout=300,
-                         stdin=subprocess.DEVNULL, env=env)
+    res = hh_in_process("run", "--replay", str(run), "--out", str(tmp_path), "--quiet", "--no-report",
+                        without=("OPENAI_",))
     assert res.returncode == 0, res.stderr
     again = json.loads((only_run(tmp_path) / "summary.json").read_text())
     first = json.loads((run / "summary.json").read_text())
@@ -155,9 +152,7 @@ def test_resume_without_the_endpoint_keeps_the_llm_candidates(live_run: tuple[Pa
     run, _ = live_run
     copy = tmp_path / "run"
     shutil.copytree(run, copy)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    res = subprocess.run([sys.executable, "-m", "hyperheurist", "run", "--resume", str(copy), "--quiet", "--no-report"],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    res = hh_in_process("run", "--resume", str(copy), "--quiet", "--no-report", without=("OPENAI_",))
     assert res.returncode == 0, res.stderr
     first = json.loads((run / "summary.json").read_text())
     again = json.loads((copy / "summary.json").read_text())
