@@ -4,13 +4,13 @@ ends in one line that quotes the server (and summary.json keeps the server's wor
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_inproc import hh_in_process, hh_process
 
 sys.path.insert(0, str(Path(__file__).parent))
 from llm_stub import LlamaCppSlow, MacResponder, Ollama, ReasoningModel, Stub, VLLMContext, role_of  # noqa: E402
@@ -21,16 +21,17 @@ LLM_MOVES = "anneal.moves=[llm_area_local, llm_timing_rewrite, llm_power_local]"
 pytestmark = pytest.mark.tools
 
 
-def hh(out: Path, *args: str, jobs: str = "2") -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HH_LLM"))}
-    env.update(HH_LLM_BACKOFF_S="0.01", OPENAI_API_KEY=SECRET)
-    return subprocess.run([sys.executable, "-m", "hyperheurist", "run", str(DATA / "design.yaml"), "--quiet",
-                           "--jobs", jobs, "--no-report", "--out", str(out), "--set", "generation.candidates=3", *args],
-                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env)
+def hh(out: Path, *args: str, jobs: str = "2", process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``hh run`` by cli.main in this process (the run's records and exit code are the point), or in a child process
+    (``process``) where the test reads the process's whole stderr (one line, from every process of the run)."""
+    call = hh_process if process else hh_in_process
+    return call("run", str(DATA / "design.yaml"), "--quiet", "--jobs", jobs, "--no-report", "--out", str(out),
+                "--set", "generation.candidates=3", *args, env={"HH_LLM_BACKOFF_S": "0.01", "OPENAI_API_KEY": SECRET},
+                without=("OPENAI_", "HH_LLM"))
 
 
-def live(stub: Stub, out: Path, *args: str) -> subprocess.CompletedProcess:
-    return hh(out, "--provider", "openai", "--base-url", stub.url, *args)
+def live(stub: Stub, out: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    return hh(out, "--provider", "openai", "--base-url", stub.url, *args, process=process)
 
 
 def only_run(root: Path) -> Path:
@@ -113,7 +114,7 @@ def test_vllm_small_context_completes(tmp_path: Path) -> None:
 def test_vllm_context_too_small_is_one_line_quoting_the_server(tmp_path: Path) -> None:
     with Stub() as stub:
         stub.default = VLLMContext(MacResponder(), max_model_len=300)
-        res = live(stub, tmp_path, "--set", "generation.seeds=null", "--set", "anneal.iterations=0")
+        res = live(stub, tmp_path, "--set", "generation.seeds=null", "--set", "anneal.iterations=0", process=True)
     assert res.returncode == 1
     line = one_line_error(res)
     assert "This model's maximum context length is 300 tokens" in line and "the LLM returned no usable Verilog" in line
@@ -149,7 +150,7 @@ def test_stalled_llama_cpp_stream_is_one_line(tmp_path: Path) -> None:
     with Stub() as stub:
         stub.default = LlamaCppSlow(MacResponder(), chunks=6, chunk_delay=0.01, stall_after=2, stall_s=3)
         res = live(stub, tmp_path, "--set", "generation.idle_timeout_s=0.5", "--set", "generation.retries=1",
-                   "--set", "generation.seeds=null", "--set", "anneal.iterations=0")
+                   "--set", "generation.seeds=null", "--set", "anneal.iterations=0", process=True)
     assert res.returncode == 3
     line = one_line_error(res)
     assert "stream stalled: no data for 0.5 s after 2 chunk(s)" in line
