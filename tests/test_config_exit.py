@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,13 +15,6 @@ from fake_tools import sleeping_on
 
 DATA = Path(__file__).parent / "data" / "flow"
 OSU018 = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
-HH = [sys.executable, "-m", "hyperheurist"]
-
-
-def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
-                          check=False, env={**os.environ, **(env or {})})
-
 
 @pytest.fixture
 def design_dir(tmp_path: Path) -> Path:
@@ -93,7 +84,7 @@ def test_deep_yaml_is_exit_2(design_dir: Path, tmp_path: Path) -> None:
         p.write_text((design_dir / "design.yaml").read_text() + "notes: " + "[" * depth + "]" * depth + "\n")
         for args in (("run", str(p), "--out", str(tmp_path / "runs"), "--quiet"),
                      ("gate", str(p), str(design_dir / "seeds" / "ok_1_naive.v"))):
-            res = hh(*args)
+            res = hh_in_process(*args)  # cli.main: the answer is tested (past the recursion limit in any process)
             lines = res.stderr.strip().splitlines()
             assert res.returncode == 2 and len(lines) == 1 and "nested too deeply" in lines[0], (depth, res.stderr)
     assert not (tmp_path / "runs").exists()
@@ -105,9 +96,9 @@ def test_yosys_stopped_by_our_time_limit_is_exit_1_in_ppa_and_run(design_dir: Pa
     slow = sleeping_on(tmp_path, "yosys", "*synth.ys*")
     p = with_change(design_dir, lambda data, d: data.update(limits={"tool_timeout_s": 3}))
     env = {"HH_YOSYS": str(slow), "HH_CACHE_DIR": str(tmp_path / "cache")}
-    res = hh("ppa", str(p), str(design_dir / "seeds" / "ok_1_naive.v"), env=env)
+    res = hh_in_process("ppa", str(p), str(design_dir / "seeds" / "ok_1_naive.v"), env=env)  # the slow tool: its own
     assert res.returncode == 1, res.stderr
-    res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", env=env)
+    res = hh_in_process("run", str(p), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", env=env)
     assert res.returncode == 1, res.stderr
     assert "no candidate passed every gate" in res.stderr and "synthesis" in res.stderr, res.stderr
 
