@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process
 
 from hyperheurist.gates.junit import junit_error_xml, junit_xml, xml_safe
 from hyperheurist.gates.result import GateReport
@@ -17,9 +16,9 @@ from hyperheurist.stages.model import StageId, StageResult, skipped
 DATA = Path(__file__).parent / "data" / "gates" / "alu"
 
 
-def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hyperheurist", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+def hh(*args: str, env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess[str]:
+    """cli.main in this process: the exit code and the JUnit file it writes are what these tests check."""
+    return hh_in_process(*args, env=env)
 
 
 def _cases(path: Path) -> list[ET.Element]:
