@@ -4,13 +4,13 @@ that points at the run's records, identical answers (stub server on 127.0.0.1; t
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_inproc import hh_in_process, hh_process
 
 from hyperheurist.config import DesignConfig, load_design
 from hyperheurist.jsonio import read_jsonl
@@ -65,17 +65,18 @@ def test_a_server_that_ignores_stream_is_read_and_streaming_turned_off(tmp_path:
 
 
 # ---- hh run / hh doctor --llm end to end --------------------------------------------------------------------
-def hh(*args: str, key: str | None = SECRET) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HH_LLM"))}
-    env.update(HH_LLM_BACKOFF_S="0.01", **({"OPENAI_API_KEY": key} if key else {}))
-    return subprocess.run([sys.executable, "-m", "hyperheurist", *args], capture_output=True, text=True, timeout=600,
-                          stdin=subprocess.DEVNULL, env=env)
+def hh(*args: str, key: str | None = SECRET, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """cli.main in this process (the answer and the run's records are the point), or a child process (``process``)
+    where the test reads everything the run's processes print."""
+    call = hh_process if process else hh_in_process
+    return call(*args, env={"HH_LLM_BACKOFF_S": "0.01", "OPENAI_API_KEY": key}, without=("OPENAI_", "HH_LLM"))
 
 
-def run(stub: Stub, out: Path, *args: str, key: str | None = SECRET) -> subprocess.CompletedProcess[str]:
+def run(stub: Stub, out: Path, *args: str, key: str | None = SECRET,
+        process: bool = False) -> subprocess.CompletedProcess[str]:
     return hh("run", str(DATA / "design.yaml"), "--quiet", "--jobs", "2", "--no-report", "--out", str(out),
               "--provider", "openai", "--base-url", stub.url, "--set", "generation.candidates=3",
-              "--set", "anneal.iterations=0", *args, key=key)
+              "--set", "anneal.iterations=0", *args, key=key, process=process)
 
 
 def only_run(root: Path) -> Path:
@@ -92,7 +93,8 @@ REFUSED = {"status": 401, "body": {"error": {"message": f"Incorrect API key prov
 def test_a_refused_key_is_a_configuration_error_naming_the_variable_and_endpoint(tmp_path: Path) -> None:
     with Stub() as stub:
         stub.default = REFUSED
-        res = run(stub, tmp_path)  # seed files too: a bad key is still a configuration error
+        res = run(stub, tmp_path, process=True)  # seed files too: a bad key is still a configuration error; and
+        # nothing any process of the run prints holds the key
         doctor = hh("doctor", "--llm", "--base-url", stub.url, "--model", "gpt-x")
         stub.default = {"status": 403, "message": "forbidden"}
         keyless = run(stub, tmp_path / "keyless", "--set", "generation.seeds=null", key=None)
