@@ -4,7 +4,6 @@ a reasoning model, vLLM with a small context, Ollama, a slow llama.cpp server, r
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_inproc import hh_in_process
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import DesignConfig, load_design
@@ -251,11 +251,11 @@ def test_old_budget_keys_are_rejected_with_the_new_name(old: str, new: str) -> N
 
 
 # ---- hh doctor --llm ------------------------------------------------------------------------------------
-def doctor(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env.update(HH_LLM_BACKOFF_S="0.01", OPENAI_API_KEY="sk-doctor-SECRET-123456")
-    return subprocess.run([sys.executable, "-m", "hyperheurist", "doctor", "--llm", *args], capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL, env=env)
+def doctor(*args: str) -> subprocess.CompletedProcess[str]:
+    """cli.main in this process: what doctor prints and its exit code are the point."""
+    return hh_in_process("doctor", "--llm", *args, env={"HH_LLM_BACKOFF_S": "0.01",
+                                                        "OPENAI_API_KEY": "sk-doctor-SECRET-123456"},
+                         without=("OPENAI_",))
 
 
 def test_doctor_llm_prints_the_profile_and_the_first_error_in_full() -> None:
@@ -292,9 +292,7 @@ def test_a_resumed_run_keeps_its_profile_for_the_same_endpoint_only(tmp_path: Pa
 
 
 def test_doctor_llm_without_an_endpoint_is_a_usage_error() -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    res = subprocess.run([sys.executable, "-m", "hyperheurist", "doctor", "--llm"], capture_output=True, text=True,
-                         timeout=120, stdin=subprocess.DEVNULL, env=env)
+    res = hh_in_process("doctor", "--llm", without=("OPENAI_",))
     assert res.returncode == 2 and res.stderr.startswith("hh: error: doctor --llm: no endpoint") and not res.stdout
 
 
