@@ -73,3 +73,21 @@ def copy_run(run: Path, dst: Path) -> Path:
     """A private copy of a shared run, for a test that changes it."""
     shutil.copytree(run, dst, ignore=shutil.ignore_patterns(".lock"))
     return dst
+
+
+# test_repro_jobs.py and test_repro_ray.py compare a run of this set-up with this one made at --jobs 2
+EVERY_MOVE_ITERATIONS = 2
+
+
+def every_move_run(factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """test_repro's traffic_fsm with every move, 2 iterations and its finishing round (the finish is where every
+    move proposes: 57 of the run's 61 evaluations), and its run at ``--jobs 2`` on a cold cache: (design.yaml,
+    run folder). --jobs 1 (test_repro_jobs) and Ray (test_repro_ray) run the same design.yaml and must agree."""
+    from test_repro import run_once, small_design
+
+    def make(folder: Path) -> None:
+        design = small_design(folder, iterations=EVERY_MOVE_ITERATIONS, moves=None)
+        run_once(design, folder / "out", folder / "cache", "--jobs", "2")
+
+    folder = once(factory, "every-move", make)
+    return folder / "traffic_fsm" / "design.yaml", the_run(folder / "out")
