@@ -240,19 +240,18 @@ def test_an_equally_cheap_balanced_tree_is_preferred() -> None:
 
 @pytest.mark.slow
 def test_wide_words() -> None:
-    """Rules reach words wider than 64 bits: a 65-way decoder (split in halves, so a few iterations; 100-way
-    took four times as long for no other rule), a 100-bit difference of 70-bit values at 71 bits with the borrow
-    repeated, and the compare of the same values narrowed to that subtractor's borrow (one 71-bit subtractor
-    serves both)."""
+    """Rules reach 100-bit words: a 100-way decoder (split in halves, so a few iterations), a difference of
+    70-bit values at 71 bits with the borrow repeated, and the compare of the same values narrowed to that
+    subtractor's borrow (one 71-bit subtractor serves both)."""
     x, y, s = var("x", 70), var("y", 70), var("s", 7)
     roots = {
-        "dec": node("shl", 65, const(1, 65), s),
+        "dec": node("shl", 100, const(1, 100), s),
         "sub": node("sub", 100, node("zext", 100, x), node("zext", 100, y)),
         "lt": node("lt", 1, node("zext", 100, x), node("zext", 100, y)),
     }
     out = optimise(roots, cost)
     same(roots, out.terms, samples=100)
-    assert [t.op for t in out.terms["dec"].args] == ["eq"] * 65
+    assert [t.op for t in out.terms["dec"].args] == ["eq"] * 100
     assert "sub" in ops(out.terms["sub"]) and cost(next(t for t in subterms(out.terms["sub"]) if t.op == "sub")) == 71
     lt = out.terms["lt"]
     assert (lt.op, lt.value, lt.args[0].op, lt.args[0].width) == ("slice", 70, "sub", 71)
