@@ -72,10 +72,13 @@ CHECK_TESTS = {
 # The slowest modules (pytest --durations, 2 cores), longest first, are handed out before the rest: --dist loadscope
 # gives a worker a whole module, and a long one picked up last leaves the other worker idle meanwhile. `make test`
 # passes --no-loadscope-reorder so that xdist keeps this order (its own orders modules by their number of tests).
-SLOWEST_FIRST = ("test_repro_jobs", "test_repro_resume", "test_faults", "test_repro", "test_benchmarks", "test_flow",
-                 "test_bad_inputs", "test_wheel", "test_journal_tamper", "test_llm_endpoints_flow", "test_lcu_techmap",
-                 "test_actions_example", "test_report", "test_project", "test_containment", "test_audit",
-                 "test_untrusted_rtl")
+# test_repro_jobs and test_repro_ray go first: the every-move run they share is made by whichever asks first while
+# the other worker makes its own Ray run.
+SLOWEST_FIRST = ("test_repro_jobs", "test_repro_ray", "test_faults", "test_repro_resume", "test_benchmarks",
+                 "test_mult_techmap", "test_repro", "test_egraph_rules", "test_flow", "test_unpacked_ports",
+                 "test_llm_endpoints_flow", "test_moves_operators", "test_untrusted_rtl", "test_llm_flow",
+                 "test_journal_tamper", "test_bad_inputs", "test_ppa", "test_executors", "test_containment",
+                 "test_ray_lifecycle", "test_wheel", "test_actions_example", "test_report", "test_audit")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
