@@ -61,6 +61,32 @@ def test_moves_whose_credit_has_decayed_share_alike() -> None:
     assert sel.probabilities()["b"] > 0.8
 
 
+def test_a_move_whose_proposals_always_fail_falls_to_its_floor() -> None:
+    """Zero credit alone cannot tell a sound, non-improving move from one whose proposals all fail a gate;
+    the validity factor can: the failing move drops towards its floor, the sound ones share the rest."""
+    sel = AdaptiveSelector(["sound_a", "sound_b", "broken"])
+    for _ in range(40):  # every credit decays; the broken move's proposals fail every time
+        sel.update("sound_a", 0.0, valid=True)
+        sel.update("sound_b", 0.0, valid=True)
+        sel.update("broken", 0.0, valid=False)
+    p = sel.probabilities()
+    assert p["broken"] < sel.p_min + 0.01  # at its floor (plus a hair), still explorable
+    assert abs(p["sound_a"] - p["sound_b"]) < 1e-12 and p["sound_a"] > 0.45
+    sel.update("broken", reward(True, 1.0, 0.8, True), valid=True)  # one large improvement still tells
+    assert sel.probabilities()["broken"] > sel.probabilities()["sound_a"]
+
+
+def test_validity_leaves_runs_without_invalid_proposals_alone() -> None:
+    """The factor is 1 until a move has an invalid proposal, and skipped proposals (valid=None) do not count."""
+    plain, aware = AdaptiveSelector(["a", "b"]), AdaptiveSelector(["a", "b"])
+    for r, valid in [(0.3, True), (0.0, None), (0.0, True)]:
+        plain.update("a", r)
+        aware.update("a", r, valid=valid)
+    assert plain.probabilities() == aware.probabilities()
+    aware.update("b", 0.0, valid=False)
+    assert aware.validity("b") == 0.5 and aware.validity("a") == 1.0
+
+
 # ---- knobs that do not change the netlist are learnt per RTL and no longer proposed ----------------
 
 

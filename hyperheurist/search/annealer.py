@@ -331,7 +331,7 @@ class Annealer:
             self.know.rejected.add((parent.key, state.key))
         st.credit += r
         rec.credit = r  # what the selector was given (the report charts it from the journal)
-        self.selector.update(move, r)
+        self.selector.update(move, r, valid=None if p.unchecked is not None else usable(ev))
         return improved
 
     # -- driving -----------------------------------------------------------------------------
