@@ -4,15 +4,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_inproc import hh_in_process
 from projectlib import TOP, make_project
 
-HH = [sys.executable, "-m", "hyperheurist"]
+# init's files and warnings and the gate's exit code are what is tested, not a process: every call is cli.main here
 pytestmark = pytest.mark.tools
 
 # the project's top with an optional formal port, as RISC-V cores guard their rvfi_* ports
@@ -20,11 +19,6 @@ FORMAL_TOP = TOP.replace("  output logic         parity\n",
                          "  output logic         parity\n`ifdef ACC_FORMAL\n  ,output logic [7:0] rvfi_acc\n`endif\n")
 FORMAL_TOP = FORMAL_TOP.replace("  assign parity = ^acc;\n",
                                 "  assign parity = ^acc;\n`ifdef ACC_FORMAL\n  assign rvfi_acc = acc;\n`endif\n")
-
-
-def hh(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HH, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture
@@ -50,24 +44,25 @@ def ports(root: Path) -> list[str]:
 
 
 def test_a_vlogdefine_without_default_stays_undefined(project: Path) -> None:
-    res = hh("init", "--top", "acc_top", "acc.core", "--golden", "golden", cwd=project)
+    res = hh_in_process("init", "--top", "acc_top", "acc.core", "--golden", "golden", cwd=project)
     assert res.returncode == 0, res.stderr
     assert "rvfi_acc" not in ports(project) and "parity" in ports(project)
     flist = (project / "acc_top.f").read_text()
     assert "+define+HH_PROJECT_MODE=1" in flist and "ACC_FORMAL" not in flist
     assert "ACC_FORMAL" not in (project / "golden" / "reference.f").read_text()
     assert "left undefined" in res.stderr and "ACC_FORMAL" in res.stderr and "--define" in res.stderr
-    res = hh("gate", "design.yaml", "--only", "safety", "--only", "compile", cwd=project)
+    res = hh_in_process("gate", "design.yaml", "--only", "safety", "--only", "compile", cwd=project)
     assert res.returncode == 0, res.stdout + res.stderr
 
 
 def test_define_on_the_command_line_defines_it(project: Path) -> None:
-    res = hh("init", "--top", "acc_top", "acc.core", "--define", "ACC_FORMAL", "--golden", "golden", cwd=project)
+    res = hh_in_process("init", "--top", "acc_top", "acc.core", "--define", "ACC_FORMAL", "--golden", "golden",
+                        cwd=project)
     assert res.returncode == 0, res.stderr
     assert ports(project)[-1] == "rvfi_acc" and "left undefined" not in res.stderr
     assert "+define+ACC_FORMAL=1" in (project / "acc_top.f").read_text()
     assert "+define+ACC_FORMAL=1" in (project / "golden" / "reference.f").read_text()
-    res = hh("gate", "design.yaml", "--only", "safety", "--only", "compile", cwd=project)
+    res = hh_in_process("gate", "design.yaml", "--only", "safety", "--only", "compile", cwd=project)
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -75,19 +70,19 @@ def test_a_targets_own_value_defines_it(project: Path) -> None:
     core = yaml.safe_load((project / "acc.core").read_text())
     core["targets"]["default"]["parameters"] = ["HH_PROJECT_MODE", "ACC_FORMAL=true"]
     (project / "acc.core").write_text(yaml.safe_dump(core))
-    res = hh("init", "--top", "acc_top", "acc.core", cwd=project)
+    res = hh_in_process("init", "--top", "acc_top", "acc.core", cwd=project)
     assert res.returncode == 0, res.stderr
     assert "rvfi_acc" in ports(project)
 
 
 def test_define_reaches_a_filelist_project_too(project: Path) -> None:
-    res = hh("init", "--top", "acc_top", "-f", "rtl.f", "--define", "ACC_FORMAL=1", cwd=project)
+    res = hh_in_process("init", "--top", "acc_top", "-f", "rtl.f", "--define", "ACC_FORMAL=1", cwd=project)
     assert res.returncode == 0, res.stderr
     assert "rvfi_acc" in ports(project)
     assert yaml.safe_load((project / "design.yaml").read_text())["sources"] == ["-f acc_top.f"]
 
 
 def test_a_bad_define_is_a_usage_error(project: Path) -> None:
-    res = hh("init", "--top", "acc_top", "acc.core", "--define", "ACC FORMAL", cwd=project)
+    res = hh_in_process("init", "--top", "acc_top", "acc.core", "--define", "ACC FORMAL", cwd=project)
     assert res.returncode == 2 and "--define ACC FORMAL" in res.stderr and "Traceback" not in res.stderr
     assert not (project / "design.yaml").exists()
