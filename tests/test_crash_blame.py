@@ -4,16 +4,13 @@ exit 3, and in ``hh run`` three hostile candidates in a row stopped the search a
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process
 
 DATA = Path(__file__).parent / "data" / "flow"
-HH = [sys.executable, "-m", "hyperheurist"]
 POISON = """module mac_small(input [7:0] a, input [7:0] b, input [7:0] c, input [7:0] d, output [11:0] y);
   wire [11:0] crashme_sum = a * 12'd10 + b;
   assign y = crashme_sum + c + d;
@@ -38,18 +35,20 @@ exec {tool_path("yosys")} "$@"
     return script
 
 
-def hh(tmp: Path, fake: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def poisoned(tmp: Path, always: bool) -> tuple[str, str, dict[str, str | None]]:
+    """A copy of the flow design, the poison candidate beside it, and the environment naming the fake Yosys.
+    Every ``hh`` here is cli.main in this process: the exit code and the blame in its message are what is tested."""
     d = tmp / "design"
     shutil.copytree(DATA, d, dirs_exist_ok=True)
     (d / "poison.v").write_text(POISON)
-    return subprocess.run([*HH, *args[:1], str(d / "design.yaml"), str(d / "poison.v"), *args[1:]],
-                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, check=False,
-                          env={**os.environ, "HH_YOSYS": str(fake), "HH_CACHE_DIR": str(tmp / "cache")})
+    env: dict[str, str | None] = {"HH_YOSYS": str(fake_yosys(tmp, always)), "HH_CACHE_DIR": str(tmp / "cache")}
+    return str(d / "design.yaml"), str(d / "poison.v"), env
 
 
 @pytest.mark.tools
 def test_a_yosys_crash_on_one_design_only_fails_its_synthesis_gate(tmp_path: Path) -> None:
-    res = hh(tmp_path, fake_yosys(tmp_path, always=False), "gate", "--only", "synthesis")
+    design, poison, env = poisoned(tmp_path, always=False)
+    res = hh_in_process("gate", design, poison, "--only", "synthesis", env=env)
     assert res.returncode == 1, res.stdout + res.stderr
     assert "yosys crashed (SIGSEGV): crashed on this design only (the reference passes the same script)" \
         in res.stdout, res.stdout
@@ -58,7 +57,8 @@ def test_a_yosys_crash_on_one_design_only_fails_its_synthesis_gate(tmp_path: Pat
 
 @pytest.mark.tools
 def test_a_yosys_that_crashes_on_the_reference_too_is_a_tool_fault(tmp_path: Path) -> None:
-    res = hh(tmp_path, fake_yosys(tmp_path, always=True), "gate", "--only", "synthesis")
+    design, poison, env = poisoned(tmp_path, always=True)
+    res = hh_in_process("gate", design, poison, "--only", "synthesis", env=env)
     assert res.returncode == 3, res.stdout + res.stderr
     assert "on the reference too: the tool is broken, not the design" in res.stderr, res.stderr
 
@@ -70,7 +70,8 @@ def test_a_yosys_that_crashes_on_the_reference_too_is_a_tool_fault(tmp_path: Pat
 ])
 def test_the_ppa_synthesis_blames_by_the_canary(tmp_path: Path, always: bool, code: int, words: str) -> None:
     """``hh ppa`` has no reference in its stages: the canary decides."""
-    res = hh(tmp_path, fake_yosys(tmp_path, always=always), "ppa", "--no-cache")
+    design, poison, env = poisoned(tmp_path, always=always)
+    res = hh_in_process("ppa", design, poison, "--no-cache", env=env)
     assert res.returncode == code, res.stdout + res.stderr
     assert words in res.stdout + res.stderr, res.stdout + res.stderr
     assert "Traceback" not in res.stderr
