@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import Limits
@@ -16,19 +15,13 @@ from hyperheurist.gates.safety import check_safety
 from hyperheurist.sim.stimulus import StimPort, vectors
 
 DATA = Path(__file__).parent / "data" / "gates" / "alu"
-
-
-def hh(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    import os
-    full = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "hyperheurist", *args], capture_output=True, text=True,
-                          timeout=120, env=full, stdin=subprocess.DEVNULL)
+# every `hh gate` here is cli.main in this process: its exit code, JSON, JUnit file and message are what is tested
 
 
 @pytest.mark.tools
 def test_exit_0_json_and_junit(tmp_path: Path) -> None:
     junit = tmp_path / "gates.xml"
-    out = hh("gate", str(DATA / "design.yaml"), str(DATA / "good.v"), "--json", "--junit", str(junit))
+    out = hh_in_process("gate", str(DATA / "design.yaml"), str(DATA / "good.v"), "--json", "--junit", str(junit))
     assert out.returncode == 0, out.stderr
     verdict = json.loads(out.stdout)
     assert verdict["passed"] is True and len(verdict["results"]) == 7
@@ -41,7 +34,7 @@ def test_exit_0_json_and_junit(tmp_path: Path) -> None:
 @pytest.mark.tools
 def test_exit_1_names_gate_and_reason(tmp_path: Path) -> None:
     junit = tmp_path / "gates.xml"
-    out = hh("gate", str(DATA / "design.yaml"), str(DATA / "latch.v"), "--junit", str(junit))
+    out = hh_in_process("gate", str(DATA / "design.yaml"), str(DATA / "latch.v"), "--junit", str(junit))
     assert out.returncode == 1
     assert "structure gate" in out.stderr and "inferred latch" in out.stderr
     root = ET.parse(junit).getroot()
@@ -49,14 +42,15 @@ def test_exit_1_names_gate_and_reason(tmp_path: Path) -> None:
 
 
 def test_exit_2_bad_usage(tmp_path: Path) -> None:
-    assert hh("gate", str(tmp_path / "missing.yaml"), str(DATA / "good.v")).returncode == 2
-    assert hh("gate", str(DATA / "design.yaml"), str(tmp_path / "missing.v")).returncode == 2
-    assert hh("gate", str(DATA / "design.yaml")).returncode == 2
+    assert hh_in_process("gate", str(tmp_path / "missing.yaml"), str(DATA / "good.v")).returncode == 2
+    assert hh_in_process("gate", str(DATA / "design.yaml"), str(tmp_path / "missing.v")).returncode == 2
+    assert hh_in_process("gate", str(DATA / "design.yaml")).returncode == 2
 
 
 @pytest.mark.tools
 def test_exit_3_infrastructure(tmp_path: Path) -> None:
-    out = hh("gate", str(DATA / "design.yaml"), str(DATA / "good.v"), env={"HH_IVERILOG": str(tmp_path / "none")})
+    out = hh_in_process("gate", str(DATA / "design.yaml"), str(DATA / "good.v"),
+                        env={"HH_IVERILOG": str(tmp_path / "none")})
     assert out.returncode == 3 and "HH_IVERILOG" in out.stderr
 
 
