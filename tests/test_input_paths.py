@@ -8,18 +8,17 @@ A billion-laughs design.yaml spun the loader for minutes; a key given twice was 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process, hh_process
 
 from hyperheurist.config import load_design, yamlsafe
 from hyperheurist.errors import ConfigError
 from hyperheurist.hdl.filelist import expand, parse_filelist
 
-HH = [sys.executable, "-m", "hyperheurist"]
 SECRET = "sk-test-not-a-real-key-1234567890"
+WITH_KEY = {"OPENAI_API_KEY": SECRET}  # hh's environment holds the LLM key, as a user's does
 DESIGN = """name: t
 top: t
 spec: spec.md
@@ -42,11 +41,6 @@ def proj(tmp_path: Path) -> Path:
     return d
 
 
-def hh(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
-                          check=False, cwd=cwd, env={**os.environ, "OPENAI_API_KEY": SECRET})
-
-
 def design(proj: Path, sources: str, extra: str = "") -> Path:
     p = proj / "design.yaml"
     p.write_text(DESIGN.format(extra=f"sources: {sources}\n" + extra))
@@ -61,7 +55,9 @@ def test_a_filelist_cannot_name_a_kernel_file(proj: Path, filelist: str) -> None
 
 
 def test_sources_cannot_name_a_kernel_file_and_hh_says_so_with_exit_2(proj: Path) -> None:
-    res = hh("gate", str(design(proj, "[/proc/self/environ]")))
+    # a real process: /proc/self/environ is the environment its process started with, so only a child started
+    # with the key shows whether the key could leak this way (this process's own started without it)
+    res = hh_process("gate", str(design(proj, "[/proc/self/environ]")), env=WITH_KEY)
     assert res.returncode == 2 and "kernel or device file" in res.stderr and SECRET not in res.stderr + res.stdout
 
 
@@ -80,10 +76,11 @@ def test_a_link_in_a_sources_folder_to_a_private_file_elsewhere_is_refused(proj:
 
 def test_a_secret_is_never_expanded_in_a_filelist(proj: Path) -> None:
     (proj / "rtl.f").write_text("${OPENAI_API_KEY}.v\n+define+LEAK=$OPENAI_API_KEY\n")
-    res = hh("gate", str(design(proj, "[-f rtl.f]", "filelist_env: [HOME]\n")))
+    # cli.main here: the filelist's ${...} is expanded from os.environ, which holds the key for the call
+    res = hh_in_process("gate", str(design(proj, "[-f rtl.f]", "filelist_env: [HOME]\n")), env=WITH_KEY)
     assert res.returncode == 2 and "names a secret" in res.stderr, res.stderr
     assert SECRET not in res.stderr + res.stdout
-    res = hh("gate", str(design(proj, "[-f rtl.f]", "filelist_env: [OPENAI_API_KEY]\n")))
+    res = hh_in_process("gate", str(design(proj, "[-f rtl.f]", "filelist_env: [OPENAI_API_KEY]\n")), env=WITH_KEY)
     assert res.returncode == 2 and "filelist_env" in res.stderr and SECRET not in res.stderr + res.stdout
 
 
@@ -103,18 +100,18 @@ BOMB = "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 9) if p else ', '.join(['lol'
 def test_an_alias_bomb_is_refused_at_load(proj: Path) -> None:
     p = proj / "design.yaml"
     p.write_text(DESIGN.format(extra="") + "notes:\n" + "".join("  " + line + "\n" for line in BOMB.splitlines()))
-    res = hh("gate", str(p))
+    res = hh_in_process("gate", str(p))  # the refusal is what is tested: cli.main in this process
     assert res.returncode == 2 and "aliases are expanded" in res.stderr and len(res.stderr.splitlines()) == 1
     core = proj / "bomb.core"
     core.write_text("CAPI=2:\nname: a:b:c:1\n" + BOMB)
-    res = hh("init", "--top", "t", str(core), "-o", str(proj / "out.yaml"))
+    res = hh_in_process("init", "--top", "t", str(core), "-o", str(proj / "out.yaml"))
     assert res.returncode == 2 and "aliases are expanded" in res.stderr, res.stderr
 
 
 def test_a_key_given_twice_is_refused_with_both_lines(proj: Path) -> None:
     p = proj / "design.yaml"
     p.write_text(DESIGN.format(extra="top: u\n"))
-    res = hh("gate", str(p), str(proj / "rtl" / "t.v"))
+    res = hh_in_process("gate", str(p), str(proj / "rtl" / "t.v"))
     assert res.returncode == 2 and "key 'top' given twice (lines 2 and 4)" in res.stderr, res.stderr
 
 
