@@ -77,14 +77,27 @@ def test_a_move_whose_proposals_always_fail_falls_to_its_floor() -> None:
 
 
 def test_validity_leaves_runs_without_invalid_proposals_alone() -> None:
-    """The factor is 1 until a move has an invalid proposal, and skipped proposals (valid=None) do not count."""
-    plain, aware = AdaptiveSelector(["a", "b"]), AdaptiveSelector(["a", "b"])
-    for r, valid in [(0.3, True), (0.0, None), (0.0, True)]:
-        plain.update("a", r)
-        aware.update("a", r, valid=valid)
-    assert plain.probabilities() == aware.probabilities()
-    aware.update("b", 0.0, valid=False)
-    assert aware.validity("b") == 0.5 and aware.validity("a") == 1.0
+    """Without an invalid proposal, quality is the plain moving average from the optimistic start and the
+    validity factor is 1; skipped proposals (valid=None) do not count as evaluated."""
+    sel = AdaptiveSelector(["a", "b"])
+    plain = sel.initial_quality
+    for r, valid in [(0.3, True), (0.0, None), (0.0, True), (0.6, True)]:
+        sel.update("a", r, valid=valid)
+        plain += sel.alpha * (r - plain)
+    assert abs(sel.quality("a") - plain) < 1e-12 and sel.validity("a") == 1.0
+    assert sel.evaluated["a"] == 3
+
+
+def test_an_invalid_proposal_spends_the_optimism_not_the_credit() -> None:
+    sel = AdaptiveSelector(["untried", "failed", "earner"])
+    sel.update("failed", 0.0, valid=False)
+    assert sel.quality("failed") == 0.0 and sel.validity("failed") == 0.5
+    assert sel.quality("untried") == sel.initial_quality  # still optimistic: it gets tried early
+    sel.update("earner", 0.4, valid=True)
+    earned = sel.earned["earner"]
+    sel.update("earner", 0.0, valid=False)
+    assert sel.optimism["earner"] == 0.0
+    assert abs(sel.earned["earner"] - earned * (1 - sel.alpha)) < 1e-12  # credit decays as for any zero
 
 
 # ---- knobs that do not change the netlist are learnt per RTL and no longer proposed ----------------
