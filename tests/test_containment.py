@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_inproc import hh_in_process, hh_process
 from test_runner import _processes_with
 
 DATA = Path(__file__).parent / "data"
@@ -39,12 +40,12 @@ COUNTER_BODY = """module counter(input wire clk, input wire rst_n, input wire en
 pytestmark = pytest.mark.tools
 
 
-def hh(*args: str, timeout: float = 300, home: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OPENAI_API_KEY": CANARY_KEY, "PYTHONWARNINGS": "ignore"}
-    if home is not None:
-        env["HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "hyperheurist", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+# hh's environment holds the canary key. A command whose point is its verdict and the promises below runs as
+# cli.main in this process (hh_in_process): the key is in os.environ for the call, where hh and the environment
+# it builds for its tools read it. Real processes (hh_process) where the point is a process: a /proc/self/environ
+# that holds the key (a process's own is the one it started with; this one started without it), HOME, the sys.path
+# of `python -m hyperheurist` started in /tmp.
+ENV = {"OPENAI_API_KEY": CANARY_KEY, "PYTHONWARNINGS": "ignore"}
 
 
 def assert_contained(res: subprocess.CompletedProcess[str], workdir: Path) -> None:
@@ -64,7 +65,7 @@ def gate(tmp_path: Path, rtl: str, *extra: str,
     src = tmp_path / "cand.v"
     src.write_text(rtl)
     wd = tmp_path / "wd"
-    res = hh("gate", str(design), str(src), "--workdir", str(wd), "--json", *extra)
+    res = hh_in_process("gate", str(design), str(src), "--workdir", str(wd), "--json", *extra, env=ENV)
     assert_contained(res, wd)
     assert res.returncode in (0, 1), res.stderr
     return res, json.loads(res.stdout)
@@ -196,7 +197,7 @@ def test_ifdef_synthesis_cheat_is_scored_on_the_simulated_text(tmp_path: Path) -
     ppa = {}
     for name, path in (("cheat", tmp_path / "cand.v"), ("honest", honest)):
         wd = tmp_path / f"ppa-{name}"
-        r = hh("ppa", str(UNTRUSTED), str(path), "--json", "--no-cache", "--workdir", str(wd))
+        r = hh_in_process("ppa", str(UNTRUSTED), str(path), "--json", "--no-cache", "--workdir", str(wd), env=ENV)
         assert r.returncode == 0, r.stderr
         assert_contained(r, wd)
         ppa[name] = json.loads(r.stdout)
@@ -261,7 +262,9 @@ def test_inputs_outside_the_design_are_refused(tmp_path: Path, attack: str) -> N
     else:
         extra = ["--set", "name=.."]
     out = tmp_path / "runs"
-    res = hh("run", str(d / "design.yaml"), "--out", str(out), "--quiet", *extra)
+    # /proc/self/environ holds the key only in a process started with it: that attack is refused by a real process
+    call = hh_process if attack == "proc_environ" else hh_in_process
+    res = call("run", str(d / "design.yaml"), "--out", str(out), "--quiet", *extra, env=ENV)
     assert res.returncode == 2, res.stderr
     assert len(res.stderr.strip().splitlines()) == 1 and "design.yaml" in res.stderr
     assert not out.exists() or not any(out.rglob("*.v")), "nothing may be copied into a run directory"
@@ -274,8 +277,8 @@ def test_tools_get_a_private_home(tmp_path: Path, mode: str) -> None:
     home.mkdir()
     honest = tmp_path / "honest.v"
     honest.write_text(MAC + MAC_BODY + "endmodule\n")
-    res = hh("ppa", str(UNTRUSTED), str(honest), "--no-cache", "--workdir", str(tmp_path / "wd"),
-             "--set", f"limits.sandbox={mode}", home=home)
+    res = hh_process("ppa", str(UNTRUSTED), str(honest), "--no-cache", "--workdir", str(tmp_path / "wd"),  # HOME
+                     "--set", f"limits.sandbox={mode}", env={**ENV, "HOME": str(home)}, timeout=300)
     assert res.returncode == 0, res.stderr
     assert not list(home.iterdir()), f"a tool wrote into HOME: {list(home.iterdir())}"
 
@@ -322,8 +325,7 @@ def test_run_from_tmp_keeps_the_private_tmp(tmp_path: Path) -> None:
     (iverilog: "Error opening temporary file") and show them the host's."""
     honest = tmp_path / "honest.v"
     honest.write_text(MAC + MAC_BODY + "endmodule\n")
-    res = subprocess.run([sys.executable, "-m", "hyperheurist", "gate", str(UNTRUSTED), str(honest), "--only",
-                          "compile"], capture_output=True, text=True, timeout=120, cwd="/tmp", stdin=subprocess.DEVNULL)
+    res = hh_process("gate", str(UNTRUSTED), str(honest), "--only", "compile", cwd=Path("/tmp"), timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -338,7 +340,7 @@ def test_an_input_covering_tmp_is_a_config_error(tmp_path: Path) -> None:
 def test_hh_ppa_refuses_what_the_canonical_scan_refuses(tmp_path: Path) -> None:
     src = tmp_path / "cand.v"
     src.write_text(MAC + MAC_BODY + FILE_IO["macro_arg"] + "endmodule\n")
-    res = hh("ppa", str(UNTRUSTED), str(src), "--no-cache", "--workdir", str(tmp_path / "wd"))
+    res = hh_in_process("ppa", str(UNTRUSTED), str(src), "--no-cache", "--workdir", str(tmp_path / "wd"), env=ENV)
     assert res.returncode == 1 and "after preprocessing" in res.stderr and "$fopen" in res.stderr, res.stderr
     assert_contained(res, tmp_path / "wd")
 
@@ -378,8 +380,9 @@ def test_links_planted_in_a_stage_folder_are_never_followed(tmp_path: Path) -> N
     src = tmp_path / "cand.v"
     src.write_text(COUNTER_BODY + "endmodule\n")
     wd = tmp_path / "wd"
-    res = hh("gate", str(d / "design.yaml"), str(src), "--workdir", str(wd), "--json",
-             "--set", "verification.equivalence.enabled=false", "--set", "verification.differential.enabled=false")
+    res = hh_in_process("gate", str(d / "design.yaml"), str(src), "--workdir", str(wd), "--json", "--set",
+                        "verification.equivalence.enabled=false", "--set", "verification.differential.enabled=false",
+                        env=ENV)
     assert_contained(res, wd)
     assert res.returncode == 0, res.stderr
     assert victim.read_text() == "host file\n", "hh wrote a host file through a link planted in a stage folder"
@@ -412,7 +415,8 @@ def test_a_link_planted_at_out_name_is_not_followed(tmp_path: Path) -> None:
     out = tmp_path / "runs"
     out.mkdir()
     (out / "mac_small").symlink_to(elsewhere)
-    res = hh("run", str(DATA / "flow" / "design.yaml"), "--out", str(out), "--quiet", "--no-report")
+    res = hh_in_process("run", str(DATA / "flow" / "design.yaml"), "--out", str(out), "--quiet", "--no-report",
+                        env=ENV)
     assert res.returncode == 2, res.stderr
     assert len(res.stderr.strip().splitlines()) == 1 and str(out / "mac_small") in res.stderr, res.stderr
     assert not list(elsewhere.iterdir())
