@@ -56,7 +56,9 @@ class StopFlag:
         return self.reason is not None
 
     def install(self) -> Callable[[], None]:
-        old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        """Handle SIGINT and SIGTERM, except one inherited as ignored: a shell starts a background job with
+        SIGINT ignored so that the terminal's Ctrl-C does not reach it (``hh gate`` and the tools keep that too)."""
+        old = {s: h for s in (signal.SIGINT, signal.SIGTERM) if (h := signal.getsignal(s)) is not signal.SIG_IGN}
 
         def handler(signum: int, _frame: FrameType | None) -> None:
             if self.reason is not None:  # second Ctrl-C: stop now
