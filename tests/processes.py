@@ -1,11 +1,31 @@
 """Which processes a run left behind: every process whose command line or working folder lies under a folder
-(the run's, its stage folders'), read from /proc. Used after a kill to check that nothing hh started outlives it."""
+(the run's, its stage folders'), read from /proc. Used after a kill to check that nothing hh started outlives it.
+``start`` starts hh as a terminal's foreground job would run it, for the tests that signal it."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import time
 from pathlib import Path
+
+from cli_inproc import HH
+
+
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """``hh *args`` as a terminal's foreground job, in a session (process group) of its own so that a test can
+    signal the whole group (``os.killpg``), stdin from /dev/null, ``env`` overlaid on the environment. SIGINT is at
+    its default action: an ignored SIGINT is inherited across exec, and Python then keeps ignoring it; a test run
+    started as a script's background job (``make check &``: POSIX shells ignore SIGINT there) once made hh ignore
+    the tests' Ctrl-C and finish its gate (exit 0)."""
+    return subprocess.Popen([*HH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, **(env or {})},
+                            preexec_fn=_sigint_default)
 
 
 def _read(path: str) -> bytes:

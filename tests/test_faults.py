@@ -11,22 +11,20 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import yaml
-from cli_inproc import hh_in_process
-from processes import left_behind
+from cli_inproc import hh_in_process, hh_process
+from processes import left_behind, start
 from runrecord import check_run_record
 
 from hyperheurist.jsonio import read_jsonl
 
 DATA = Path(__file__).parent / "data" / "flow"
 DESIGN = DATA / "design.yaml"
-HH = [sys.executable, "-m", "hyperheurist"]
 STABLE = ("design", "seed", "initial", "best", "improvement", "evaluations", "rejected_by_gate", "moves", "pareto")
 # seeded kill points (journal lines of tests/data/flow's 84): 54, 7, 66, 63, 53, 61: one in the annealing at
 # --jobs 2, five in the finish, three with the resumed run killed again (--jobs 1 and 2). Ten trials added points
@@ -38,16 +36,6 @@ pytestmark = pytest.mark.tools
 
 def stable(summary: dict) -> dict:
     return {k: summary[k] for k in STABLE}
-
-
-def hh(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                          env={**os.environ, **(env or {})})
-
-
-def start(*args: str, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([*HH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, **(env or {})})
 
 
 def the_run(root: Path) -> Path | None:
@@ -152,7 +140,7 @@ def _trial(i: int, root: Path, total_lines: int) -> dict:
         before2 = journal_facts(check_json(run, allow_torn_tail=True))
         assert all(before2.get(k) == v for k, v in before.items()), "a journaled evaluation was lost or changed"
         before = before2
-    res = hh("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", jobs)
+    res = hh_process("run", "--resume", str(run), "--quiet", "--no-report", "--jobs", jobs)
     no_traceback(res)
     assert res.returncode == 0, (i, kills, res.stderr)
     after = journal_facts(check_json(run, allow_torn_tail=False))
@@ -201,7 +189,7 @@ def test_ctrl_c_stops_cleanly_and_resumes(reference, tmp_path: Path) -> None:
     summary = json.loads((run / "summary.json").read_text())
     assert summary["status"] == "interrupted" and summary["interrupted_by"] == "SIGINT"
     check_json(run, allow_torn_tail=False)
-    res = hh("run", "--resume", str(run), "--quiet", "--no-report")
+    res = hh_process("run", "--resume", str(run), "--quiet", "--no-report")
     assert res.returncode == 0, res.stderr
     assert_same_as_reference(run, reference)
 
@@ -233,7 +221,7 @@ def test_tool_breaks_mid_run(reference, tmp_path: Path, how: str) -> None:
     out = tmp_path / "runs"
     env = {"HH_YOSYS": str(fake), "HH_CACHE_DIR": str(tmp_path / "cache")}  # a cold cache: synthesis must run
     # the fake counts its calls in a file outside any stage folder: only without the sandbox
-    res = hh("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "2",
+    res = hh_process("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "2",
              "--set", "limits.sandbox=off", env=env)
     no_traceback(res)
     run = the_run(out)
@@ -248,13 +236,14 @@ def test_tool_breaks_mid_run(reference, tmp_path: Path, how: str) -> None:
     assert summary["status"] == "interrupted" and summary["infrastructure_faults"]["count"] == faults >= 3
     assert any(r["type"] == "phase1" and r["verdict"] == "valid" for r in recs), "Phase 1's work is kept"
     # the tool is fixed: resume retries the faulty evaluations and ends where an unbroken run ends
-    res = hh("run", "--resume", str(run), "--quiet", "--no-report", env={"HH_CACHE_DIR": str(tmp_path / "cache")})
+    res = hh_process("run", "--resume", str(run), "--quiet", "--no-report",
+                     env={"HH_CACHE_DIR": str(tmp_path / "cache")})
     assert res.returncode == 0, res.stderr
     assert_same_as_reference(run, reference)
 
 
 def test_tool_missing_from_the_start_is_exit_3(tmp_path: Path) -> None:
-    res = hh("run", str(DESIGN), "--out", str(tmp_path / "runs"), "--quiet", "--no-report",
+    res = hh_process("run", str(DESIGN), "--out", str(tmp_path / "runs"), "--quiet", "--no-report",
              env={"HH_YOSYS": str(tmp_path / "no-yosys"), "HH_CACHE_DIR": str(tmp_path / "cache")})
     no_traceback(res)
     assert res.returncode == 3, res.stderr
@@ -267,7 +256,7 @@ def test_gate_and_ppa_with_a_crashing_tool_exit_3(tmp_path: Path) -> None:
     rtl = DATA / "seeds" / "ok_1_naive.v"
     env = {"HH_YOSYS": str(fake)}
     for args in (["ppa", str(DESIGN), str(rtl), "--no-cache"], ["gate", str(DESIGN), str(rtl)]):
-        res = hh(*args, env=env if args[0] == "ppa" else {"HH_YOSYS": str(tmp_path / "gone")})
+        res = hh_process(*args, env=env if args[0] == "ppa" else {"HH_YOSYS": str(tmp_path / "gone")})
         no_traceback(res)
         assert res.returncode == 3, (args[0], res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1, res.stderr
@@ -303,7 +292,7 @@ def test_disk_full_while_journaling_then_resume(reference, tmp_path: Path, monke
     kept = journal_facts(check_json(run, allow_torn_tail=True))
     assert len(kept) >= 3
     monkeypatch.setattr(journal, "append_jsonl", real)
-    res = hh("run", "--resume", str(run), "--quiet", "--no-report")
+    res = hh_process("run", "--resume", str(run), "--quiet", "--no-report")
     assert res.returncode == 0, res.stderr
     assert_same_as_reference(run, reference)
 
@@ -312,9 +301,9 @@ def test_cache_write_failure_does_not_fail_the_run(reference, tmp_path: Path) ->
     """A PPA cache that cannot be written (here: its folder is a file; likewise a full disk) is skipped, not fatal."""
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
-    res = hh("ppa", str(DESIGN), str(DATA / "seeds" / "ok_1_naive.v"), "--cache-dir", str(blocker / "sub"))
+    res = hh_process("ppa", str(DESIGN), str(DATA / "seeds" / "ok_1_naive.v"), "--cache-dir", str(blocker / "sub"))
     assert res.returncode == 0, res.stderr
-    res = hh("run", str(DESIGN), "--out", str(tmp_path / "runs"), "--quiet", "--no-report",
+    res = hh_process("run", str(DESIGN), "--out", str(tmp_path / "runs"), "--quiet", "--no-report",
              "--set", "anneal.iterations=1", env={"HH_CACHE_DIR": str(blocker)})
     assert res.returncode == 0, res.stderr
 
@@ -375,8 +364,8 @@ def test_llm_endpoint_failing_run_goes_on(tmp_path: Path, action: dict) -> None:
     y.write_text(yaml.safe_dump(d))
     with stub_mod.Stub() as stub:
         stub.default = action
-        res = hh("run", str(y), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", "--base-url", stub.url,
-                 env={"OPENAI_API_KEY": "sk-stub"}, timeout=300)
+        res = hh_process("run", str(y), "--out", str(tmp_path / "runs"), "--quiet", "--no-report", "--base-url",
+                         stub.url, env={"OPENAI_API_KEY": "sk-stub"}, timeout=300)
         n = len(stub.requests)
     no_traceback(res)
     assert res.returncode == 0, res.stderr
@@ -431,7 +420,7 @@ def test_second_resume_of_a_live_run_is_refused(reference, tmp_path: Path) -> No
             break
         time.sleep(0.02)
     assert run is not None
-    res = hh("run", "--resume", str(run), "--quiet", "--no-report")
+    res = hh_process("run", "--resume", str(run), "--quiet", "--no-report")
     still_running = proc.poll() is None
     proc.communicate(timeout=300)
     assert proc.returncode == 0
@@ -439,7 +428,7 @@ def test_second_resume_of_a_live_run_is_refused(reference, tmp_path: Path) -> No
     if still_running:  # (on a very fast machine the first run may already be over)
         assert res.returncode == 2 and "in use by another hh run" in res.stderr, res.stderr
     assert_same_as_reference(run, reference)
-    res = hh("run", "--resume", str(run), "--quiet", "--no-report")  # the lock went with the process
+    res = hh_process("run", "--resume", str(run), "--quiet", "--no-report")  # the lock went with the process
     assert res.returncode == 0, res.stderr
 
 

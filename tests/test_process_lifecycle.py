@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import left_behind, under, wait_for
+from processes import left_behind, start, under, wait_for
 
 HH = [sys.executable, "-m", "hyperheurist"]
 ALU = Path(__file__).parent / "data" / "gates" / "alu"
@@ -43,19 +43,6 @@ def _open_and_die(self, *args, **kwargs):
 
 rlimits.StartGate.open = _open_and_die
 """
-
-
-def _sigint_default() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """hh as a terminal's foreground job: SIGINT at its default action. An ignored SIGINT is inherited across exec,
-    and Python then keeps ignoring it; a test run started as a script's background job (``make check &``: POSIX
-    shells ignore SIGINT there) once made hh ignore the tests' Ctrl-C and finish its gate (exit 0)."""
-    return subprocess.Popen([*HH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, **(env or {})},
-                            preexec_fn=_sigint_default)
 
 
 # A cocotb test that says when it runs (a file in its folder), then waits to be killed: a Ctrl-C sent once the
