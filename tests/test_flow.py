@@ -7,13 +7,12 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import yaml
-from cli_inproc import hh_in_process
+from cli_inproc import HH, hh_in_process
 from fake_tools import sleeping_on
 from processes import left_behind
 from runrecord import check_run_record
@@ -22,13 +21,9 @@ from seednames import kind_by_header, kind_by_name
 from hyperheurist.jsonio import read_jsonl
 
 DATA = Path(__file__).parent / "data" / "flow"
-HH = [sys.executable, "-m", "hyperheurist"]
 pytestmark = pytest.mark.tools
-
-
-def hh(*args: str, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                          env={**os.environ, **(env or {})})
+# Every `hh` here is cli.main in this process (hh_in_process): an exit code, a message, the run directory it leaves
+# are what is tested. The one real process is the run test_sigkill_then_resume_equals_uninterrupted kills.
 
 
 def only_run(root: Path) -> Path:
@@ -78,7 +73,7 @@ def test_run_directory_holds_the_record(full_run: Path) -> None:
 
 def test_best_design_passes_hh_gate(full_run: Path) -> None:
     srcs = sorted((full_run / "best" / "src").glob("*.v"))
-    res = hh("gate", str(DATA / "design.yaml"), *map(str, srcs))
+    res = hh_in_process("gate", str(DATA / "design.yaml"), *map(str, srcs))
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -111,7 +106,7 @@ def test_no_valid_candidate_exits_1(tmp_path: Path) -> None:
     d["verification"]["reference"] = str(DATA / "reference.v")
     p = tmp_path / "d.yaml"
     p.write_text(yaml.safe_dump(d))
-    res = hh("run", str(p), "--out", str(tmp_path / "runs"), "--quiet")
+    res = hh_in_process("run", str(p), "--out", str(tmp_path / "runs"), "--quiet")
     assert res.returncode == 1, res.stderr
     assert "no candidate passed every gate" in res.stderr
     run = only_run(tmp_path / "runs")
@@ -128,9 +123,9 @@ def test_a_proof_the_wall_clock_stopped_is_a_fault_of_the_run_not_a_verdict(tmp_
     busy to give it the CPU): no candidate is judged invalid for it; the run ends with exit 3, names the fault and
     how to resume, and the journal records the checks as tool faults (retried on resume)."""
     abc = sleeping_on(tmp_path, "yosys-abc", "*read_aiger*")
-    res = hh("run", str(DATA / "design.yaml"), "--out", str(tmp_path / "runs"), "--quiet", "--jobs", "2",
-             "--set", "verification.equivalence.enabled=true", "--set", "verification.equivalence.timeout_s=1",
-             env={"HH_YOSYS_ABC": str(abc)})
+    res = hh_in_process("run", str(DATA / "design.yaml"), "--out", str(tmp_path / "runs"), "--quiet", "--jobs", "2",
+                        "--set", "verification.equivalence.enabled=true",
+                        "--set", "verification.equivalence.timeout_s=1", env={"HH_YOSYS_ABC": str(abc)})
     assert res.returncode == 3, res.stderr
     assert "hit a tool fault" in res.stderr and "stopped by the wall clock" in res.stderr and "--resume" in res.stderr
     run = only_run(tmp_path / "runs")
@@ -181,7 +176,7 @@ def test_sigkill_then_resume_equals_uninterrupted(full_run: Path, tmp_path: Path
     assert not left_behind(out), "a process hh started outlived it"
     run_dir = journal.parent
     assert not (run_dir / "summary.json").exists()
-    res = hh("run", "--resume", str(run_dir), "--quiet")
+    res = hh_in_process("run", "--resume", str(run_dir), "--quiet")  # the resumed run's answer, in this process
     assert res.returncode == 0, res.stderr
     resumed = json.loads((run_dir / "summary.json").read_text())
     reference = json.loads((full_run / "summary.json").read_text())
@@ -199,9 +194,9 @@ def test_equivalence_verdicts_reach_the_journal_summary_and_report(tmp_path: Pat
     changes by verdict (as the journal has them) and the report shows each one."""
     # RTL moves only: with recipe moves in the draw, whether 4 iterations accept an RTL change depended on
     # how many recipe knobs there are (a new knob left this seed none, and the check below said nothing)
-    res = hh("run", str(DATA / "design.yaml"), "--out", str(tmp_path), "--quiet", "--jobs", "2",
-             "--set", "verification.equivalence.enabled=true",
-             "--set", "anneal.moves=[const_mult_shift_add, balance_chain, egraph_rewrite, operator_library]")
+    res = hh_in_process("run", str(DATA / "design.yaml"), "--out", str(tmp_path), "--quiet", "--jobs", "2",
+                        "--set", "verification.equivalence.enabled=true",
+                        "--set", "anneal.moves=[const_mult_shift_add, balance_chain, egraph_rewrite, operator_library]")
     assert res.returncode == 0, res.stderr
     run = only_run(tmp_path)
     summary = check_run_record(run)  # includes: summary's proofs = the journal's accepted RTL changes and verdicts
