@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from dataclasses import dataclass, replace
 
 import pytest
@@ -431,6 +432,48 @@ def test_a_finishing_move_lets_an_applicable_rewrite_go_first() -> None:
     res, records, _ = run(iterations=12, moves=[Lower(), Never()])
     assert "lower" in {r["move"] for r in records}  # nothing else applies: lower runs
     assert res.move_stats["lower"]["proposals"] > 0 and res.move_stats["never"]["not_applicable"] > 0
+
+
+@dataclass(frozen=True)
+class Broken:
+    """An RTL move whose every proposal fails simulation (FakeEvaluator: v % 5 == 3)."""
+
+    name: str = "broken"
+    kind: str = "rtl"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        return make_state(value(state) // 5 * 5 + 8, state.recipe)
+
+
+@dataclass(frozen=True)
+class Sound:
+    """An RTL move whose proposals all pass (it steps over v % 5 == 3)."""
+
+    name: str = "sound"
+    kind: str = "rtl"
+
+    def propose(self, state: State, ctx: MoveContext, rng: random.Random) -> State | None:
+        v = value(state) + 1
+        return make_state(v + 1 if v % 5 == 3 else v, state.recipe)
+
+
+class Flat(FakeEvaluator):
+    """Every valid state costs the same: no move earns credit, so only validity tells the moves apart."""
+
+    def one(self, state: State, parent: State | None = None) -> Evaluation:
+        ev = super().one(state, parent)
+        return replace(ev, cost=1.0) if ev.valid else ev
+
+
+def test_a_finishing_moves_draw_passes_to_a_rewrite_the_selector_picks() -> None:
+    """A draw of the finishing move goes to an applicable rewrite chosen by the selector, not to the first one
+    listed (which took every deferred draw, and the finishing move's optimism, never spent, drew most of them):
+    a rewrite whose proposals always fail falls to its floor there too."""
+    fake = Flat()
+    res, records, _ = run(iterations=30, moves=[Lower(), Broken(), Sound()], polish=0, fake=fake, evaluate=fake)
+    picks = Counter(r["move"] for r in records)
+    assert res.move_stats["broken"]["valid"] == 0 and res.move_stats["broken"]["invalid"] == picks["broken"] > 0
+    assert picks["sound"] > 3 * picks["broken"]
 
 
 class FsmWhenEven(FakeEvaluator):

@@ -155,7 +155,8 @@ class Annealer:
             new = None
             if finishing(move):  # an applicable rewrite goes first: the finishing move would hide its site
                 earlier = self._rewrite_first(state, ctx, chain.rng, tried)
-                if earlier is not None:
+                if earlier is not None:  # the draw passes to the rewrite: it spends the finishing move's optimism
+                    self.selector.update(name, 0.0)
                     tried[-1] = earlier[0]
                     name, new = earlier
                     move = self.moves[name]
@@ -186,15 +187,20 @@ class Annealer:
 
     def _rewrite_first(self, state: State, ctx: MoveContext, rng: random.Random,
                        tried: list[str]) -> tuple[str, State] | None:
-        """The first non-finishing RTL move with a proposal here; the others are remembered inapplicable."""
-        for name in [n for n, m in self.moves.items() if m.kind == "rtl" and not finishing(m) and n not in tried]:
-            where = where_inapplicable(self.moves[name], state)
-            if (name, where) in self.know.inapplicable:
-                continue
+        """A non-finishing RTL move with a proposal here, drawn by the selector among them (registry order
+        let the first one listed take every deferred draw, valid or not); those without one are remembered
+        inapplicable."""
+        rewrites = {n for n, m in self.moves.items() if m.kind == "rtl" and not finishing(m) and n not in tried}
+        rewrites -= {n for n in rewrites if (n, where_inapplicable(self.moves[n], state)) in self.know.inapplicable}
+        while rewrites:
+            name = self.selector.choose(rng, exclude=[n for n in self.moves if n not in rewrites])
+            if name is None:
+                break
+            rewrites.discard(name)
             new = self.moves[name].propose(state, ctx, rng)
             if new is not None and new.key != state.key:
                 return name, new
-            self.know.inapplicable.add((name, where))
+            self.know.inapplicable.add((name, where_inapplicable(self.moves[name], state)))
             self.stats[name].not_applicable += 1
         return None
 
