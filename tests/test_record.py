@@ -133,7 +133,9 @@ def test_resume_reads_the_memo_through_the_typed_records(tmp_path: Path) -> None
 def test_annealing_and_the_greedy_finish_write_the_step_lines_the_dict_writer_wrote() -> None:
     """tests/data/record/steps.jsonl: the step records the dict-literal annealer and polish (commit 9af872b)
     wrote for test_search_annealer's fake evaluator (accepted, rejected, rejected:unchecked, invalid:simulation,
-    not-applicable and polish steps); the StepRecord builder writes the same bytes."""
+    not-applicable and polish steps); the StepRecord builder writes the same bytes. Re-recorded at 942fa63, whose
+    selection (validity-aware, 0149753-942fa63) takes another path through the same landscape; every verdict
+    kind is still in it."""
     import test_search_annealer as t
 
     from hyperheurist.config import Anneal
