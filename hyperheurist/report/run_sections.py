@@ -201,6 +201,7 @@ def moves(rd: RunData) -> str:
     parts.append(f'<p class="muted">Credit per evaluated proposal: {VALID_REWARD} when valid, plus its relative cost '
                  f"gain over its parent (up to 1), plus {BEST_REWARD} when it improves its chain's best; the selector "
                  "picks moves in "
-                 "proportion to a moving average of it. Not applicable = the move had nothing to change in the "
+                 "proportion to a moving average of it, scaled down for moves whose proposals fail a gate. "
+                 "Not applicable = the move had nothing to change in the "
                  "current design.</p>")
     return section("Moves (low-level heuristics)", *parts, anchor="moves")
