@@ -1,6 +1,13 @@
 """Every bundled benchmark: reference.v and every seed marked valid pass every gate; every seed
 marked faulty is rejected. Runs the same gate chain as `hh gate` (one CLI call on a benchmark is
-checked too, for the exit codes)."""
+checked too, for the exit codes; the two files it gates are not gated again).
+
+Where the time goes (the gates' walls summed over the module, load ~7): netlist_sim 28% and simulation 27% (each
+runs the benchmark's cocotb test, on the gate's netlist and on the RTL, for every valid candidate), equivalence
+18%, structure 10%, synthesis 9%, compile 6%, safety 3%. The proofs are ~0.5 s each on a quiet machine
+(results/formal.md) but fifo8 ok_1_naive's scorr+pdr (~7 s), and none repeats another. The four benchmarks with
+`against: parent` (div16, fir4, mac16, mult8_pipe) skip the equivalence gate against the reference; `make formal`
+records their seeds' verdicts (proven, bounded or inconclusive in its budget) without failing on them."""
 
 from __future__ import annotations
 
@@ -15,6 +22,9 @@ from hyperheurist.config import load_design
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 NAMES = sorted(p.parent.name for p in BENCH.glob("*/design.yaml"))
+# what test_hh_gate_exit_codes_on_a_benchmark gates through `hh gate` (the same run_gates chain; exit 0: every gate
+# passed, 1: one failed): test_benchmark_verdicts leaves these two out rather than run their chains twice
+CLI_GATED = {"traffic_fsm": ("reference.v", "bad_latch.v")}
 pytestmark = pytest.mark.tools
 
 
@@ -34,6 +44,8 @@ def test_benchmark_verdicts(name: str, tmp_path: Path) -> None:
     cases = [("reference.v", design.verification.reference, "valid")] + [(p.name, p, labels[p.name]) for p in seeds]
     wrong = []
     for label, path, expected in cases:
+        if label in CLI_GATED.get(name, ()):
+            continue
         report = run_gates(Candidate.from_paths([path], design.top, label=label), design, tmp_path / label)
         got = "valid" if report.passed else "faulty"
         if got != expected:
@@ -47,7 +59,8 @@ def test_hh_gate_exit_codes_on_a_benchmark(tmp_path: Path) -> None:
     """cli.main in this process: the exit codes and the JUnit file are the point (traffic_fsm: the benchmark whose
     full chain is cheapest)."""
     b = BENCH / "traffic_fsm"
-    bad = sorted((b / "seeds").glob("bad_*.v"))[0]
+    bad = b / "seeds" / CLI_GATED["traffic_fsm"][1]
+    assert kind_by_name(bad) == "faulty"
     ok = hh_in_process("gate", str(b / "design.yaml"), str(b / "reference.v"), "--workdir", str(tmp_path / "ok"))
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "PASS  equivalence" in ok.stdout, ok.stdout  # every gate ran, the formal one too
