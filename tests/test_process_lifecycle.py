@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_process
 from processes import left_behind, start, under, wait_for
 
-HH = [sys.executable, "-m", "hyperheurist"]
 ALU = Path(__file__).parent / "data" / "gates" / "alu"
 FLOW = Path(__file__).parent / "data" / "flow" / "design.yaml"
 pytestmark = pytest.mark.tools
@@ -271,8 +271,7 @@ def test_a_tools_children_go_when_hh_is_killed(tmp_path: Path, sandbox: str, cgr
 def test_doctor_says_when_there_is_no_pids_cgroup() -> None:
     """Without a pids cgroup (forced as on a cgroup v2 host) the sandbox line of ``hh doctor`` says what still
     ends a killed hh's tools, and no cgroup is made."""
-    env = {**os.environ, "HH_NO_CGROUP": "1"}
-    res = subprocess.run([*HH, "doctor"], capture_output=True, text=True, timeout=300, env=env)
+    res = hh_process("doctor", env={"HH_NO_CGROUP": "1"}, timeout=300)  # a process: the probe is cached per process
     line = next(x for x in res.stdout.splitlines() if x.startswith("sandbox"))
     assert "no pids cgroup" in line and "process groups" in line, line
     assert "pids cgroup /" not in res.stdout
