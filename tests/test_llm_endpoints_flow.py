@@ -55,7 +55,9 @@ def reasoning_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Reaso
     with Stub() as stub:
         model = ReasoningModel(MacResponder())
         stub.default = model
-        res = live(stub, out, "--set", LLM_MOVES, "--set", "anneal.iterations=3")
+        # one iteration: both chains send an LLM move (mutate) request under the learned profile, at two jobs, and
+        # the replay has them to replay (3 iterations added 9 more such requests and ~5 s per run at load 6)
+        res = live(stub, out, "--set", LLM_MOVES, "--set", "anneal.iterations=1")
         sent = len(stub.requests)
     assert res.returncode == 0, res.stderr
     return only_run(out), model, sent
@@ -85,7 +87,7 @@ def test_replay_of_the_reasoning_run_sends_nothing(reasoning_run: tuple[Path, Re
     with Stub() as stub:
         stub.default = ReasoningModel(MacResponder())
         res = hh(tmp_path, "--replay", str(run), "--base-url", stub.url, "--set", LLM_MOVES,
-                 "--set", "anneal.iterations=3")
+                 "--set", "anneal.iterations=1")
         assert res.returncode == 0, res.stderr
         assert stub.requests == []
     again, first = summary(tmp_path), json.loads((run / "summary.json").read_text())
@@ -103,7 +105,8 @@ def test_vllm_small_context_completes(tmp_path: Path) -> None:
     with Stub() as stub:
         server = VLLMContext(MacResponder(), max_model_len=2048)
         stub.default = server
-        res = live(stub, tmp_path, "--set", LLM_MOVES, "--set", "anneal.iterations=2")
+        # one iteration: its two mutate requests are sent within the learned context (server.rejected stays 1)
+        res = live(stub, tmp_path, "--set", LLM_MOVES, "--set", "anneal.iterations=1")
     assert res.returncode == 0, res.stderr
     s = summary(tmp_path)
     assert s["status"] == "complete" and s["llm"]["profile"]["context_length"] == 2048
@@ -139,8 +142,10 @@ def test_ollama_completes_with_server_options(tmp_path: Path) -> None:
 def test_slow_llama_cpp_stream_completes(tmp_path: Path) -> None:
     with Stub() as stub:
         stub.default = LlamaCppSlow(MacResponder(), chunks=8, chunk_delay=0.3)  # 2.1 s a reply, silences of 0.3 s
+        # no seeds: no faulty one to repair, so the run waits for two slow replies in turn (the probe, then the three
+        # generate requests together), not three
         res = live(stub, tmp_path, "--set", "generation.request_timeout_s=1", "--set", "generation.idle_timeout_s=2",
-                   "--set", "anneal.iterations=0")
+                   "--set", "generation.seeds=null", "--set", "anneal.iterations=0")
     assert res.returncode == 0, res.stderr
     s = summary(tmp_path)
     assert s["status"] == "complete" and s["llm"]["failed_requests"] == 0 and s["llm"]["profile"]["stream"] is True
@@ -169,7 +174,7 @@ def test_rate_limited_run_completes(tmp_path: Path) -> None:
         responder = MacResponder()
         stub.script = [{"status": 429, "headers": {"Retry-After": "1"}, "message": "Rate limit reached for requests"}]
         stub.default = responder
-        res = live(stub, tmp_path, "--set", "anneal.iterations=0")
+        res = live(stub, tmp_path, "--set", "generation.seeds=null", "--set", "anneal.iterations=0")  # no repair
         roles = [role_of(b) for b in stub.requests]
     assert res.returncode == 0, res.stderr
     s = summary(tmp_path)
