@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
@@ -52,10 +51,8 @@ module addr_calc import p::*; (input [7:0] base, input [3:0] idx, output [11:0] 
 endmodule
 """
 
-
-def hh(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hyperheurist", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, stdin=subprocess.DEVNULL)
+# `hh ppa` and `hh gate` are cli.main in this process: the exit code, Yosys' error line, the netlist and the paths
+# a message names (the temporary stage folder is gone when the call returns) are what is tested
 
 
 @pytest.fixture
@@ -69,7 +66,7 @@ def proj(tmp_path: Path) -> Path:
 
 
 def test_outputs_sharing_bits_are_timed_by_opensta(proj: Path) -> None:
-    res = hh("ppa", "design.yaml", "ref.v", "--json", "--no-cache", "--workdir", "work", cwd=proj)
+    res = hh_in_process("ppa", "design.yaml", "ref.v", "--json", "--no-cache", "--workdir", "work", cwd=proj)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["delay_ns"] > 0
     netlist = next((proj / "work").glob("*-synthesis/netlist.v")).read_text()
@@ -78,7 +75,7 @@ def test_outputs_sharing_bits_are_timed_by_opensta(proj: Path) -> None:
 
 
 def test_yosys_error_line_names_the_users_file_and_the_log_exists(proj: Path) -> None:
-    res = hh("ppa", "design.yaml", "bad.v", "--workdir", "rel/work", cwd=proj)
+    res = hh_in_process("ppa", "design.yaml", "bad.v", "--workdir", "rel/work", cwd=proj)
     assert res.returncode == 1
     assert re.search(r"bad\.v:3: ERROR: syntax error", res.stderr), res.stderr
     for path in re.findall(r"(/\S+?\.log)", res.stderr):
@@ -87,7 +84,7 @@ def test_yosys_error_line_names_the_users_file_and_the_log_exists(proj: Path) ->
 
 
 def test_without_workdir_no_message_points_into_a_deleted_folder(proj: Path) -> None:
-    res = hh("ppa", "design.yaml", "bad.v", cwd=proj)
+    res = hh_in_process("ppa", "design.yaml", "bad.v", cwd=proj)
     assert res.returncode == 1 and "bad.v:3: ERROR" in res.stderr
     assert "--workdir" in res.stderr
     for token in re.findall(r"(/\S+)", res.stderr):
@@ -95,7 +92,7 @@ def test_without_workdir_no_message_points_into_a_deleted_folder(proj: Path) -> 
 
 
 def test_structure_gate_and_repair_prompt_carry_yosys_file_line(proj: Path) -> None:
-    res = hh("gate", "design.yaml", "imp.sv", "--json", cwd=proj)
+    res = hh_in_process("gate", "design.yaml", "imp.sv", "--json", cwd=proj)
     assert res.returncode == 1
     verdict = json.loads(res.stdout)
     assert verdict["failed_gate"] == "structure"
