@@ -5,23 +5,17 @@ constants is a set of power-on values)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inproc import hh_in_process
 from projectlib import make_project
 
 from hyperheurist.hdl.canonical import origin_locator
 from hyperheurist.hdl.reach import reach_from_top
 
-HH = [sys.executable, "-m", "hyperheurist"]
 pytestmark = pytest.mark.tools
-
-
-def hh(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HH, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          stdin=subprocess.DEVNULL)
+# `hh init` and `hh gate` are cli.main in this process: the design.yaml written and the JSON verdict are what is tested
 
 
 def test_gate_on_a_submodule_ignores_the_wrapper_it_never_instantiates(tmp_path: Path) -> None:
@@ -30,9 +24,10 @@ def test_gate_on_a_submodule_ignores_the_wrapper_it_never_instantiates(tmp_path:
     make_project(tmp_path)
     top = tmp_path / "rtl" / "acc_top.sv"
     top.write_text(top.read_text().replace("  assign parity", '  initial $display("acc_top up");\n  assign parity'))
-    res = hh("init", "--top", "acc_stage", "-f", "rtl.f", "-o", "design.yaml", "--golden", "golden", cwd=tmp_path)
+    res = hh_in_process("init", "--top", "acc_stage", "-f", "rtl.f", "-o", "design.yaml", "--golden", "golden",
+                        cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    res = hh("gate", "design.yaml", "--json", cwd=tmp_path)
+    res = hh_in_process("gate", "design.yaml", "--json", cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     safety = json.loads(res.stdout)["results"][0]
     assert safety["gate"] == "safety" and safety["details"]["dropped_modules"] == ["acc_top"]
