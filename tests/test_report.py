@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_inproc import hh_in_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from recordlib import typed
@@ -27,8 +27,9 @@ from hyperheurist.report.fmt import fcost, fnum, power
 
 DATA = Path(__file__).parent / "data" / "report"
 REPO = Path(__file__).resolve().parent.parent
-HH = [sys.executable, "-m", "hyperheurist"]
 URL_ATTR = re.compile(r"""(?:src|href|xlink:href|action|data)\s*=\s*["']?\s*(?:https?:)?//""", re.I)
+# `hh report` and `hh ppa` are cli.main in this process (hh_in_process): the exit code, the page written, the
+# one-line error and the critical path printed are what is tested
 
 
 def copy_run(tmp_path: Path, name: str = "run1") -> Path:
@@ -40,10 +41,6 @@ def copy_run(tmp_path: Path, name: str = "run1") -> Path:
     data["spec"] = str(REPO / "tests" / "data" / "flow" / "spec.md")
     resolved.write_text(yaml.safe_dump(data, sort_keys=False))
     return dst
-
-
-def hh(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*HH, *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
 def assert_self_contained(html: str) -> None:
@@ -241,13 +238,13 @@ def test_terminal_summary_says_when_the_report_is_missing(run1: Path) -> None:
 # ---- hh report ----------------------------------------------------------------------------------
 
 def test_hh_report_cli(run1: Path, tmp_path: Path) -> None:
-    res = hh("report", str(run1))
+    res = hh_in_process("report", str(run1))
     assert res.returncode == 0, res.stderr
     assert (run1 / "report.html").is_file() and "report.html" in res.stdout
     empty = tmp_path / "empty"
     empty.mkdir()
     for bad in (empty, tmp_path / "missing"):
-        res = hh("report", str(bad))
+        res = hh_in_process("report", str(bad))
         assert res.returncode == 2, res.stderr
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and str(bad) in lines[0] and "Traceback" not in res.stderr, res.stderr
@@ -288,7 +285,7 @@ def test_sweep_page(tmp_path: Path, summary: dict) -> None:
     assert agg_fir4["single_pass"]["improvement_pct"]["mean"] == pytest.approx(-25.0)
     assert agg_fir4["runs"][0]["run_dir"] == summary["run_dir"], "the run folder comes from the summary"
     assert (tmp_path / "results" / "sweep.csv").read_text().startswith("benchmark,")
-    res = hh("report", str(tmp_path / "results"))
+    res = hh_in_process("report", str(tmp_path / "results"))
     assert res.returncode == 0 and "sweep.html" in res.stdout, res.stderr
 
 
@@ -476,9 +473,8 @@ ACC = REPO / "tests" / "data" / "ppa" / "acc"
 def test_ppa_text_gives_the_critical_path_in_rtl_terms(tmp_path: Path) -> None:
     """A register-to-register path: OpenSTA's instances (_118_) become the register bits and the line of
     the always block (acc.v:9), each stage with its delay and arrival."""
-    env = {**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")}
-    res = subprocess.run([*HH, "ppa", str(ACC / "design.yaml"), str(ACC / "acc.v"), "--set", "ppa.power=vectorless"],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    res = hh_in_process("ppa", str(ACC / "design.yaml"), str(ACC / "acc.v"), "--set", "ppa.power=vectorless",
+                        env={"HH_CACHE_DIR": str(tmp_path / "cache")})
     assert res.returncode == 0, res.stdout + res.stderr
     m = re.search(r"in RTL: from s\[(\d)\] \(acc\.v:9\) to s\[(\d)\] \(acc\.v:9\)", res.stdout)
     assert m, res.stdout
@@ -577,10 +573,8 @@ def test_critical_path_through_a_kept_submodule(tmp_path: Path) -> None:
                                                 {"name": "y", "dir": "input", "width": 8},
                                                 {"name": "q", "dir": "output", "width": 8}]},
         "ppa": {"clock_period_ns": 5, "power": "vectorless"}}))
-    env = {**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")}
-    res = subprocess.run([*HH, "ppa", str(tmp_path / "design.yaml"), str(tmp_path / "top.v"), "--recipe",
-                          "flatten=false"], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
-                         env=env)
+    res = hh_in_process("ppa", str(tmp_path / "design.yaml"), str(tmp_path / "top.v"), "--recipe", "flatten=false",
+                        env={"HH_CACHE_DIR": str(tmp_path / "cache")})
     assert res.returncode == 0, res.stdout + res.stderr
     assert re.search(r"in RTL: from [xy]\[\d\] \(top\.v:4\) to q\[\d\] \(top\.v:7\)", res.stdout), res.stdout
     inner = re.findall(r"u_add/_\d+_/\w+ \(\w+\)\s+(?:→ )?u_add\.s\[\d\]\s+top\.v:1$", res.stdout, re.M)
