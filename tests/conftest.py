@@ -74,7 +74,7 @@ CHECK_TESTS = {
 # passes --no-loadscope-reorder so that xdist keeps this order (its own orders modules by their number of tests).
 # test_repro_jobs and test_repro_ray go first: the every-move run they share is made by whichever asks first while
 # the other worker makes its own Ray run.
-SLOWEST_FIRST = ("test_repro_jobs", "test_repro_ray", "test_faults", "test_repro_resume", "test_benchmarks",
+SLOWEST_FIRST = ("test_repro_jobs", "test_repro_ray", "test_repro_resume", "test_benchmarks", "test_faults",
                  "test_repro", "test_egraph_rules", "test_flow", "test_unpacked_ports", "test_llm_endpoints_flow",
                  "test_mult_techmap", "test_moves_operators", "test_untrusted_rtl", "test_llm_flow",
                  "test_journal_tamper", "test_bad_inputs", "test_ppa", "test_executors", "test_containment",
