@@ -190,8 +190,8 @@ class Annealer:
         """A non-finishing RTL move with a proposal here, drawn by the selector among them (registry order
         let the first one listed take every deferred draw, valid or not); those without one are remembered
         inapplicable."""
-        rewrites = {n for n, m in self.moves.items() if m.kind == "rtl" and not finishing(m) and n not in tried}
-        rewrites -= {n for n in rewrites if (n, where_inapplicable(self.moves[n], state)) in self.know.inapplicable}
+        rewrites = {n for n, m in self.moves.items() if m.kind == "rtl" and not finishing(m) and n not in tried
+                    and (n, where_inapplicable(m, state)) not in self.know.inapplicable}
         while rewrites:
             name = self.selector.choose(rng, exclude=[n for n in self.moves if n not in rewrites])
             if name is None:

@@ -1,9 +1,9 @@
 """Hyper-heuristic move selection: adaptive operator selection by probability matching.
 
 Each move keeps a recency-weighted quality ``q`` (exponential moving average of its rewards). The
-selection probability is ``p_min + (1 - K * p_min) * (q + prior) / sum(q + prior)``: moves that recently produced
-valid improvements are picked more often, yet every move keeps at least ``p_min`` so the controller
-can notice when a move starts to pay off later in the run. Rewards are computed by the annealer
+selection probability is ``p_min + (1 - K * p_min) * w / sum(w)`` with ``w = (q + prior) * validity`` (below):
+moves that recently produced valid improvements are picked more often, yet every move keeps at least ``p_min``
+so the controller can notice when a move starts to pay off later in the run. Rewards are computed by the annealer
 and credit only improvement: a proposal earns its relative cost gain over its parent, plus a bonus
 when it improves its chain's best. Valid proposals that do not improve (a recipe knob that yields the
 same netlist, a re-encoding that costs more), "not applicable" and invalid ones earn zero; crediting
