@@ -33,7 +33,7 @@ from .record.entries import EvalRecord, JournalRecord, Phase1Record, StepRecord
 from .record.enums import Validity
 from .record.summary import Point, RunSummary
 from .rundir import RunDir
-from .sandbox import enforce as enforce_sandbox
+from .sandbox_probe import enforce as enforce_sandbox
 from .tempdirs import owned_tempdir
 
 Metrics = dict[str, JsonValue]  # PPAMetrics.to_dict() as the journal holds it

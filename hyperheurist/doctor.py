@@ -16,8 +16,9 @@ from pathlib import Path
 import click
 
 from .config import BUNDLED_LIBERTIES
-from .sandbox import SandboxUnavailable, probe
+from .sandbox import SandboxUnavailable
 from .sandbox import tool_env as sandbox_env
+from .sandbox_probe import probe
 from .tools import REQUIRED, TOOLS, override_var
 from .versions import tool_versions
 

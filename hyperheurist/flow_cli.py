@@ -10,7 +10,7 @@ import click
 
 from .config import load_design, parse_override
 from .errors import EXIT_INFRA, EXIT_INTERRUPTED, ConfigError, InputError
-from .sandbox import enforce as enforce_sandbox
+from .sandbox_probe import enforce as enforce_sandbox
 
 
 @click.command("run")

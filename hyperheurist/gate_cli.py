@@ -33,7 +33,7 @@ from .hdl.filelist import RTL_EXT, expand
 from .jsonio import dumps
 from .project.messages import scrub_temp
 from .project.sources import candidate_from, cli_sources, path_candidate
-from .sandbox import enforce as enforce_sandbox
+from .sandbox_probe import enforce as enforce_sandbox
 from .stages.model import StageId
 from .tempdirs import owned_tempdir
 

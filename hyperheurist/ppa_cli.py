@@ -24,7 +24,7 @@ from .ppa.report import ppa_report_text
 from .project.messages import scrub_temp
 from .project.sources import load_candidate
 from .recipe import Recipe, load_flow
-from .sandbox import enforce as enforce_sandbox
+from .sandbox_probe import enforce as enforce_sandbox
 from .tempdirs import owned_tempdir
 
 

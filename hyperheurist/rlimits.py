@@ -99,8 +99,10 @@ class StartGate:
     reads a system-call filter from a pipe to its end before it starts the tool. hh holds the only write end
     and writes an allow-everything filter once the limits are set. When hh dies first (SIGKILL, the OOM killer,
     a crash), the kernel closes that end: the sandbox reads an empty filter, which the kernel refuses, and
-    bwrap exits without starting the tool. So a gate neither outlives hh nor lets a tool run without its
-    limits. (The gate was once ``--block-fd`` with bwrap holding the write end itself, as ``--sync-fd``: bwrap
+    bwrap exits without starting the tool. So a gate never lets a tool run without its limits. It does not
+    alone bind the sandbox to hh: when bwrap's outer process dies with hh after it wrote the info and before it
+    released the sandbox's first process (an eventfd write), that process waits forever, before the gate; the
+    reaper ends it, so every sandbox's group is named to the reaper before its gate opens. (The gate was once ``--block-fd`` with bwrap holding the write end itself, as ``--sync-fd``: bwrap
     never saw end-of-file and a sandbox whose hh died waited forever, reparented to init; ``--block-fd``
     alone would start the tool unlimited on end-of-file.) The tool inherits neither descriptor."""
 
@@ -355,7 +357,7 @@ class ProcessCap:
     """At most ``limit`` tasks (processes and threads) at once in one sandbox: it is started from this process's
     launcher thread (``_Launcher``), in a pids cgroup whose cap is set before each launch. RLIMIT_NPROC cannot do
     it: the kernel exempts uid 0, and hh often runs as root. Where no pids cgroup can be made (``pids_base()`` is
-    None) there is no cap; ``sandbox.probe`` says so."""
+    None) there is no cap; ``sandbox_probe.probe`` says so."""
 
     def __init__(self, limit: int) -> None:
         self.limit, self.launcher, self.before = limit, _launcher(), 0

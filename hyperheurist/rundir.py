@@ -28,7 +28,7 @@ from .candidate import Candidate
 from .config import DesignConfig
 from .jsonio import read_json, write_json, write_text_atomic
 from .safeio import sweep
-from .sandbox import describe as describe_sandbox
+from .sandbox_probe import describe as describe_sandbox
 from .secrets import without_credentials
 from .versions import git_revision, tool_versions
 

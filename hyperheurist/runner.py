@@ -27,8 +27,9 @@ from pathlib import Path
 from . import safeio
 from .errors import ToolError
 from .rlimits import GateError, Limit, ProcessCap, StartGate, preexec, rlimits, track_group, untrack_group
-from .sandbox import BASE_PATH, Sandbox, check_mode, probe
+from .sandbox import BASE_PATH, Sandbox, check_mode
 from .sandbox import tool_env as sandbox_env
+from .sandbox_probe import probe
 from .sandbox_user import grant, hand_over, identity, take_back
 from .secrets import SECRET_ENV
 from .tools import tool_env, tool_path

@@ -20,17 +20,14 @@ import hashlib
 import os
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError
-from .rlimits import NO_CGROUP, StartGate, pids_base, rlimits
 from .sandbox_user import SandboxUnavailable as SandboxUnavailable
 from .sandbox_user import identity, mount_parents, switch_words
 
@@ -337,64 +334,6 @@ def _find_bwrap(override: str | None, search: str | None) -> Path:
     return Path(found)
 
 
-@functools.lru_cache(maxsize=1)
-def probe() -> str:
-    """How the sandbox runs here (one line), or SandboxUnavailable with the reason and the fix."""
-    exe = bwrap_path()
-    argv = Sandbox(writable=()).wrap(["/bin/sh", "-c", "test ! -e /proc/1/environ || test $$ -lt 10"], tool_env(),
-                                     Path("/"))
-    gate = StartGate()  # as run_tool starts every tool: the limits set through the start gate
-    proc = None
-    try:
-        proc = subprocess.Popen(gate.command(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                stdin=subprocess.DEVNULL, env={"PATH": BASE_PATH}, pass_fds=gate.fds(),
-                                start_new_session=True)
-        gate.open(rlimits(None, None, 1 << 30), time.monotonic() + 20)
-        out, err = proc.communicate(timeout=20)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        if proc is not None:
-            proc.kill()
-            proc.wait()
-        raise SandboxUnavailable(f"bubblewrap ({exe}) could not start: {exc}; {INSTALL_HINT}") from None
-    finally:
-        gate.close()
-    if proc.returncode != 0:
-        why = (err or out).strip().splitlines()
-        raise SandboxUnavailable(f"bubblewrap ({exe}) cannot create the sandbox here: "
-                                 f"{why[-1] if why else f'exit {proc.returncode}'}; {INSTALL_HINT}")
-    version = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=20,
-                             stdin=subprocess.DEVNULL).stdout.strip()
-    who = f"as root, tools as {':'.join(map(str, ids))} (uid:gid)" if (ids := identity()) else "unprivileged"
-    return (f"{version or 'bubblewrap'} at {exe}, {who}: no network, own PID namespace, read-only system, "
-            f"/etc a copy of {len(ETC_FILES)} entries in {ETC.folder().parent}; " + (
-                f"process cap and reaper in the pids cgroup {pids_base()}" if pids_base() else NO_CGROUP))
-
-
 def check_mode(mode: str) -> None:
     if mode not in MODES:
         raise ValueError(f"sandbox mode {mode!r}: use one of {', '.join(MODES)}")
-
-
-OFF_WARNING = ("hh: warning: limits.sandbox is off: tools run unsandboxed, with network access, a view of "
-               "every process and write access wherever hh can write (only the safety gate's filter stands "
-               "between the candidate RTL and this machine)")
-
-
-def enforce(mode: str) -> str | None:
-    """At a command's start: SandboxUnavailable (exit 3, with the fix) when the sandbox is required but
-    cannot run here, before any candidate is judged; the warning to print when it is off."""
-    check_mode(mode)
-    if mode == "off":
-        return OFF_WARNING
-    probe()
-    return None
-
-
-def describe(mode: str) -> dict[str, str]:
-    """For the manifest: the mode and, when on, how the sandbox runs here."""
-    if mode == "off":
-        return {"mode": "off", "how": "unsandboxed (explicit choice)"}
-    try:
-        return {"mode": mode, "how": probe()}
-    except SandboxUnavailable as exc:
-        return {"mode": mode, "how": f"unavailable: {exc}"}

@@ -258,7 +258,7 @@ def test_a_fork_bomb_stops_at_the_process_cap(tmp_path: Path) -> None:
     from hyperheurist.rlimits import pids_base
 
     if pids_base() is None:
-        pytest.skip("no writable pids cgroup here: no process cap (sandbox.probe says so)")
+        pytest.skip("no writable pids cgroup here: no process cap (sandbox_probe.probe says so)")
     script = "for i in $(seq 300); do sleep 20 & done; wait"
     res = run_tool(["/bin/sh", "-c", script], name="bomb", log_dir=tmp_path, timeout_s=60, max_procs=32)
     assert res.process_limited and res.limited and not res.ok, res.describe()

@@ -98,28 +98,33 @@ def _gated(tmp_path: Path, gate: StartGate, command: list[str]) -> subprocess.Po
 
 
 HH_DIES_AT_THE_GATE = """
-import os, resource, subprocess, sys, time
+import os, resource, signal, sys
 from pathlib import Path
-from hyperheurist.rlimits import StartGate
-from hyperheurist.sandbox import BASE_PATH, Sandbox, tool_env
-stage = Path(sys.argv[1])
-gate = StartGate()
-argv = gate.command(Sandbox(writable=(stage,)).wrap(["/usr/bin/touch", str(stage / "ran")], tool_env(), stage))
-subprocess.Popen(argv, env={"PATH": BASE_PATH}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                 stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=gate.fds())
-def die(pid, *limit):  # killed after bwrap cloned the sandbox, before any limit was set
-    print(pid, flush=True)
+from hyperheurist.runner import run_tool
+from hyperheurist.sandbox_probe import probe
+stage, where = Path(sys.argv[1]), sys.argv[2]
+if where == "tool":
+    probe()  # its gate opens: hh dies at the tool's
+def die(pid, *limit):  # hh killed after bwrap cloned the sandbox, before any limit was set
+    os.kill(pid, signal.SIGSTOP)  # the sandbox cannot end on its own (as when bwrap's outer process dies before
+    print(pid, flush=True)        # it released it: it then waits forever on an eventfd, which has no end-of-file)
     os._exit(0)
 resource.prlimit = die
-gate.open([(resource.RLIMIT_CORE, (0, 0))], time.monotonic() + 30)
+run_tool(["/usr/bin/touch", str(stage / "ran")], name="gate", log_dir=stage, timeout_s=30)
 """
 
 
-def test_a_gate_never_opened_starts_no_tool_and_goes_with_hh(tmp_path: Path) -> None:
-    """hh killed before it set the limits: the sandbox must not go on without limits, nor outlive hh (it once
-    held the gate's write end itself and waited forever, reparented to init)."""
-    hh = subprocess.run([sys.executable, "-c", HH_DIES_AT_THE_GATE, str(tmp_path)], capture_output=True, text=True,
-                        timeout=60, cwd=Path(__file__).parent.parent)
+@pytest.mark.parametrize("cgroup", ["cgroup", "no cgroup"])
+@pytest.mark.parametrize("where", ["probe", "tool"])
+def test_a_gate_never_opened_starts_no_tool_and_goes_with_hh(tmp_path: Path, where: str, cgroup: str) -> None:
+    """hh killed at the gate of the sandbox probe or of a tool: the sandbox must not go on without limits, nor
+    outlive hh. bwrap alone cannot promise the second: when its outer process dies (``--die-with-parent``) after
+    it named the sandbox's first process and before it released it, that process waits forever, reparented to
+    init (1 of 150 launches on a loaded machine, the probe's). hh's reaper ends it: every sandbox's group is
+    named to it before its gate opens. Here the sandbox is stopped, so only the reaper can end it."""
+    env = {**os.environ, **({"HH_NO_CGROUP": "1"} if cgroup == "no cgroup" else {})}
+    hh = subprocess.run([sys.executable, "-c", HH_DIES_AT_THE_GATE, str(tmp_path), where], capture_output=True,
+                        text=True, timeout=60, cwd=Path(__file__).parent.parent, env=env)
     pid1 = int(hh.stdout)  # the sandbox's first process (host pid)
     deadline = time.monotonic() + 20
     try:
@@ -130,7 +135,11 @@ def test_a_gate_never_opened_starts_no_tool_and_goes_with_hh(tmp_path: Path) -> 
     finally:
         if _state(pid1) not in ("Z", "?"):
             os.kill(pid1, 9)  # the PID namespace goes with it
-    gate = StartGate()  # the same sandbox with the gate opened runs the tool: the test can fail
+
+
+def test_an_opened_gate_starts_the_tool(tmp_path: Path) -> None:
+    """The converse of the test above, so that it can fail: the same sandbox with its gate opened runs the tool."""
+    gate = StartGate()
     proc = _gated(tmp_path, gate, ["/usr/bin/touch", str(tmp_path / "ran")])
     gate.open(rlimits(None, None, 1 << 20), time.monotonic() + 30)
     assert proc.wait(timeout=30) == 0 and (tmp_path / "ran").exists()
