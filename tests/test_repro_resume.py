@@ -1,6 +1,7 @@
 """Resume equals the uninterrupted run (test_repro.py's set-up, a module of its own so that the two halves run on
-both pytest-xdist workers): a tool fault hides a valid seed in Phase 1, or SIGKILL stops the run at a journal
-line; resuming ends with the journal and summary of a run that never saw the fault or the kill."""
+both pytest-xdist workers): a tool fault hides a valid seed in Phase 1, or SIGKILL stops the run in Phase 1 and
+the resumed run in Phase 2; resuming ends with the journal and summary of a run that never saw the fault or the
+kills."""
 
 from __future__ import annotations
 
@@ -73,26 +74,36 @@ def test_tool_fault_in_phase1_then_resume_equals_uninterrupted(two_valid, tmp_pa
     check_run_record(run)
 
 
-# a kill in Phase 1 (3 lines: two of its six verdicts journaled) and one in the annealing (12 lines: the first
-# iteration and one evaluation of the second journaled), each as soon as the poll sees them; seeded random points
-# on tests/data/flow: test_faults.py, a kill at a Phase-2 step held there: test_flow.py
-@pytest.mark.parametrize("lines", [3, 12])
-def test_kill_in_phase1_or_phase2_then_resume_equals_uninterrupted(two_valid, tmp_path: Path, lines: int) -> None:
-    design, ref = two_valid
-    out = tmp_path / "out"
-    proc = subprocess.Popen([*HH, "run", str(design), "--out", str(out), "--quiet", "--no-report", "--jobs", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                            env={**os.environ, "HH_CACHE_DIR": str(tmp_path / "cache")})
+def run_until_killed(args: list[str], out: Path, cache: Path, lines: int) -> Path:
+    """``hh *args`` in a session of its own, SIGKILLed (the whole group) as soon as the poll sees ``lines`` lines in
+    the journal under ``out`` (it must still be running then); nothing it started may outlive it. Its run folder."""
+    proc = subprocess.Popen([*HH, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True, env={**os.environ, "HH_CACHE_DIR": str(cache)})
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
         js = list(out.glob("*/*/journal.jsonl"))
         if js and js[0].read_bytes().count(b"\n") >= lines:
             break
         time.sleep(0.005)
+    assert proc.poll() is None, f"hh ended (exit {proc.returncode}) before journal line {lines}"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert not left_behind(out), "a process hh started outlived it"
+    assert not left_behind(out), f"killed at journal line {lines}: a process hh started outlived it"
     (run,) = [p for p in out.glob("*/*") if p.is_dir()]
-    res = resume(run, tmp_path / "cache", "--jobs", "2")
+    return run
+
+
+# One chain of two kills, each as soon as the poll sees the line: in Phase 1 (3 lines: two of its six verdicts
+# journaled), then the resumed run in the annealing (12 lines: the first iteration and one evaluation of the
+# second journaled; the resume replays the first 3 lines and appends from there, as the uninterrupted run writes
+# them); resuming that ends equal to the uninterrupted run. (Two separate kills, each on a fresh run, cost a third
+# run.) Seeded random points on tests/data/flow: test_faults.py, a kill at a Phase-2 step held there: test_flow.py
+def test_kill_in_phase1_resume_kill_in_phase2_resume_equals_uninterrupted(two_valid, tmp_path: Path) -> None:
+    design, ref = two_valid
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    flags = ("--quiet", "--no-report", "--jobs", "2")
+    run = run_until_killed(["run", str(design), "--out", str(out), *flags], out, cache, 3)
+    run_until_killed(["run", "--resume", str(run), *flags], out, cache, 12)
+    res = resume(run, cache, "--jobs", "2")
     assert res.returncode == 0, res.stderr
-    assert_same(fingerprint(run), ref, f"killed at journal line {lines}, resumed")
+    assert_same(fingerprint(run), ref, "killed at journal line 3, resumed, killed at line 12, resumed")
