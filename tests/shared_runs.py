@@ -82,11 +82,13 @@ EVERY_MOVE_ITERATIONS = 2
 def every_move_run(factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """test_repro's traffic_fsm with every move, 2 iterations and its finishing round (the finish is where every
     move proposes: 57 of the run's 61 evaluations), and its run at ``--jobs 2`` on a cold cache: (design.yaml,
-    run folder). --jobs 1 (test_repro_jobs) and Ray (test_repro_ray) run the same design.yaml and must agree."""
+    run folder). --jobs 1 (test_repro_jobs) and Ray (test_repro_ray) run the same design.yaml and must agree.
+    Without the cocotb test (a quarter of the run's time; its journal is the same record for record, and cocotb
+    repeating is test_repro's three cold runs' to check): every move's proposals are what this compares."""
     from test_repro import run_once, small_design
 
     def make(folder: Path) -> None:
-        design = small_design(folder, iterations=EVERY_MOVE_ITERATIONS, moves=None)
+        design = small_design(folder, iterations=EVERY_MOVE_ITERATIONS, moves=None, cocotb=False)
         run_once(design, folder / "out", folder / "cache", "--jobs", "2")
 
     folder = once(factory, "every-move", make)

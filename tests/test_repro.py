@@ -40,15 +40,18 @@ FEW_MOVES = ("fsm_encoding", "egraph_rewrite", "decoder_compare", "tunable_param
 
 
 def small_design(root: Path, iterations: int = 8, both_valid: bool = False,
-                 moves: tuple[str, ...] | None = FEW_MOVES) -> Path:
+                 moves: tuple[str, ...] | None = FEW_MOVES, cocotb: bool = True) -> Path:
     """traffic_fsm with one valid seed (plus rejected ones): the set-up that gave three results in four runs;
-    ``moves=None``: every move."""
+    ``moves=None``: every move; ``cocotb=False``: without the design's cocotb test (the differential bench
+    against reference.v and the proofs still judge every candidate)."""
     d = root / "traffic_fsm"
     shutil.copytree(BENCH, d, ignore=shutil.ignore_patterns("__pycache__", *(() if both_valid else ("ok_2_*",))))
     cfg = yaml.safe_load((d / "design.yaml").read_text())
     cfg["anneal"].update(iterations=iterations, chains=2, seed=1, polish=1)  # one round per descent: within the timeout
     if moves is not None:
         cfg["anneal"]["moves"] = list(moves)
+    if not cocotb:
+        cfg["verification"]["cocotb"] = None
     (d / "design.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     return d / "design.yaml"
 

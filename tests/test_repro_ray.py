@@ -18,7 +18,7 @@ def test_ray_and_jobs_2_agree(tmp_path_factory: pytest.TempPathFactory, tmp_path
     pytest.importorskip("ray")
     # a copy of the set-up, not the shared design.yaml: asking for that waits while the other worker makes the
     # --jobs 2 run, so Ray runs first and the shared run is read after (the fingerprint names no path)
-    design = small_design(tmp_path, iterations=EVERY_MOVE_ITERATIONS, moves=None)
+    design = small_design(tmp_path, iterations=EVERY_MOVE_ITERATIONS, moves=None, cocotb=False)
     ray = run_once(design, tmp_path / "ray", tmp_path / "cache", "--jobs", "2", "--executor", "ray")
     _, jobs2 = every_move_run(tmp_path_factory)
     reference, prints = fingerprint(jobs2), fingerprint(ray)
