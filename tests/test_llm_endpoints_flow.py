@@ -141,7 +141,9 @@ def test_ollama_completes_with_server_options(tmp_path: Path) -> None:
 
 def test_slow_llama_cpp_stream_completes(tmp_path: Path) -> None:
     with Stub() as stub:
-        stub.default = LlamaCppSlow(MacResponder(), chunks=8, chunk_delay=0.3)  # 2.1 s a reply, silences of 0.3 s
+        # 1.2 s a reply (the last chunk 4 x 0.3 s after the first): longer than request_timeout_s, every silence
+        # far shorter than idle_timeout_s
+        stub.default = LlamaCppSlow(MacResponder(), chunks=5, chunk_delay=0.3)
         # no seeds: no faulty one to repair, so the run waits for two slow replies in turn (the probe, then the three
         # generate requests together), not three
         res = live(stub, tmp_path, "--set", "generation.request_timeout_s=1", "--set", "generation.idle_timeout_s=2",
