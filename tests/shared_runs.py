@@ -75,20 +75,28 @@ def copy_run(run: Path, dst: Path) -> Path:
     return dst
 
 
-# test_repro_jobs.py and test_repro_ray.py compare a run of this set-up with this one made at --jobs 2
-EVERY_MOVE_ITERATIONS = 2
+def few_moves_run(factory: pytest.TempPathFactory) -> Path:
+    """test_repro's set-up (traffic_fsm, one valid seed, FEW_MOVES, 8 iterations, 2 chains) run at ``--jobs 2``
+    on a cold cache: the first of test_repro's three cold runs, and the reference test_repro_ray's Ray run of the
+    same set-up must agree with (each asks for it after its own run: neither module waits long for the other)."""
+    from test_repro import run_once, small_design
+
+    def make(folder: Path) -> None:
+        run_once(small_design(folder), folder / "out", folder / "cache", "--jobs", "2")
+
+    return the_run(once(factory, "few-moves", make) / "out")
 
 
 def every_move_run(factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """test_repro's traffic_fsm with every move, 2 iterations and its finishing round (the finish is where every
     move proposes: 57 of the run's 61 evaluations), and its run at ``--jobs 2`` on a cold cache: (design.yaml,
-    run folder). --jobs 1 (test_repro_jobs) and Ray (test_repro_ray) run the same design.yaml and must agree.
+    run folder). test_repro_jobs runs the same design.yaml at --jobs 1, which must agree.
     Without the cocotb test (a quarter of the run's time; its journal is the same record for record, and cocotb
     repeating is test_repro's three cold runs' to check): every move's proposals are what this compares."""
     from test_repro import run_once, small_design
 
     def make(folder: Path) -> None:
-        design = small_design(folder, iterations=EVERY_MOVE_ITERATIONS, moves=None, cocotb=False)
+        design = small_design(folder, iterations=2, moves=None, cocotb=False)
         run_once(design, folder / "out", folder / "cache", "--jobs", "2")
 
     folder = once(factory, "every-move", make)

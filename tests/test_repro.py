@@ -1,6 +1,7 @@
 """Same inputs and seed, same result: three cold-cache runs of one small design at --jobs 2 with two
-chains must agree on every stable summary key and on the journal's step sequence. (--jobs 1, 2 and Ray agreeing,
-with every move: test_repro_jobs.py, test_repro_ray.py; resume equals the uninterrupted run: test_repro_resume.py.)"""
+chains must agree on every stable summary key and on the journal's step sequence. (--jobs 1 and 2 agreeing, with
+every move: test_repro_jobs.py; Ray agreeing with the first of these runs: test_repro_ray.py; resume equals the
+uninterrupted run: test_repro_resume.py.)"""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from runrecord import check_run_record
+from shared_runs import few_moves_run
 
 from hyperheurist.jsonio import read_jsonl
 
@@ -33,8 +35,8 @@ STEP_KEYS = ("chain", "iteration", "move", "not_applicable", "parent", "proposal
 # declares it) and four recipe knobs: both chains propose RTL and recipe changes of one state at once, and the
 # finish evaluates batches of both, as with every move. Every move's ~30 neighbours per finishing round
 # (operator_library, truth_table and bit_invariant alone 42 of a run's 109 evaluations, each ~5x a recipe change)
-# made one run ~2 min on 2 quiet cores; these give ~30 evaluations. Every move, across processes and executors:
-# test_repro_jobs.py and test_repro_ray.py.
+# made one run ~2 min on 2 quiet cores; these give ~30 evaluations. Every move, across processes:
+# test_repro_jobs.py; this set-up under Ray: test_repro_ray.py.
 FEW_MOVES = ("fsm_encoding", "egraph_rewrite", "decoder_compare", "tunable_param", "recipe_abc_script",
              "recipe_fsm_encoding", "recipe_opt_full", "recipe_adder_cells")
 
@@ -98,12 +100,14 @@ PARTS = ("phase1", "evals", "steps", "sequence", "summary")
 # The race this was written for (two chains' evaluations sharing a gate folder) gave three results in four runs:
 # a later run differed from the first at least half the time, so two comparisons miss it about one make test in
 # four to nine, four comparisons one in 16 to 80. Three runs, because the family repeats the check at --jobs 2
-# against a reference from a cold cache in every make test: test_repro_resume (three runs of this set-up with both
-# valid seeds) and test_repro_ray / test_repro_jobs (every move).
+# against a reference from a cold cache in every make test: test_repro_resume (this set-up with both valid seeds:
+# a faulted and a twice-killed run against its reference), test_repro_ray (a Ray run, two evaluations at a time,
+# against run 1 here) and test_repro_jobs (every move).
 @pytest.mark.timeout(900)  # three cold runs with netlist_sim in every evaluation
-def test_three_cold_runs_at_two_jobs_agree(tmp_path: Path) -> None:
+def test_three_cold_runs_at_two_jobs_agree(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    first = few_moves_run(tmp_path_factory)  # first: test_repro_ray's Ray run reads it after its own
     design = small_design(tmp_path)
-    runs = [run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", "2") for i in range(3)]
+    runs = [first, *(run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", "2") for i in (2, 3))]
     for run in runs:
         check_run_record(run)
     prints = [fingerprint(run) for run in runs]
