@@ -14,7 +14,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from processes import children, left_behind, wait_for
+from processes import children, left_behind, under
 from test_process_lifecycle import FLOW, TOOLS, finish, start
 
 ray_run_test = pytest.mark.skipif(find_spec("ray") is None, reason="Ray is an optional extra")
@@ -40,6 +40,20 @@ def gone(path: Path, timeout_s: float = 60.0) -> bool:
     return not path.exists()
 
 
+def first_of(root: Path, names: tuple[str, ...], proc: subprocess.Popen[str], timeout_s: float = 120.0) -> str | None:
+    """``processes.wait_for`` polling every 50 ms, not 5: a scan of /proc takes ~5 ms of CPU, so the 5 ms poll kept
+    half a core busy through the seconds a Ray instance takes to start (on 2 cores, CPU taken from Ray's start).
+    What is waited for lasts longer than the poll: the raylet runs until the kill, a tool (in its sandbox) ~0.1 s
+    and more, and the run has many."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        for line in under(root):
+            if line.split(":", 1)[0].split(" ", 2)[-1] in names:
+                return line
+        time.sleep(0.05)
+    return None
+
+
 def ray_run(tmp_path: Path) -> tuple[Path, list[str]]:
     out = tmp_path / "runs"
     return out, ["run", str(FLOW), "--out", str(out), "--quiet", "--no-report", "--executor", "ray", "--jobs", "2"]
@@ -57,9 +71,9 @@ def test_ray_run_killed_leaves_no_ray_process(tmp_path: Path, point: str) -> Non
     try:
         session = session_of(proc.pid)
         if point == "starting":
-            seen = wait_for(session, ("raylet",), alive=lambda: proc.poll() is None)
+            seen = first_of(session, ("raylet",), proc)
         else:
-            seen = wait_for(out, TOOLS, alive=lambda: proc.poll() is None)
+            seen = first_of(out, TOOLS, proc)
         assert seen is not None, f"the run ended before {point}"
         os.kill(proc.pid, signal.SIGKILL)
         left = left_behind(session, grace_s=60, fds=True) + left_behind(out)
@@ -78,7 +92,7 @@ def test_ray_run_ctrl_c_exits_130_and_leaves_no_ray_process(tmp_path: Path) -> N
     proc = start(*argv)
     try:
         session = session_of(proc.pid)
-        seen = wait_for(out, TOOLS, alive=lambda: proc.poll() is None)
+        seen = first_of(out, TOOLS, proc)
         assert seen is not None, "the run ended before a tool ran"
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=300)
