@@ -102,9 +102,10 @@ class StartGate:
     bwrap exits without starting the tool. So a gate never lets a tool run without its limits. It does not
     alone bind the sandbox to hh: when bwrap's outer process dies with hh after it wrote the info and before it
     released the sandbox's first process (an eventfd write), that process waits forever, before the gate; the
-    reaper ends it, so every sandbox's group is named to the reaper before its gate opens. (The gate was once ``--block-fd`` with bwrap holding the write end itself, as ``--sync-fd``: bwrap
-    never saw end-of-file and a sandbox whose hh died waited forever, reparented to init; ``--block-fd``
-    alone would start the tool unlimited on end-of-file.) The tool inherits neither descriptor."""
+    reaper ends it, so every sandbox's group is named to the reaper before its gate opens. (The gate was once
+    ``--block-fd`` with bwrap holding the write end itself, as ``--sync-fd``: bwrap never saw end-of-file and
+    a sandbox whose hh died waited forever, reparented to init; ``--block-fd`` alone would start the tool
+    unlimited on end-of-file.) The tool inherits neither descriptor."""
 
     def __init__(self) -> None:
         self._info_r, self._info_w = os.pipe()
