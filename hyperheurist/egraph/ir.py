@@ -22,7 +22,7 @@ the lifting writes with these operators):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 BINARY = frozenset({"add", "sub", "mul", "and", "or", "xor"})
@@ -146,6 +146,22 @@ def evaluate(t: Term, env: Mapping[str, int]) -> int:
     for x in subterms(t):  # operands first, each shared node once
         values[x] = _value(x, [values[a] for a in x.args], env)
     return values[t]
+
+
+def evaluator(t: Term) -> Callable[[Mapping[str, int]], int]:
+    """``evaluate`` of one term for many environments: its node order is worked out once (a rule check or a
+    lifted loop evaluates a term at hundreds of points; walking it each time was half their time)."""
+    order = list(subterms(t))
+    index = {x: i for i, x in enumerate(order)}
+    plan = [(x, [index[a] for a in x.args]) for x in order]
+
+    def run(env: Mapping[str, int]) -> int:
+        values: list[int] = []
+        for x, args in plan:
+            values.append(_value(x, [values[i] for i in args], env))
+        return values[-1]
+
+    return run
 
 
 def _value(t: Term, v: list[int], env: Mapping[str, int]) -> int:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from hyperheurist.egraph.encode import HELPERS, SIGNATURES, decode, operand_widths
 from hyperheurist.egraph.engine import saturate
 from hyperheurist.egraph.graph import variants
-from hyperheurist.egraph.ir import Term, TermError, const, evaluate, var, variables
+from hyperheurist.egraph.ir import Term, TermError, const, evaluator, var, variables
 from hyperheurist.egraph.provenance import Pattern, parse
 from hyperheurist.egraph.rules import BY_NAME, Rule
 
@@ -172,13 +172,15 @@ def check(rule: Rule, widths: Sequence[int] = (1, 2, 3, 4), *, cap: int = 48, se
         found = variants(sat.graph, sat.roots[name], 24)
         rewritten += any(v != original for v in found)
         vs = variables(original)
+        before = evaluator(original)
         for v in found:
             if v == original:
                 continue
             checked += 1
             extra = set(variables(v)) - set(vs)
+            after = evaluator(v)
             for env in envs(vs, rng) if not extra else iter([{}]):
-                if extra or evaluate(original, env) != evaluate(v, env):
+                if extra or before(env) != after(env):
                     failures.append(Failure(original, v, env))
                     break
     malformed = sum(1 for c in sat.graph.node_costs(lambda t: 0.0) if c == float("inf"))

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ...egraph.bind import flip_sign, resize
-from ...egraph.ir import Term, const, evaluate, node, var
+from ...egraph.ir import Term, const, evaluator, node, var
 from .looplift import operations
 
 Env = dict[str, int]
@@ -183,7 +183,7 @@ def forms(names: dict[str, int]) -> Iterator[Form]:
 
 
 def _of_term(t: Term, operands: tuple[str, ...]) -> Form:
-    return Form(t.op, operands, lambda e: evaluate(t, e), lambda: t)
+    return Form(t.op, operands, evaluator(t), lambda: t)
 
 
 def override(form: Form, target: list[int], values: list[int], pts: list[Env], width: int) -> Term | None:

@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterator
 
 from ...egraph.bind import flip_sign, resize
-from ...egraph.ir import Term, evaluate, node, subterms, var
+from ...egraph.ir import Term, evaluator, node, subterms, var
 from ..state import MoveContext
 from .combblock import support
 from .cones import Cone, cone_sites
@@ -134,7 +134,8 @@ def lifts(terms: dict[str, Term], seed: str, compares_first: bool = True) -> dic
     pts = points(names, seed)
     first = pts[:FIRST_POINTS]
     # every target at a few points first: most operators are ruled out there, before a full evaluation
-    quick = {k: [evaluate(t, p) for p in first] for k, t in terms.items()}
+    runs = {k: evaluator(t) for k, t in terms.items()}
+    quick = {k: [runs[k](p) for p in first] for k in terms}
     want: dict[str, list[int]] = {}
     found: dict[str, Term] = {}
     for r, n in operations(names, compares_first):
@@ -142,11 +143,12 @@ def lifts(terms: dict[str, Term], seed: str, compares_first: bool = True) -> dic
             if k in found:
                 continue
             for cand in outputs(r, n, t.width):
-                if [evaluate(cand, p) for p in first] != quick[k]:
+                run = evaluator(cand)
+                if [run(p) for p in first] != quick[k]:
                     continue
                 if k not in want:
-                    want[k] = [evaluate(t, p) for p in pts]
-                if [evaluate(cand, p) for p in pts] == want[k]:
+                    want[k] = [runs[k](p) for p in pts]
+                if [run(p) for p in pts] == want[k]:
                     found[k] = cand
                     break
         if len(found) == len(terms):
