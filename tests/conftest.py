@@ -72,13 +72,13 @@ CHECK_TESTS = {
 # The slowest modules (pytest --durations, 2 cores), longest first, are handed out before the rest: --dist loadscope
 # gives a worker a whole module, and a long one picked up last leaves the other worker idle meanwhile. `make test`
 # passes --no-loadscope-reorder so that xdist keeps this order (its own orders modules by their number of tests).
-# test_repro_jobs and test_repro_ray go first: the every-move run they share is made by whichever asks first while
-# the other worker makes its own Ray run.
-SLOWEST_FIRST = ("test_repro_jobs", "test_repro_ray", "test_repro_resume", "test_benchmarks", "test_faults",
-                 "test_repro", "test_egraph_rules", "test_flow", "test_unpacked_ports", "test_llm_endpoints_flow",
-                 "test_mult_techmap", "test_moves_operators", "test_untrusted_rtl", "test_llm_flow",
-                 "test_journal_tamper", "test_bad_inputs", "test_ppa", "test_executors", "test_containment",
-                 "test_ray_lifecycle", "test_wheel", "test_actions_example", "test_report", "test_audit")
+# test_repro and test_repro_ray share test_repro's first cold run (shared_runs.few_moves_run): test_repro_ray comes
+# well after test_repro, so that the shared run is made by the time it asks.
+SLOWEST_FIRST = ("test_repro_resume", "test_benchmarks", "test_repro_jobs", "test_repro", "test_faults", "test_flow",
+                 "test_containment", "test_llm_endpoints_flow", "test_bad_inputs", "test_journal_tamper",
+                 "test_ray_lifecycle", "test_repro_ray", "test_actions_example", "test_untrusted_rtl",
+                 "test_mult_techmap", "test_wheel", "test_ppa", "test_executors", "test_llm_flow",
+                 "test_unpacked_ports", "test_moves_operators", "test_egraph_rules", "test_report", "test_audit")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
