@@ -63,7 +63,8 @@ def _state(pid: int) -> str:
 
 def test_the_sandbox_has_a_session_of_its_own_and_no_terminal(tmp_path: Path) -> None:
     marker = f"hh-session-probe-{os.getpid()}"
-    script = f"import time, sys\nopen('started', 'w').close()\ntime.sleep(8)  # {marker}"
+    script = (f"import os, time\nopen('started', 'w').close()  # {marker}\n"  # waits until the test has looked
+              "for _ in range(3000):\n    if os.path.exists('release'):\n        break\n    time.sleep(0.01)\n")
     done = threading.Thread(target=run_tool, args=([sys.executable, "-c", script],),
                             kwargs={"name": "session", "log_dir": tmp_path, "timeout_s": 30})
     done.start()
@@ -77,6 +78,7 @@ def test_the_sandbox_has_a_session_of_its_own_and_no_terminal(tmp_path: Path) ->
         session, tty = int(fields[3]), int(fields[4])
         assert session != os.getsid(0) and tty == 0
     finally:
+        (tmp_path / "release").touch()
         done.join()
 
 
