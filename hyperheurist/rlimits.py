@@ -275,8 +275,16 @@ def track_group(pgid: int) -> None:
         reaper.say(f"+ {pgid}\n")
 
 
+def kill_group(pgid: int) -> None:
+    """SIGKILL to a tool's process group (hh started it in a session of its own); gone already is fine."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def untrack_group(pgid: int) -> None:
-    """The tool's group has been ended by hh itself (``runner._kill_group``)."""
+    """The tool's group has been ended by hh itself (``kill_group``)."""
     reaper = _reapers.get(os.getpid())
     if reaper is not None:
         reaper.say(f"- {pgid}\n")

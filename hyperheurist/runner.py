@@ -26,7 +26,7 @@ from pathlib import Path
 
 from . import safeio
 from .errors import ToolError
-from .rlimits import GateError, Limit, ProcessCap, StartGate, preexec, rlimits, track_group, untrack_group
+from .rlimits import GateError, Limit, ProcessCap, StartGate, kill_group, preexec, rlimits, track_group, untrack_group
 from .sandbox import BASE_PATH, Sandbox, check_mode
 from .sandbox import tool_env as sandbox_env
 from .sandbox_probe import probe
@@ -151,13 +151,6 @@ def _is_signal(n: int) -> bool:
         return True
     except ValueError:
         return False
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _read_back(fd: int) -> str:
@@ -346,11 +339,11 @@ def run_tool(
                 procs_hit = cap is not None and cap.hit()
                 disk_hit = safeio.usage(log_dir, cwd) > max_disk_bytes
                 if timed_out or limited or procs_hit or disk_hit:
-                    _kill_group(proc.pid)
+                    kill_group(proc.pid)
                     break
             proc.wait()
         except BaseException as exc:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             proc.wait()
             if isinstance(exc, GateError):
                 raise ToolError(f"cannot start {args[0]} in the sandbox: {exc.strerror}") from None
@@ -359,7 +352,7 @@ def run_tool(
             if gate is not None:
                 gate.close()
             exited.close()
-            _kill_group(proc.pid)  # reap anything the tool left running in its group
+            kill_group(proc.pid)  # reap anything the tool left running in its group
             untrack_group(proc.pid)
             removed = safeio.sweep(log_dir, cwd)  # the sandbox has ended: nothing writes there any more
             if ids is not None:

@@ -5,13 +5,11 @@ candidate is judged; what a command prints when the sandbox is off, and what the
 from __future__ import annotations
 
 import functools
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
 
-from .rlimits import NO_CGROUP, ProcessCap, StartGate, pids_base, rlimits, track_group, untrack_group
+from .rlimits import NO_CGROUP, ProcessCap, StartGate, kill_group, pids_base, rlimits, track_group, untrack_group
 from .sandbox import (
     BASE_PATH,
     ETC,
@@ -64,10 +62,7 @@ def probe() -> str:
 
 def _end_group(proc: subprocess.Popen[str]) -> None:
     """The probe's sandbox and whatever it left in its group ended, then no longer named to the reaper."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    kill_group(proc.pid)
     proc.wait()
     untrack_group(proc.pid)
 
