@@ -142,16 +142,13 @@ def check_node(t: Term) -> None:
 
 def evaluate(t: Term, env: Mapping[str, int]) -> int:
     """The term's value for the variables' values in ``env`` (each taken modulo 2**its width)."""
-    values: dict[Term, int] = {}
-    for x in subterms(t):  # operands first, each shared node once
-        values[x] = _value(x, [values[a] for a in x.args], env)
-    return values[t]
+    return evaluator(t)(env)
 
 
 def evaluator(t: Term) -> Callable[[Mapping[str, int]], int]:
     """``evaluate`` of one term for many environments: its node order is worked out once (a rule check or a
     lifted loop evaluates a term at hundreds of points; walking it each time was half their time)."""
-    order = list(subterms(t))
+    order = list(subterms(t))  # operands first, each shared node once
     index = {x: i for i, x in enumerate(order)}
     plan = [(x, [index[a] for a in x.args]) for x in order]
 
