@@ -100,6 +100,20 @@ def wait_for(root: Path, names: tuple[str, ...], timeout_s: float = 120.0, alive
     return None
 
 
+def stat_fields(pid: int) -> list[str]:
+    """``/proc/<pid>/stat``'s fields from the state letter on (the process name may hold spaces)."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rindex(")") + 2:].split()
+
+
+def state(pid: int) -> str:
+    """The process's state letter, "?" once it is gone."""
+    try:
+        return stat_fields(pid)[0]
+    except OSError:
+        return "?"
+
+
 def children(pid: int) -> list[tuple[int, str, list[str]]]:
     """``(pid, name, argv)`` of each live child of ``pid``."""
     out = []

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from cli_inproc import hh_process
-from processes import left_behind, start, under, wait_for
+from processes import left_behind, start, state, under, wait_for
 
 ALU = Path(__file__).parent / "data" / "gates" / "alu"
 FLOW = Path(__file__).parent / "data" / "flow" / "design.yaml"
@@ -184,20 +184,12 @@ def test_what_hh_started_in_its_cgroup_goes_when_hh_is_killed(tmp_path: Path) ->
     res = subprocess.run([sys.executable, "-c", STARTS_AND_DIES], capture_output=True, text=True, timeout=60)
     pid = int(res.stdout)
     deadline = time.monotonic() + 20
-    while _state(pid) not in ("Z", "?") and time.monotonic() < deadline:
+    while state(pid) not in ("Z", "?") and time.monotonic() < deadline:
         time.sleep(0.05)
-    alive = _state(pid) not in ("Z", "?")
+    alive = state(pid) not in ("Z", "?")
     if alive:
         os.kill(pid, signal.SIGKILL)
     assert not alive, "a process hh started outlived it"
-
-
-def _state(pid: int) -> str:
-    """The process's state letter, "?" once it is gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-    except OSError:
-        return "?"
 
 
 def test_gate_leaves_no_temp_folder_when_killed_or_interrupted(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import stat_fields, state
 
 from hyperheurist.candidate import Candidate
 from hyperheurist.config import load_design
@@ -48,19 +49,6 @@ def test_the_limits_reach_the_sandboxed_tool_and_the_gate_descriptors_do_not(tmp
         (tmp_path / "limits.sandbox").read_text()
 
 
-def _stat(pid: int) -> list[str]:
-    text = Path(f"/proc/{pid}/stat").read_text()
-    return text[text.rindex(")") + 2:].split()  # fields from the state on (the name may hold spaces)
-
-
-def _state(pid: int) -> str:
-    """The process's state letter, "?" once it is gone."""
-    try:
-        return _stat(pid)[0]
-    except FileNotFoundError:
-        return "?"
-
-
 def test_the_sandbox_has_a_session_of_its_own_and_no_terminal(tmp_path: Path) -> None:
     marker = f"hh-session-probe-{os.getpid()}"
     script = (f"import os, time\nopen('started', 'w').close()  # {marker}\n"  # waits until the test has looked
@@ -74,7 +62,7 @@ def test_the_sandbox_has_a_session_of_its_own_and_no_terminal(tmp_path: Path) ->
             pids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _holds(p, marker)]
             time.sleep(0.05)
         assert pids, "the probe never ran: the test proves nothing"
-        fields = _stat(pids[0])
+        fields = stat_fields(pids[0])
         session, tty = int(fields[3]), int(fields[4])
         assert session != os.getsid(0) and tty == 0
     finally:
@@ -130,12 +118,12 @@ def test_a_gate_never_opened_starts_no_tool_and_goes_with_hh(tmp_path: Path, whe
     pid1 = int(hh.stdout)  # the sandbox's first process (host pid)
     deadline = time.monotonic() + 20
     try:
-        while _state(pid1) not in ("Z", "?") and time.monotonic() < deadline:
+        while state(pid1) not in ("Z", "?") and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _state(pid1) in ("Z", "?"), "the sandbox outlived hh"
+        assert state(pid1) in ("Z", "?"), "the sandbox outlived hh"
         assert not (tmp_path / "ran").exists()
     finally:
-        if _state(pid1) not in ("Z", "?"):
+        if state(pid1) not in ("Z", "?"):
             os.kill(pid1, 9)  # the PID namespace goes with it
 
 
