@@ -226,17 +226,25 @@ def test_ctrl_c_stops_cleanly_and_resumes(reference, tmp_path: Path) -> None:
 
 # ---- a tool that crashes or disappears mid-run -----------------------------------------------------------
 
-def _yosys_that_breaks(tmp: Path, how: str, after: int) -> Path:
-    """A yosys that synthesizes ``after`` designs, then crashes (SIGSEGV) or deletes itself."""
-    from hyperheurist.tools import tool_path
+def _yosys_that_breaks(tmp: Path, how: str, after: int, real: Path | None = None) -> Path:
+    """A yosys that synthesizes ``after`` designs, then crashes (SIGSEGV) or deletes itself; ``real`` is what it
+    runs otherwise (the installed yosys). Each synthesis takes a ticket, the first free ``synth-<n>`` folder: mkdir
+    is atomic, so calls at once (the pool's workers, a candidate and its known-good re-run) never share a number.
+    Where it cannot take one (a sandbox hides ``tmp``) it breaks. A count file read and rewritten by each call did
+    not do that: a call reading it while another had truncated it to rewrite it read nothing, took number 1 and
+    synthesized mid-run (in 2 of 11 runs kept on this machine; in a full make test it broke the streak of faults
+    and the run ended 0, issue 31)."""
+    if real is None:
+        from hyperheurist.tools import tool_path
 
-    real = tool_path("yosys")
+        real = tool_path("yosys")
     script = tmp / "yosys"
-    count = tmp / "synth-count"
+    tickets = tmp / "synth"
     broken = {"crash": "kill -SEGV $$", "missing": f'rm -f "{script}"; kill -SEGV $$'}[how]
     script.write_text(f"""#!/bin/sh
 case "$*" in *synth.ys*)
-  n=$(cat "{count}" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "{count}"
+  n=1
+  until mkdir "{tickets}-$n" 2>/dev/null; do [ -d "{tickets}-$n" ] || {{ n={after + 1}; break; }}; n=$((n + 1)); done
   if [ $n -gt {after} ]; then {broken}; fi ;;
 esac
 exec {real} "$@"
@@ -245,12 +253,26 @@ exec {real} "$@"
     return script
 
 
+def test_the_breaking_yosys_numbers_calls_at_once_apart(tmp_path: Path) -> None:
+    """Issue 31: 48 synthesis calls, 12 at a time, after one alone (Phase 1's baseline): none of them synthesizes.
+    (The count file it replaced let 6-25 of the 48 through, in five tries on a quiet machine.)"""
+    fake = _yosys_that_breaks(tmp_path, "crash", after=1, real=Path("/bin/true"))
+
+    def call(_: int) -> int:
+        return subprocess.run([str(fake), "-s", "synth.ys"], cwd=tmp_path, check=False).returncode
+
+    assert call(0) == 0
+    with ThreadPoolExecutor(12) as pool:
+        codes = list(pool.map(call, range(48)))
+    assert codes == [-signal.SIGSEGV] * 48, codes
+
+
 @pytest.mark.parametrize("how", ["crash", "missing"])
 def test_tool_breaks_mid_run(reference, tmp_path: Path, how: str) -> None:
     fake = _yosys_that_breaks(tmp_path, how, after=1)  # Phase 1's baseline synthesizes, Phase 2 does not
     out = tmp_path / "runs"
     env = {"HH_YOSYS": str(fake), "HH_CACHE_DIR": str(tmp_path / "cache")}  # a cold cache: synthesis must run
-    # the fake counts its calls in a file outside any stage folder: only without the sandbox. A process of its own:
+    # the fake numbers its calls outside any stage folder: only without the sandbox. A process of its own:
     # in the test's process (721de54) it once ended 0, not 3, in a full make test (what an earlier test left held
     # in the process, e.g. the tool versions probed, is not what a fresh hh sees)
     res = hh_process("run", str(DESIGN), "--out", str(out), "--quiet", "--no-report", "--jobs", "2", *SHORT,
