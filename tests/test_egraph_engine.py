@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,19 @@ def decoder_round_trip() -> None:
     expensive = optimise(out.terms, lambda t: 10 * t.width if t.op == "eq" else cost(t))
     same(roots, expensive.terms)
     assert expensive.terms["y"].op == "shl"
+
+
+def test_a_second_thread_gets_the_same_answer() -> None:
+    """An egglog e-graph may only be used by the thread that made it (pyo3 raises otherwise): the kept e-graph
+    was one per process, so every call from a thread other than the first caller's raised."""
+    roots = {"y": node("mux", 8, sel, node("add", 8, a, b), node("add", 8, a, c))}
+    here = repr(optimise(roots, cost))
+    there: list[str] = []
+    worker = threading.Thread(target=lambda: there.append(repr(optimise(roots, cost))))
+    worker.start()
+    worker.join()
+    assert there == [here]
+    assert repr(optimise(roots, cost)) == here
 
 
 def test_width_reduction_and_folding() -> None:

@@ -70,10 +70,14 @@ def _template(rules: tuple[Rule, ...]) -> bindings.EGraph:
     return eg
 
 
+class _Kept(threading.local):
+    egraph: bindings.EGraph | None = None
+
+
 # Declaring the rules costs more than a small saturation, so the default rules' e-graph is kept and each
 # call works between (push) and (pop); the serialization after a pop is identical to a fresh e-graph's.
-_DEFAULT: list[bindings.EGraph] = []
-_LOCK = threading.Lock()
+# One per thread: egglog's EGraph may only be used by the thread that made it (pyo3 raises otherwise).
+_KEPT = _Kept()
 
 
 @contextmanager
@@ -81,15 +85,14 @@ def _egraph(rules: tuple[Rule, ...]) -> Iterator[bindings.EGraph]:
     if rules != RULES:
         yield _template(rules)
         return
-    with _LOCK:
-        if not _DEFAULT:
-            _DEFAULT.append(_template(RULES))
-        eg = _DEFAULT[0]
-        _run(eg, "(push)")
-        try:
-            yield eg
-        finally:
-            _run(eg, "(pop)")
+    if _KEPT.egraph is None:
+        _KEPT.egraph = _template(RULES)
+    eg = _KEPT.egraph
+    _run(eg, "(push)")
+    try:
+        yield eg
+    finally:
+        _run(eg, "(pop)")
 
 
 def saturate(
