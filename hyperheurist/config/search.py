@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, field_validator
 
 from ..hdl.literals import identifier, param_value
@@ -16,6 +18,8 @@ class Anneal(Model):
     cooling: float = Field(default=0.95, gt=0, lt=1)
     t_min: float = Field(default=1e-4, gt=0)
     reheat_after: int = Field(default=15, ge=1)
+    # geometric: T0 * cooling^i; acceptance: the temperature follows a target acceptance rate (search/schedule.py)
+    schedule: Literal["geometric", "acceptance"] = "geometric"
     polish: int = Field(default=3, ge=0, le=100)
     moves: list[str] | None = None
     jobs: int | None = Field(default=None, ge=1, le=256)

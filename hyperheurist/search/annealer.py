@@ -262,7 +262,9 @@ class Annealer:
                           temperature=chain.temperature.value, best_cost=chain.best[1].cost, not_applicable=p.tried)
         improved = p.state is not None and p.move is not None and self._judge(p, p.move, p.state, rec)
         self.counters.not_applicable += int(p.state is None or p.move is None)
-        reheated = chain.temperature.step(improved, self.t0, self.config)
+        by_cost = {StepVerdict.ACCEPTED: True, StepVerdict.REJECTED: False}.get(rec.verdict)  # the temperature decided
+        reheated = chain.temperature.step(improved, self.t0, self.config, by_cost,
+                                          self.state.iteration / max(1, self.config.iterations))
         self.counters.reheats += int(reheated)
         restarted = self._restart(chain, idle=p.state is None, reheated=reheated)
         rec.improved, rec.reheated, rec.restarted = improved, reheated, restarted
