@@ -105,6 +105,24 @@ def test_decoder_becomes_comparisons_and_back() -> None:
     assert run.returncode == 0, run.stderr
 
 
+_GRAPH_PRINT = """
+import hashlib
+from hyperheurist.egraph.engine import saturate
+from hyperheurist.egraph.ir import const, node, var
+sat = saturate({"y": node("shl", 8, const(1, 8), var("s", 3))})
+print(hashlib.sha256(repr((sat.graph.nodes, sat.roots)).encode()).hexdigest())
+"""
+
+
+def test_the_saturated_graph_does_not_depend_on_rayon_threads() -> None:
+    """egglog numbers e-classes differently on more than one rayon thread (before the pin in
+    hyperheurist/egraph/__init__.py, RAYON_NUM_THREADS=4 gave another graph than 1), and extraction's choice
+    between equal costs follows the numbering: the user's environment must not change a run's proposals."""
+    prints = {subprocess.run([sys.executable, "-c", _GRAPH_PRINT], capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "RAYON_NUM_THREADS": n}, check=True).stdout for n in ("1", "4")}
+    assert len(prints) == 1
+
+
 def decoder_round_trip() -> None:
     s = var("s", 3)
     roots = {"y": node("shl", 8, const(1, 8), s)}
