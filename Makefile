@@ -9,8 +9,9 @@ ITERATIONS ?=
 JOBS    ?= 2
 PYTEST_ARGS ?=
 # pytest-xdist workers; --dist loadscope keeps a module on one worker, so its module fixtures run once; the slowest
-# modules go first (tests/conftest.py SLOWEST_FIRST; --no-loadscope-reorder keeps that order)
-TEST_JOBS ?= 2
+# modules go first (tests/conftest.py SLOWEST_FIRST; --no-loadscope-reorder keeps that order). Three on two cores:
+# a worker waiting on a kill, a poll or a stub server leaves its core to the third (docs/testing.md has the figures)
+TEST_JOBS ?= 3
 # the tests start hh (and pytest's workers import every test module) hundreds of times: compiled modules are kept
 # even where the environment says not to write them (PYTHONDONTWRITEBYTECODE=1: each hh compiled its ~240 modules
 # again, ~0.3 CPU s, and pytest re-rewrote every test module's asserts in each worker)
@@ -29,11 +30,15 @@ check: setup
 	$(RUFF) check hyperheurist tests tools
 	$(PY) -m pytest -q -m check -n $(TEST_JOBS) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
 
+# mypy runs beside the suite, on the CPU the workers leave idle (a cold mypy is ~20 CPU s); its verdict is printed
+# after the suite's, and either failing fails the target
 test:
 	@HH_WITH_CHROMIUM=1 bash tools/setup.sh   # the report screenshot test needs headless Chromium
 	$(RUFF) check hyperheurist tests tools
-	$(MYPY)
-	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
+	@$(MYPY) > .mypy.log 2>&1 & types=$$!; \
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS); suite=$$?; \
+	wait $$types; typed=$$?; echo "$(MYPY)"; cat .mypy.log; rm -f .mypy.log; \
+	exit $$(( suite || typed ))
 
 sweep: setup
 	$(PY) tools/sweep.py --seeds $(SEEDS) --jobs $(JOBS) $(if $(ITERATIONS),--iterations $(ITERATIONS)) --out results
