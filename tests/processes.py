@@ -114,6 +114,14 @@ def state(pid: int) -> str:
         return "?"
 
 
+def ended(pid: int, timeout_s: float = 20.0) -> bool:
+    """Whether the process is gone or a zombie within ``timeout_s`` (polled)."""
+    deadline = time.monotonic() + timeout_s
+    while state(pid) not in ("Z", "?") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return state(pid) in ("Z", "?")
+
+
 def children(pid: int) -> list[tuple[int, str, list[str]]]:
     """``(pid, name, argv)`` of each live child of ``pid``."""
     out = []

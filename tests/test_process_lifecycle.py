@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from cli_inproc import hh_process
-from processes import left_behind, start, state, under, wait_for
+from processes import ended, left_behind, start, under, wait_for
 
 ALU = Path(__file__).parent / "data" / "gates" / "alu"
 FLOW = Path(__file__).parent / "data" / "flow" / "design.yaml"
@@ -183,10 +183,7 @@ def test_what_hh_started_in_its_cgroup_goes_when_hh_is_killed(tmp_path: Path) ->
         pytest.skip("no writable pids cgroup here: no reaper")
     res = subprocess.run([sys.executable, "-c", STARTS_AND_DIES], capture_output=True, text=True, timeout=60)
     pid = int(res.stdout)
-    deadline = time.monotonic() + 20
-    while state(pid) not in ("Z", "?") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    alive = state(pid) not in ("Z", "?")
+    alive = not ended(pid)
     if alive:
         os.kill(pid, signal.SIGKILL)
     assert not alive, "a process hh started outlived it"
