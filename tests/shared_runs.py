@@ -77,8 +77,9 @@ def copy_run(run: Path, dst: Path) -> Path:
 
 def few_moves_run(factory: pytest.TempPathFactory) -> Path:
     """test_repro's set-up (traffic_fsm, one valid seed, FEW_MOVES, 8 iterations, 2 chains) run at ``--jobs 2``
-    on a cold cache: the first of test_repro's three cold runs, and the reference test_repro_ray's Ray run of the
-    same set-up must agree with (each asks for it after its own run: neither module waits long for the other)."""
+    on a cold cache: the first of test_repro's three cold runs, and the reference that test_repro_ray's Ray run and
+    test_repro_jobs' --jobs 1 run of the same set-up must agree with (each asks for it after its own run: neither
+    module waits long for another)."""
     from test_repro import run_once, small_design
 
     def make(folder: Path) -> None:
@@ -86,18 +87,3 @@ def few_moves_run(factory: pytest.TempPathFactory) -> Path:
 
     return the_run(once(factory, "few-moves", make) / "out")
 
-
-def every_move_run(factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """test_repro's traffic_fsm with every move, 2 iterations and its finishing round (the finish is where every
-    move proposes: 57 of the run's 61 evaluations), and its run at ``--jobs 2`` on a cold cache: (design.yaml,
-    run folder). test_repro_jobs runs the same design.yaml at --jobs 1, which must agree.
-    Without the cocotb test (a quarter of the run's time; its journal is the same record for record, and cocotb
-    repeating is test_repro's three cold runs' to check): every move's proposals are what this compares."""
-    from test_repro import run_once, small_design
-
-    def make(folder: Path) -> None:
-        design = small_design(folder, iterations=2, moves=None, cocotb=False)
-        run_once(design, folder / "out", folder / "cache", "--jobs", "2")
-
-    folder = once(factory, "every-move", make)
-    return folder / "traffic_fsm" / "design.yaml", the_run(folder / "out")

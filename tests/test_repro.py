@@ -1,7 +1,8 @@
 """Same inputs and seed, same result: three cold-cache runs of one small design at --jobs 2 with two
 chains must agree on every stable summary key and on the journal's step sequence. (--jobs 1 and 2 agreeing, with
-every move: test_repro_jobs.py; Ray agreeing with the first of these runs: test_repro_ray.py; resume equals the
-uninterrupted run: test_repro_resume.py.)"""
+this set-up: test_repro_jobs.py; Ray agreeing with the first of these runs: test_repro_ray.py; every move's
+proposals repeating across processes: test_moves_repeat.py; resume equals the uninterrupted run:
+test_repro_resume.py.)"""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ STEP_KEYS = ("chain", "iteration", "move", "not_applicable", "parent", "proposal
 # declares it) and four recipe knobs: both chains propose RTL and recipe changes of one state at once, and the
 # finish evaluates batches of both, as with every move. Every move's ~30 neighbours per finishing round
 # (operator_library, truth_table and bit_invariant alone 42 of a run's 109 evaluations, each ~5x a recipe change)
-# made one run ~2 min on 2 quiet cores; these give ~30 evaluations. Every move, across processes:
-# test_repro_jobs.py; this set-up under Ray: test_repro_ray.py.
+# made one run ~2 min on 2 quiet cores; these give ~30 evaluations. Every move's proposals, across processes:
+# test_moves_repeat.py; this set-up at --jobs 1: test_repro_jobs.py, under Ray: test_repro_ray.py.
 FEW_MOVES = ("fsm_encoding", "egraph_rewrite", "decoder_compare", "tunable_param", "recipe_abc_script",
              "recipe_fsm_encoding", "recipe_opt_full", "recipe_adder_cells")
 
@@ -102,12 +103,12 @@ PARTS = ("phase1", "evals", "steps", "sequence", "summary")
 # four to nine, four comparisons one in 16 to 80. Three runs, because the family repeats the check at --jobs 2
 # against a reference from a cold cache in every make test: test_repro_resume (this set-up with both valid seeds:
 # a faulted and a twice-killed run against its reference), test_repro_ray (a Ray run, two evaluations at a time,
-# against run 1 here) and test_repro_jobs (every move).
+# against run 1 here) and test_repro_jobs (--jobs 1 against run 1 here).
 @pytest.mark.timeout(900)  # three cold runs with netlist_sim in every evaluation
 def test_three_cold_runs_at_two_jobs_agree(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
-    first = few_moves_run(tmp_path_factory)  # first: test_repro_ray's Ray run reads it after its own
     design = small_design(tmp_path)
-    runs = [first, *(run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", "2") for i in (2, 3))]
+    later = [run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", "2") for i in (2, 3)]
+    runs = [few_moves_run(tmp_path_factory), *later]  # asked for last: test_repro_jobs may have made it meanwhile
     for run in runs:
         check_run_record(run)
     prints = [fingerprint(run) for run in runs]

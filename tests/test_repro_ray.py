@@ -2,7 +2,7 @@
 stable summary key and on the journal, on test_repro.py's set-up (FEW_MOVES: RTL moves proven against their
 parent and recipe knobs, two chains; its --jobs 2 run is the first of test_repro's three cold runs, made once per
 session by shared_runs.few_moves_run; a module of its own so that it runs beside test_repro). Every move's
-proposals repeating across processes: test_repro_jobs.py."""
+proposals repeating across processes: test_moves_repeat.py."""
 
 from __future__ import annotations
 
