@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 FLOW = Path(__file__).parent / "data" / "flow" / "design.yaml"
+REPO = Path(__file__).resolve().parent.parent
 HH = [sys.executable, "-m", "hyperheurist"]
 
 
@@ -87,3 +88,19 @@ def few_moves_run(factory: pytest.TempPathFactory) -> Path:
 
     return the_run(once(factory, "few-moves", make) / "out")
 
+
+def wheel(factory: pytest.TempPathFactory) -> Path:
+    """A wheel of this checkout (``pip wheel --no-deps`` of a copy of the source tree: the build writes build/ and
+    *.egg-info, which must not land in the checkout), built once per session for test_wheel and
+    test_actions_example (each build ~5 CPU s, and pip's isolated build environment fetched from the registry)."""
+    def make(folder: Path) -> None:
+        src = folder / "src"
+        shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(
+            ".git", ".venv", "runs", "results*", "build", "*.egg-info", "__pycache__", ".pytest_cache", "tests",
+            "benchmarks", ".mypy_cache", ".ruff_cache", ".hypothesis"))
+        res = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-q", "-w",
+                              str(folder / "dist")], capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stderr[-2000:]
+        shutil.rmtree(src)
+
+    return next((once(factory, "wheel", make) / "dist").glob("hyperheurist-*.whl"))

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 import yaml
+from shared_runs import wheel
 
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOW = REPO / "examples" / "github-actions" / "hh-gate.yml"
@@ -83,17 +84,6 @@ def test_the_job_checks_out_sets_up_python_and_uploads_the_junit_always() -> Non
     assert any("--junit gate.xml" in s.get("run", "") for s in steps)
 
 
-def _wheel(tmp: Path) -> Path:
-    src = tmp / "src"
-    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", ".venv", "runs", "results*", "build", "*.egg-info",
-                                                             "__pycache__", ".pytest_cache", "tests", "benchmarks",
-                                                             ".mypy_cache", ".ruff_cache", ".hypothesis"))
-    res = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-q", "-w", str(tmp / "dist")],
-                         capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-2000:]
-    return next((tmp / "dist").glob("hyperheurist-*.whl"))
-
-
 def _fresh_python(venv: Path, app_data: Path) -> None:
     """A new environment with pip: ``virtualenv`` (a dependency of the test extra pre-commit) seeds pip from its
     wheels in ~0.5 s of CPU; ``python -m venv`` runs ensurepip, which byte-compiles pip (~3 s)."""
@@ -131,11 +121,12 @@ def _run_step(step: dict[str, Any], job_env: dict[str, str], base: dict[str, str
 @pytest.mark.slow
 @pytest.mark.tools
 @pytest.mark.timeout(1800)
-def test_the_run_steps_work_in_order_on_a_scratch_repository(tmp_path: Path) -> None:
+def test_the_run_steps_work_in_order_on_a_scratch_repository(tmp_path_factory: pytest.TempPathFactory,
+                                                             tmp_path: Path) -> None:
     wf = _workflow()
     job = wf["jobs"]["gate"]
     repo = _scratch_repository(tmp_path)
-    variables = {"HH_PIP_SPEC": str(_wheel(tmp_path))}
+    variables = {"HH_PIP_SPEC": str(wheel(tmp_path_factory))}  # shared_runs: one build per session
     venv = tmp_path / "python"  # actions/setup-python: a fresh Python (with pip) first on PATH
     _fresh_python(venv, tmp_path / "virtualenv-data")
     shims = tmp_path / "shims"

@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from shared_runs import wheel as shared_wheel
 
 from hyperheurist.gates import GATES
 
@@ -35,15 +36,7 @@ def _run(argv: list[str], cwd: Path, timeout: float = 300) -> subprocess.Complet
 def installed(tmp_path_factory) -> Path:
     """A fresh venv with the wheel installed; returns its bin folder."""
     base = tmp_path_factory.mktemp("wheel")
-    wheels = base / "dist"
-    # a copy of the source tree: the build writes build/ and *.egg-info, which must not land in the checkout
-    src = base / "src"
-    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", ".venv", "runs", "results*", "build", "*.egg-info",
-                                                             "__pycache__", ".pytest_cache", "tests", "benchmarks"))
-    res = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-q", "-w", str(wheels)],
-                         capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-2000:]
-    wheel = next(wheels.glob("hyperheurist-*.whl"))
+    wheel = shared_wheel(tmp_path_factory)
     venv = base / "venv"
     res = subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True,
                          timeout=120)
