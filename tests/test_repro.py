@@ -1,8 +1,7 @@
-"""Same inputs and seed, same result: three cold-cache runs of one small design at --jobs 2 with two
-chains must agree on every stable summary key and on the journal's step sequence. (--jobs 1 and 2 agreeing, with
-this set-up: test_repro_jobs.py; Ray agreeing with the first of these runs: test_repro_ray.py; every move's
-proposals repeating across processes: test_moves_repeat.py; resume equals the uninterrupted run:
-test_repro_resume.py.)"""
+"""Same inputs and seed, same result: three cold-cache runs of one small design with two chains, two at --jobs 2
+and one at --jobs 1, must agree on every stable summary key and on the journal's step sequence. (Ray agreeing with
+the first of these runs: test_repro_ray.py; every move's proposals repeating across processes:
+test_moves_repeat.py; resume equals the uninterrupted run: test_repro_resume.py.)"""
 
 from __future__ import annotations
 
@@ -37,7 +36,7 @@ STEP_KEYS = ("chain", "iteration", "move", "not_applicable", "parent", "proposal
 # finish evaluates batches of both, as with every move. Every move's ~30 neighbours per finishing round
 # (operator_library, truth_table and bit_invariant alone 42 of a run's 109 evaluations, each ~5x a recipe change)
 # made one run ~2 min on 2 quiet cores; these give ~30 evaluations. Every move's proposals, across processes:
-# test_moves_repeat.py; this set-up at --jobs 1: test_repro_jobs.py, under Ray: test_repro_ray.py.
+# test_moves_repeat.py; this set-up under Ray: test_repro_ray.py.
 FEW_MOVES = ("fsm_encoding", "egraph_rewrite", "decoder_compare", "tunable_param", "recipe_abc_script",
              "recipe_fsm_encoding", "recipe_opt_full", "recipe_adder_cells")
 
@@ -100,21 +99,24 @@ PARTS = ("phase1", "evals", "steps", "sequence", "summary")
 
 # The race this was written for (two chains' evaluations sharing a gate folder) gave three results in four runs:
 # a later run differed from the first at least half the time, so two comparisons miss it about one make test in
-# four to nine, four comparisons one in 16 to 80. Three runs, because the family repeats the check at --jobs 2
-# against a reference from a cold cache in every make test: test_repro_resume (this set-up with both valid seeds:
-# a faulted and a twice-killed run against its reference), test_repro_ray (a Ray run, two evaluations at a time,
-# against run 1 here) and test_repro_jobs (--jobs 1 against run 1 here).
+# four to nine, three one in 8 to 27. Three runs, and the family repeats the check at --jobs 2 against a reference
+# from a cold cache in every make test: test_repro_resume (this set-up with both valid seeds: a faulted and a
+# twice-killed run against its reference) and test_repro_ray (a Ray run, two evaluations at a time, against run 1
+# here). Run 3 is at --jobs 1 (inline: no race of its own), so it also checks that who runs the evaluations does
+# not change the result; a third run at --jobs 2 and a separate --jobs 1 module cost a run more (~32 CPU s).
 @pytest.mark.timeout(900)  # three cold runs with netlist_sim in every evaluation
-def test_three_cold_runs_at_two_jobs_agree(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+def test_cold_runs_at_two_jobs_and_at_one_agree(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    first = few_moves_run(tmp_path_factory)  # first: test_repro_ray's Ray run reads it after its own
     design = small_design(tmp_path)
-    later = [run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", "2") for i in (2, 3)]
-    runs = [few_moves_run(tmp_path_factory), *later]  # asked for last: test_repro_jobs may have made it meanwhile
+    runs = [first, *(run_once(design, tmp_path / f"out{i}", tmp_path / f"cache{i}", "--jobs", jobs)
+                     for i, jobs in ((2, "2"), (3, "1")))]
     for run in runs:
         check_run_record(run)
     prints = [fingerprint(run) for run in runs]
     for i, fp in enumerate(prints[1:], 2):
         for part in PARTS:
-            assert fp[part] == prints[0][part], f"run {i} differs from run 1 in its {part}"
+            assert fp[part] == prints[0][part], f"run {i} ({('--jobs 2', '--jobs 1')[i - 2]}) differs from run 1 " \
+                                                f"(--jobs 2) in its {part}"
     search = prints[0]["summary"]
     assert search["best"]["cost"] < search["initial"]["cost"], "the search must do something"
 
