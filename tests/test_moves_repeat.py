@@ -30,6 +30,7 @@ from hyperheurist.candidate import Candidate
 from hyperheurist.config.loader import load_design
 from hyperheurist.recipe import load_flow
 from hyperheurist.search.moves import default_moves
+from hyperheurist.search.polish import options
 from hyperheurist.search.state import MoveContext, State
 
 bench, order = Path(sys.argv[1]), sys.argv[2]
@@ -38,36 +39,25 @@ flow = load_flow(design.ppa.flow)
 ctx = MoveContext(design=design, flow=flow)
 moves = default_moves(design, flow, llm_available=False)
 
-def proposals(state):
-    out = {}
-    for move in moves:
-        rng = random.Random(f"{move.name}:{state.key}")
-        every = getattr(move, "neighbours", None)
-        found = every(state, ctx, rng) if callable(every) else [move.propose(state, ctx, rng)]
-        out[move.name] = [s.key for s in found if s is not None]
-    return out
+def proposals(state):  # what the finish asks each move (search/polish.py), with a generator per move and state
+    return {move.name: options(move, state, ctx, random.Random(f"{move.name}:{state.key}")) for move in moves}
 
 files = [*sorted((bench / "seeds").glob("ok_*.v")), bench / "reference.v"]
 states = [State(Candidate.from_paths([f], design.top), flow.recipe) for f in files]
 if order == "reversed":
     states.reverse()
-table, found = {}, {}
-for state in states:
-    table[state.key] = proposals(state)
+found = {state.key: proposals(state) for state in states}
 first = states[-1 if order == "reversed" else 0]
 seen = {}  # one child per RTL move of the first seed, by its key
 for move in moves:
     if move.kind == "rtl":
-        rng = random.Random(f"{move.name}:{first.key}")
-        every = getattr(move, "neighbours", None)
-        kids = every(first, ctx, rng) if callable(every) else [move.propose(first, ctx, rng)]
-        for kid in kids:
-            if kid is not None and kid.key != first.key:
-                seen.setdefault(kid.key, kid)
-                break
+        kid = next((s for s in found[first.key][move.name] if s.key != first.key), None)
+        if kid is not None:
+            seen.setdefault(kid.key, kid)
 children = sorted(seen.values(), key=lambda s: s.key, reverse=order == "reversed")
 for child in children:
-    table["child:" + child.key] = proposals(child)
+    found["child:" + child.key] = proposals(child)
+table = {state: {name: [s.key for s in kids] for name, kids in moves_of.items()} for state, moves_of in found.items()}
 print(json.dumps(table, sort_keys=True))
 """
 

@@ -21,7 +21,7 @@ from ..record.entries import StepRecord
 from ..record.enums import StepVerdict
 from .knowledge import Scored, cost_of, memo_key, usable, where_inapplicable
 from .search_state import SearchState, judged, step_record
-from .state import Evaluation, State
+from .state import Evaluation, Move, MoveContext, State
 
 
 def neighbours(a: SearchState, point: Scored, rng: random.Random) -> list[tuple[str, State]]:
@@ -34,14 +34,19 @@ def neighbours(a: SearchState, point: Scored, rng: random.Random) -> list[tuple[
             continue
         if (name, where_inapplicable(move, state)) in a.know.inapplicable:
             continue
-        every = getattr(move, "neighbours", None)
-        if callable(every):
-            options: list[State] = every(state, ctx, rng)
-        else:
-            one = move.propose(state, ctx, rng)
-            options = [one] if one is not None else []
-        out += [(name, s) for s in options if s.key != state.key]
+        out += [(name, s) for s in options(move, state, ctx, rng) if s.key != state.key]
     return out
+
+
+def options(move: Move, state: State, ctx: MoveContext, rng: random.Random) -> list[State]:
+    """Every change of ``state`` that ``move`` offers: all its neighbours where it lists them, else its one
+    proposal (none where it does not apply)."""
+    every = getattr(move, "neighbours", None)
+    if callable(every):
+        found: list[State] = every(state, ctx, rng)
+        return found
+    one = move.propose(state, ctx, rng)
+    return [one] if one is not None else []
 
 
 def origins(best: Scored, others: list[Scored]) -> list[Scored]:
