@@ -30,9 +30,9 @@ STABLE = ("design", "seed", "initial", "best", "improvement", "evaluations", "re
 # RTL move (gated and proven), with the design's finishing round: 22 journal lines (1-3 Phase 1, 4-11 the
 # annealing, 12-21 three descents of the finish, 22 the end), 7 evaluations after Phase 1's 2, steps accepted in
 # the annealing and in the finish. The design's own shape (4 iterations, every move: 84 lines and 40 evaluations,
-# 32 of them the finish asking every value of every recipe knob) is killed and resumed in test_flow.py; other moves
-# (egraph_rewrite, recipe_abc_script) in test_repro_resume.py. Every test here compares with `reference`, an
-# uninterrupted run of the short shape.
+# 32 of them the finish asking every value of every recipe knob) is killed and resumed in test_flow.py; moves with
+# nothing to do here (tunable_param, recipe_fsm_encoding) and egraph_rewrite in test_repro_resume.py. Every test
+# here compares with `reference`, an uninterrupted run of the short shape.
 SHORT = ("--iterations", "2",
          "--set", "anneal.moves=[const_mult_shift_add,recipe_opt_full,recipe_multiplier,recipe_adder_cells]")
 # seeded kill points (journal lines at the kill; the poll may see a later line than its target), one trial per

@@ -1,7 +1,7 @@
-"""Resume equals the uninterrupted run (test_repro.py's set-up, a module of its own so that the two halves run on
-both pytest-xdist workers): a tool fault hides a valid seed in Phase 1, or SIGKILL stops the run in Phase 1 and
-the resumed run in Phase 2; resuming ends with the journal and summary of a run that never saw the fault or the
-kills."""
+"""Resume equals the uninterrupted run (test_repro.py's set-up with fewer moves, a module of its own so that the
+two halves run on both pytest-xdist workers): a tool fault hides a valid seed in Phase 1, or SIGKILL stops the run
+in Phase 1 and the resumed run in Phase 2; resuming ends with the journal and summary of a run that never saw the
+fault or the kills."""
 
 from __future__ import annotations
 
@@ -42,12 +42,22 @@ def seed_digest(design: Path, name: str) -> str:
     return Candidate.from_paths([design.parent / "seeds" / name], "traffic_fsm").short
 
 
+# The resume paths only this module takes, at the fewest evaluations: an RTL move whose children are gated
+# (cocotb included) and proven against their parent (egraph_rewrite, in the annealing and the finish), the tunable
+# ok_2_countdown declares (a parameter override, gated too) and the FSM-encoding knob (offered only where the
+# state's synthesis log, replayed from the journal on resume, shows an FSM auto did not already encode that way).
+# Every move on tests/data/flow (recipe_abc_script's every value in its finish: no FSM, no tunable there) is killed
+# and resumed in test_flow.py. FEW_MOVES (these and five more) gave 41 Phase-2 evaluations a run, these 12.
+MOVES = ("egraph_rewrite", "tunable_param", "recipe_fsm_encoding")
+
+
 @pytest.fixture(scope="module")
 def two_valid(tmp_path_factory) -> tuple[Path, dict]:
-    """traffic_fsm with both valid seeds, and the fingerprint of its uninterrupted run: 2 iterations (journal lines
-    1-6 are Phase 1, 7-14 the annealing, then the finish from each start and each chain's best)."""
+    """traffic_fsm with both valid seeds and ``MOVES``, and the fingerprint of its uninterrupted run: 2 iterations,
+    33 journal lines (1 the start, 2-7 Phase 1's six verdicts, 8-15 the annealing, 16-32 the finish from the best
+    state, each chain's best and each start, 33 the end), 12 evaluations after Phase 1."""
     root = tmp_path_factory.mktemp("twovalid")
-    design = small_design(root, iterations=2, both_valid=True)
+    design = small_design(root, iterations=2, both_valid=True, moves=MOVES)
     return design, fingerprint(run_once(design, root / "ref", root / "ref-cache", "--jobs", "2"))
 
 
@@ -94,10 +104,12 @@ def run_until_killed(args: list[str], out: Path, cache: Path, lines: int) -> Pat
 
 
 # One chain of two kills, each as soon as the poll sees the line: in Phase 1 (3 lines: two of its six verdicts
-# journaled), then the resumed run in the annealing (12 lines: the first iteration and one evaluation of the
-# second journaled; the resume replays the first 3 lines and appends from there, as the uninterrupted run writes
-# them); resuming that ends equal to the uninterrupted run. (Two separate kills, each on a fresh run, cost a third
-# run.) Seeded random points on tests/data/flow: test_faults.py, a kill at a Phase-2 step held there: test_flow.py
+# journaled; Phase 1 journals them one after another once all six are judged, and the poll saw 3-7 lines in 13
+# runs on 2 cores, 7 (all six, no Phase-2 record yet) once), then the resumed run in the annealing (12 lines: the
+# first iteration (lines 8-11) and one evaluation of the second journaled; seen: 12-15, the second iteration's);
+# the resume replays what was journaled and appends from there, as the uninterrupted run writes it; resuming that
+# ends equal to the uninterrupted run. (Two separate kills, each on a fresh run, cost a third run.) Seeded random
+# points on tests/data/flow: test_faults.py, a kill at a Phase-2 step held there: test_flow.py
 def test_kill_in_phase1_resume_kill_in_phase2_resume_equals_uninterrupted(two_valid, tmp_path: Path) -> None:
     design, ref = two_valid
     out, cache = tmp_path / "out", tmp_path / "cache"
