@@ -12,6 +12,7 @@ from cli_inproc import hh_in_process
 
 from hyperheurist.config import load_design
 from hyperheurist.journal import record_hash
+from hyperheurist.record.base import CHAIN
 
 DATA = Path(__file__).parent / "data" / "flow"
 REPO = Path(__file__).resolve().parent.parent
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.tools
 
 # What resume and audit answer is the point here, not how a process behaves: they run in this process
 # (cli.main, the entry point; exit code, stdout, stderr as a subprocess gives them), and so does the seed-2 run,
-# whose run folder (the foreign line's source) is all that is used of it. The audit recomputes the best design's
+# whose journal (the foreign line's source) is all that is used of it. The audit recomputes the best design's
 # PPA without the PPA cache either way; what a run leaves held in this process (tool versions, the sandbox probe,
 # the preprocessor's memo, also kept on disk) is keyed by content and changes no verdict.
 answer = hh_in_process
@@ -28,11 +29,22 @@ answer = hh_in_process
 @pytest.fixture(scope="module")
 def runs(request: pytest.FixtureRequest, tmp_path_factory) -> tuple[Path, Path]:
     """Seed 1 (the design's own: the session's shared run, conftest.py; tests tamper with copies) and seed 2.
-    Seed 2 runs first: meanwhile the other worker may be making the shared run, which is then ready."""
+    Seed 2 runs first: meanwhile the other worker may be making the shared run, which is then ready. Seed 2 only
+    gives the foreign line (its line 5): one iteration without the finish (7 lines, 3 evaluations, ~4 CPU s; the
+    whole run was 122 lines, ~35 CPU s on a cold cache) has a step record there, as seed 1 has, of another move.
+    The session's PPA cache is named here: conftest's _isolated_cache is set per test, after a module's fixtures,
+    and without HH_CACHE_DIR the run would read (and fill) ~/.cache/hyperheurist."""
     out = tmp_path_factory.mktemp("runs")
-    res = answer("run", str(DATA / "design.yaml"), "--out", str(out), "--quiet", "--no-report", "--seed", "2")
+    res = answer("run", str(DATA / "design.yaml"), "--out", str(out), "--quiet", "--no-report", "--seed", "2",
+                 "--iterations", "1", "--set", "anneal.polish=0",
+                 env={"HH_CACHE_DIR": str(tmp_path_factory.getbasetemp() / "hh-cache")})
     assert res.returncode == 0, res.stderr
-    return request.getfixturevalue("flow_run"), next(p for p in out.glob("*/*") if p.is_dir())
+    own, other = request.getfixturevalue("flow_run"), next(p for p in out.glob("*/*") if p.is_dir())
+    # the foreign kind tests nothing a re-chained copy would not, unless line 5 is another record, not only
+    # another run's chain (run id, seq, prev, hash)
+    mine, foreign = ({k: v for k, v in json.loads(lines_of(run)[5]).items() if k not in CHAIN} for run in (own, other))
+    assert mine != foreign, "seed 2's line 5 must be another record than seed 1's"
+    return own, other
 
 
 def lines_of(run: Path) -> list[str]:
