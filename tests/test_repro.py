@@ -30,7 +30,7 @@ STEP_KEYS = ("chain", "iteration", "move", "not_applicable", "parent", "proposal
              "improved", "reheated", "temperature")
 
 
-# The moves of the runs that repeat one set-up many times (the three cold runs, the resume tests): three RTL moves
+# The moves of the runs that repeat one set-up many times (the three cold runs, Ray's): three RTL moves
 # (each child gated and proven against its parent, in a gate folder of its own), the tunable (ok_2_countdown.v
 # declares it) and four recipe knobs: both chains propose RTL and recipe changes of one state at once, and the
 # finish evaluates batches of both, as with every move. Every move's ~30 neighbours per finishing round
@@ -100,10 +100,11 @@ PARTS = ("phase1", "evals", "steps", "sequence", "summary")
 # The race this was written for (two chains' evaluations sharing a gate folder) gave three results in four runs:
 # a later run differed from the first at least half the time, so two comparisons miss it about one make test in
 # four to nine, three one in 8 to 27. Three runs, and the family repeats the check at --jobs 2 against a reference
-# from a cold cache in every make test: test_repro_resume (this set-up with both valid seeds: a faulted and a
-# twice-killed run against its reference) and test_repro_ray (a Ray run, two evaluations at a time, against run 1
-# here). Run 3 is at --jobs 1 (inline: no race of its own), so it also checks that who runs the evaluations does
-# not change the result; a third run at --jobs 2 and a separate --jobs 1 module cost a run more (~32 CPU s).
+# from a cold cache in every make test: test_repro_resume (this set-up with both valid seeds and three of these
+# moves: a faulted and a twice-killed run against its reference) and test_repro_ray (a Ray run, two evaluations at
+# a time, against run 1 here). Run 3 is at --jobs 1 (inline: no race of its own), so it also checks that who runs
+# the evaluations does not change the result; a third run at --jobs 2 and a separate --jobs 1 module cost a run
+# more (~32 CPU s).
 @pytest.mark.timeout(900)  # three cold runs with netlist_sim in every evaluation
 def test_cold_runs_at_two_jobs_and_at_one_agree(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     first = few_moves_run(tmp_path_factory)  # first: test_repro_ray's Ray run reads it after its own
