@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,12 +17,14 @@ REPO = Path(__file__).resolve().parent.parent
 BENCHMARKS = REPO / "benchmarks"
 
 
-@pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory, monkeypatch):
-    """Each test session uses its own PPA cache, so results never leak from a developer's machine."""
-    ours = str(tmp_path_factory.getbasetemp())
-    if "HH_CACHE_DIR" not in os.environ or not os.environ["HH_CACHE_DIR"].startswith(ours):
-        monkeypatch.setenv("HH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "hh-cache"))
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Each test session uses its own PPA cache, so results never leak from a developer's machine. Set for the
+    session, before the first fixture of any scope: set per test, it came after a module's fixtures, whose runs
+    read and filled ~/.cache/hyperheurist (cheaper on a machine that had run the suite before than in CI)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "hh-cache"))
+        yield
 
 
 @pytest.fixture
@@ -54,6 +56,7 @@ CHECK_MODULES = {
     "test_runner",
     "test_sandbox_identity",
     "test_sandbox_mounts",
+    "test_session_cache",
     "test_summary_model",
     "test_untrusted_rtl",
 }

@@ -31,13 +31,10 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory) -> tuple[Path, Path]:
     """Seed 1 (the design's own: the session's shared run, conftest.py; tests tamper with copies) and seed 2.
     Seed 2 runs first: meanwhile the other worker may be making the shared run, which is then ready. Seed 2 only
     gives the foreign line (its line 5): one iteration without the finish (7 lines, 3 evaluations, ~4 CPU s; the
-    whole run was 122 lines, ~35 CPU s on a cold cache) has a step record there, as seed 1 has, of another move.
-    The session's PPA cache is named here: conftest's _isolated_cache is set per test, after a module's fixtures,
-    and without HH_CACHE_DIR the run would read (and fill) ~/.cache/hyperheurist."""
+    whole run was 122 lines, ~35 CPU s on a cold cache) has a step record there, as seed 1 has, of another move."""
     out = tmp_path_factory.mktemp("runs")
     res = answer("run", str(DATA / "design.yaml"), "--out", str(out), "--quiet", "--no-report", "--seed", "2",
-                 "--iterations", "1", "--set", "anneal.polish=0",
-                 env={"HH_CACHE_DIR": str(tmp_path_factory.getbasetemp() / "hh-cache")})
+                 "--iterations", "1", "--set", "anneal.polish=0")
     assert res.returncode == 0, res.stderr
     own, other = request.getfixturevalue("flow_run"), next(p for p in out.glob("*/*") if p.is_dir())
     # the foreign kind tests nothing a re-chained copy would not, unless line 5 is another record, not only
