@@ -41,26 +41,16 @@ def test_baked_design_behaves_like_the_overridden_one(tmp_path: Path) -> None:
     assert ripple.delay_ns != a.delay_ns, "ARCH must change the design, or this test proves nothing"
 
 
-@pytest.mark.slow
 @pytest.mark.tools
-def test_audit_regates_every_accepted_design(flow_run: Path, tmp_path: Path) -> None:
-    """On a copy of the session's run of tests/data/flow (conftest.py; this test changes a candidate's source)."""
+def test_audit_reads_the_candidates_on_disk_not_the_journal(flow_run: Path, tmp_path: Path) -> None:
+    """On a copy of the session's run of tests/data/flow (conftest.py), the best design's source changed: the audit
+    refuses it by its digest (the intact run passing the audit, every accepted design re-gated: test_journal_tamper)."""
     from shared_runs import copy_run
 
     run_dir = copy_run(flow_run, tmp_path / "run")
-    out = subprocess.run([sys.executable, "-m", "hyperheurist", "audit", str(run_dir), "--json"],
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    rows = json.loads(out.stdout)
-    lines = (run_dir / "journal.jsonl").read_text().splitlines()
-    accepted = {json.loads(line)["proposal_digest"][:12] for line in lines
-                if '"type": "step"' in line and '"accepted": true' in line}
-    assert accepted, "the run accepted no design: the audit below would check nothing"
-    assert accepted <= {r["digest"] for r in rows} and all(r["passed"] for r in rows)
-    # a tampered candidate is caught: the audit reads what is on disk, not what the journal says
     best = json.loads((run_dir / "best" / "ppa.json").read_text())["candidate"]
     src = run_dir / "candidates" / best["digest"][:12] / "src" / best["files"][0]
     src.write_text(src.read_text().replace("+", "-", 1))
     bad = subprocess.run([sys.executable, "-m", "hyperheurist", "audit", str(run_dir)], capture_output=True, text=True,
                          timeout=600)
-    assert bad.returncode == 2 and "digest" in bad.stderr
+    assert bad.returncode == 2 and "digest" in bad.stderr, bad.stderr

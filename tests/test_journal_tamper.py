@@ -131,9 +131,16 @@ def test_deleted_tail_is_refused_by_audit(runs, tmp_path: Path) -> None:
 
 
 def test_intact_run_passes_audit(runs) -> None:
-    res = answer("audit", str(runs[0]))
+    """Every design the run accepted is re-gated from scratch and passes; the best design's PPA reproduces.
+    (A candidate's source changed on disk: test_audit.py.)"""
+    res = answer("audit", str(runs[0]), "--json")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "best design's PPA reproduces" in res.stderr
+    rows = json.loads(res.stdout)
+    accepted = {json.loads(ln)["proposal_digest"][:12] for ln in lines_of(runs[0])
+                if '"type": "step"' in ln and '"accepted": true' in ln}
+    assert accepted, "the run accepted no design: the audit above checked nothing"
+    assert accepted <= {r["digest"] for r in rows} and all(r["passed"] for r in rows), rows
 
 
 def test_audit_catches_forged_metrics_with_a_recomputed_chain(runs, tmp_path: Path) -> None:
