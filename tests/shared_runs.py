@@ -78,7 +78,7 @@ def copy_run(run: Path, dst: Path) -> Path:
 
 def few_moves_run(factory: pytest.TempPathFactory) -> Path:
     """test_repro's set-up (traffic_fsm, one valid seed, FEW_MOVES, 8 iterations, 2 chains) run at ``--jobs 2``
-    on a cold cache: the first of test_repro's three cold runs, and the reference test_repro_ray's Ray run of the
+    on a cold cache: the first of test_repro's two cold runs, and the reference test_repro_ray's Ray run of the
     same set-up must agree with (each asks for it after its own run: neither module waits long for the other)."""
     from test_repro import run_once, small_design
 

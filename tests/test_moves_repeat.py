@@ -4,7 +4,7 @@ and a run's proposals must not follow the hash seed, a set's order or what an ea
 Two processes with different hash seeds ask every offline move (``default_moves``: RTL rewrites, the tunable,
 every recipe knob) for all its neighbours of traffic_fsm's seeds and reference, and of the states one RTL move
 away from the first seed (where a second move looks at a first one's output), in opposite orders. This is the
-every-move half of what test_repro_jobs.py (now test_repro's --jobs 1 run) once checked with two every-move runs
+every-move half of what test_repro_jobs.py once checked with two every-move runs (its --jobs 1 half: test_faults)
 (~60 evaluations each): the proposals are what those runs compared; gating them is the FEW_MOVES runs' part.
 """
 

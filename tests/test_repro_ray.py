@@ -1,6 +1,6 @@
 """Same result whoever runs the evaluations: the Ray executor agrees with --jobs 2 (a local process pool) on every
 stable summary key and on the journal, on test_repro.py's set-up (FEW_MOVES: RTL moves proven against their
-parent and recipe knobs, two chains; its --jobs 2 run is the first of test_repro's three cold runs, made once per
+parent and recipe knobs, two chains; its --jobs 2 run is the first of test_repro's two cold runs, made once per
 session by shared_runs.few_moves_run; a module of its own so that it runs beside test_repro). The Ray workers get
 what the pool's workers get: the run's cache folder (HH_CACHE_DIR) and worker_init (the run's COMMANDS), and they
 write the evaluation folders into the run folder. Every move's proposals repeating across processes:
