@@ -77,11 +77,12 @@ CHECK_TESTS = {
 # passes --no-loadscope-reorder so that xdist keeps this order (its own orders modules by their number of tests).
 # test_repro and test_repro_ray share test_repro's first cold run (shared_runs.few_moves_run): test_repro_ray comes
 # well after test_repro, so that the shared run is made by the time it asks.
-SLOWEST_FIRST = ("test_repro_resume", "test_benchmarks", "test_repro", "test_faults", "test_flow",
-                 "test_containment", "test_llm_endpoints_flow", "test_bad_inputs", "test_journal_tamper",
-                 "test_ray_lifecycle", "test_repro_ray", "test_moves_repeat", "test_actions_example",
-                 "test_untrusted_rtl", "test_mult_techmap", "test_wheel", "test_ppa", "test_executors", "test_llm_flow",
-                 "test_unpacked_ports", "test_moves_operators", "test_egraph_rules", "test_report", "test_audit")
+SLOWEST_FIRST = ("test_benchmarks", "test_repro_resume", "test_faults", "test_repro", "test_flow",
+                 "test_containment", "test_llm_endpoints_flow", "test_bad_inputs", "test_untrusted_rtl",
+                 "test_ray_lifecycle", "test_repro_ray", "test_ppa", "test_moves_repeat", "test_actions_example",
+                 "test_journal_tamper", "test_wheel", "test_unpacked_ports", "test_moves_operators",
+                 "test_mult_techmap", "test_llm_flow", "test_lcu_techmap", "test_egraph_engine", "test_egraph_rules",
+                 "test_report", "test_audit")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
