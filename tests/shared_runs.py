@@ -70,6 +70,11 @@ def flow_run(factory: pytest.TempPathFactory) -> Path:
     return the_run(once(factory, "flow", make) / "out")
 
 
+def cache_of(run: Path) -> Path:
+    """The cold PPA cache a shared run was made with (``<folder>/cache`` beside ``<folder>/out/<design>/<run>``)."""
+    return run.parents[2] / "cache"
+
+
 def copy_run(run: Path, dst: Path) -> Path:
     """A private copy of a shared run, for a test that changes it."""
     shutil.copytree(run, dst, ignore=shutil.ignore_patterns(".lock"))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_inproc import hh_in_process
+from runrecord import journal
 
 from hyperheurist.config import load_design
 from hyperheurist.journal import record_hash
@@ -137,8 +138,8 @@ def test_intact_run_passes_audit(runs) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
     assert "best design's PPA reproduces" in res.stderr
     rows = json.loads(res.stdout)
-    accepted = {json.loads(ln)["proposal_digest"][:12] for ln in lines_of(runs[0])
-                if '"type": "step"' in ln and '"accepted": true' in ln}
+    accepted = {r["proposal_digest"][:12] for r in journal(runs[0])
+                if r["type"] == "step" and r["accepted"]}
     assert accepted, "the run accepted no design: the audit above checked nothing"
     assert accepted <= {r["digest"] for r in rows} and all(r["passed"] for r in rows), rows
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared_runs import few_moves_run
+from shared_runs import cache_of, few_moves_run
 from test_repro import PARTS, fingerprint, run_once, small_design
 
 pytestmark = [pytest.mark.tools, pytest.mark.slow]
@@ -38,8 +38,8 @@ def test_ray_and_jobs_2_agree(tmp_path_factory: pytest.TempPathFactory, tmp_path
         assert prints[part] == reference[part], f"Ray differs from --jobs 2 in its {part}"
     assert any(r[1] == "invalid" for r in prints["phase1"]), "a rejected candidate's gate is compared too"
     # Only the workers evaluate (the driver writes no PPA entry): without HH_CACHE_DIR they would fill
-    # ~/.cache/hyperheurist, and this folder would lack what the --jobs 2 run's (shared_runs.hh_run's) holds.
-    jobs2_cache = jobs2.parents[2] / "cache"
+    # ~/.cache/hyperheurist, and this folder would lack what the --jobs 2 run's holds.
+    jobs2_cache = cache_of(jobs2)
     assert ppa_entries(jobs2_cache), jobs2_cache
     assert ppa_entries(tmp_path / "cache") == ppa_entries(jobs2_cache), "HH_CACHE_DIR did not reach the Ray workers"
     # the tool lines come from the workers (without worker_init they would log nowhere)
