@@ -62,7 +62,7 @@ def test_commands_follow_cocotbs_makefiles(tmp_path: Path, simulator: str, vcd: 
              python_path=[DATA, build], build_dir=build, params={"WIDTH": "8"}, seed=3, vcd=vcd)
     lines = [f"$ {shlex.join(cmd)}" for cmd in p.build] + [f"env: {' '.join(sorted(p.build_env))}",
                                                             f"$ {shlex.join(p.test)}"]
-    lines += [f"{k}={v}" for k, v in sorted(p.test_env.items()) if k.startswith(("COCOTB_", "TOPLEVEL_"))]
+    lines += [f"{k}={v}" for k, v in sorted(p.test_env.items()) if k.startswith(("COCOTB_", "TOPLEVEL_", "PYTEST_"))]
     text = normalise("\n".join(lines) + "\n", build, tmp_path)
     check_golden(f"cocotb-{simulator}{'-vcd' if vcd else ''}.txt", re.sub(r"-j \d+", "-j <cores>", text))
     assert p.test_env["PYTHONPATH"].split(":")[:2] == [str(DATA), str(build)]  # the test module's folder first
@@ -83,3 +83,43 @@ def test_each_test_is_read_by_name_and_result(tmp_path: Path) -> None:
     bad = _run(tmp_path, "reset_polarity.v")
     assert [(c["name"], c["result"]) for c in bad.cases] == [("counts_and_wraps", "failed")]
     assert bad.cases[0]["message"] and bad.cases[0]["time_s"] >= 0
+
+
+# A cocotb test module that reports which of the installed pytest plugins were imported in the simulator, and
+# fails one assert (its message shows whether cocotb's assertion rewriting still ran).
+PLUGIN_PROBE = '''
+import sys
+
+import cocotb
+
+
+@cocotb.test()
+async def no_pytest_plugin_is_loaded(dut):
+    loaded = sorted(m for m in {modules!r} if m in sys.modules)
+    assert not loaded, f"pytest plugins imported in the simulator: {{loaded}}"
+
+
+@cocotb.test()
+async def asserts_are_still_rewritten(dut):
+    width = 2
+    assert width == 3
+'''
+
+
+def test_installed_pytest_plugins_stay_out_of_the_simulator(tmp_path: Path) -> None:
+    """cocotb's assertion rewriting builds a pytest Config, which would import every installed pytest plugin
+    (entry points ``pytest11``: this environment's xdist, hypothesis, anyio ...) into the simulator: code the
+    test never asked for, and ~20% of a short cocotb run. The rewriting itself still works without them."""
+    from importlib.metadata import entry_points
+
+    modules = sorted({ep.value.split(":")[0] for ep in entry_points(group="pytest11")})
+    assert modules, "no pytest plugin installed: this test cannot see one being loaded"
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_probe.py").write_text(PLUGIN_PROBE.format(modules=modules))
+    out = run_cocotb(sources=[DATA / "good.v"], toplevel="counter", test_module="test_probe", test_dir=tests,
+                     build_dir=tmp_path / "build", timeout_s=60)
+    cases = {c["name"]: c for c in out.cases}
+    assert cases["no_pytest_plugin_is_loaded"]["result"] == "passed", cases["no_pytest_plugin_is_loaded"]["message"]
+    assert cases["asserts_are_still_rewritten"]["result"] == "failed"
+    assert "assert 2 == 3" in cases["asserts_are_still_rewritten"]["message"], cases
