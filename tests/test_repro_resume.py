@@ -1,11 +1,10 @@
-"""Resume equals the uninterrupted run (test_repro.py's set-up with fewer moves, a module of its own so that the
-two halves run on both pytest-xdist workers): a tool fault hides a valid seed in Phase 1, or SIGKILL stops the run
-in Phase 1 and the resumed run in Phase 2; resuming ends with the journal and summary of a run that never saw the
-fault or the kills."""
+"""Resume equals the uninterrupted run (test_repro.py's set-up with fewer moves, a module of its own so that it can
+run on one pytest-xdist worker while test_repro's runs take the other): one chain, a run SIGKILLed in Phase 1 with a
+tool fault hiding a valid seed, its resume killed in Phase 2 (annealing from the wrong seed), and a resume with the
+tool fixed, ends with the journal and summary of a run that never saw the fault or the kills."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -14,11 +13,11 @@ from pathlib import Path
 
 import pytest
 from processes import left_behind
-from runrecord import check_run_record
+from runrecord import check_run_record, journal
 from test_repro import HH, PARTS, fingerprint, resume, run_once, small_design
 
-# a run to resume (and the module's uninterrupted reference, made in the first test's setup): past pytest's
-# 300 s on 2 loaded cores (the 05:12 baseline)
+# the uninterrupted reference (the fixture) and the chain's three attempts: past pytest's 300 s on 2 loaded cores
+# (the 05:12 baseline, when they were two tests)
 pytestmark = [pytest.mark.tools, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
@@ -66,33 +65,18 @@ def assert_same(fp: dict, ref: dict, what: str) -> None:
         assert fp[part] == ref[part], f"{what}: differs from the uninterrupted run in its {part}"
 
 
-def test_tool_fault_in_phase1_then_resume_equals_uninterrupted(two_valid, tmp_path: Path) -> None:
-    """A tool fault hides the baseline seed in Phase 1: the run anneals from the other one; resume with the tool
-    fixed re-evaluates it, and every Phase-2 step (all of them started from the wrong seed) is decided again: the
-    journal and summary end equal to a run that never saw the fault. (A fault on the second start went through
-    the same replay, up to the first fault, and the same re-decision; a tool fault in Phase 2: test_faults.)"""
-    design, ref = two_valid
-    seed = "ok_1_naive.v"
-    fake = yosys_crashing_in(tmp_path, seed_digest(design, seed))
-    run = run_once(design, tmp_path / "out", tmp_path / "cache", "--jobs", "2", env={"HH_YOSYS": str(fake)})
-    faulty = json.loads((run / "summary.json").read_text())
-    # one candidate's synthesis crashed, once: Phase 2 never proposes that RTL (it was not a start)
-    assert faulty["infrastructure_faults"]["count"] == 1 and faulty["phase1"]["valid"] == 1
-    res = resume(run, tmp_path / "cache")
-    assert res.returncode == 0, res.stderr
-    assert_same(fingerprint(run), ref, f"fault on {seed}, resumed")
-    check_run_record(run)
-
-
-def run_until_killed(args: list[str], out: Path, cache: Path, lines: int) -> Path:
-    """``hh *args`` in a session of its own, SIGKILLed (the whole group) as soon as the poll sees ``lines`` lines in
-    the journal under ``out`` (it must still be running then); nothing it started may outlive it. Its run folder."""
+def run_until_killed(args: list[str], out: Path, cache: Path, lines: int, env: dict[str, str] | None = None) -> Path:
+    """``hh *args`` in a session of its own (``env`` overlaid on the environment), SIGKILLed (the whole group) as
+    soon as the poll sees ``lines`` lines in the journal under ``out`` (it must still be running then); nothing it
+    started may outlive it. Its run folder."""
     proc = subprocess.Popen([*HH, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True, env={**os.environ, "HH_CACHE_DIR": str(cache)})
+                            start_new_session=True, env={**os.environ, "HH_CACHE_DIR": str(cache), **(env or {})})
     deadline = time.monotonic() + 300
+    seen = 0
     while time.monotonic() < deadline and proc.poll() is None:
         js = list(out.glob("*/*/journal.jsonl"))
-        if js and js[0].read_bytes().count(b"\n") >= lines:
+        seen = js[0].read_bytes().count(b"\n") if js else 0
+        if seen >= lines:
             break
         time.sleep(0.005)
     assert proc.poll() is None, f"hh ended (exit {proc.returncode}) before journal line {lines}"
@@ -100,22 +84,51 @@ def run_until_killed(args: list[str], out: Path, cache: Path, lines: int) -> Pat
     proc.wait()
     assert not left_behind(out), f"killed at journal line {lines}: a process hh started outlived it"
     (run,) = [p for p in out.glob("*/*") if p.is_dir()]
+    after = (run / "journal.jsonl").read_bytes().count(b"\n")
+    print(f"killed for line {lines}: the poll saw {seen} lines, the journal had {after} after the kill")
     return run
 
 
-# One chain of two kills, each as soon as the poll sees the line: in Phase 1 (3 lines: two of its six verdicts
-# journaled; Phase 1 journals them one after another once all six are judged, and the poll saw 3-7 lines in 13
-# runs on 2 cores, 7 (all six, no Phase-2 record yet) once), then the resumed run in the annealing (12 lines: the
-# first iteration (lines 8-11) and one evaluation of the second journaled; seen: 12-15, the second iteration's);
-# the resume replays what was journaled and appends from there, as the uninterrupted run writes it; resuming that
-# ends equal to the uninterrupted run. (Two separate kills, each on a fresh run, cost a third run.) Seeded random
-# points on tests/data/flow: test_faults.py, a kill at a Phase-2 step held there: test_flow.py
-def test_kill_in_phase1_resume_kill_in_phase2_resume_equals_uninterrupted(two_valid, tmp_path: Path) -> None:
+# One chain, so that one whole run's work is saved: make test is CPU-bound on 2 cores and was over its budget; as two
+# tests (a run with the fault, finished, then resumed; a fresh run killed twice, then resumed) the module took 74-82
+# CPU s, as this chain 45-58 (3 and 6 runs on a loaded 2-core machine). (Each kill on a fresh run of its own cost a
+# further run, hence the two kills in one chain from the start.) Each kill comes as soon as the poll sees the line:
+# 1. a yosys that crashes on the baseline seed (ok_1_naive), --jobs 2, SIGKILLed at 3 journal lines (Phase 1: two of
+#    its six verdicts journaled; Phase 1 journals them one after another once all six are judged; the poll saw 4-7
+#    lines, 7 (all six, the fault's included, no Phase-2 record yet) in 2 of 7 runs of this chain);
+# 2. resumed, the tool still crashing: the replay follows the journaled verdicts (a fault journaled already is cut
+#    and evaluated again), the seed crashes again, journaled as a Phase-1 tool fault (a phase1 record, invalid, gate
+#    "infrastructure"), and the run anneals from the other valid seed alone (the wrong start); SIGKILLed at 12 lines
+#    (line 8 on: that annealing; the poll saw 12-15);
+# 3. resumed with the real yosys: the journal is cut at its first tool fault (a fault says nothing about the
+#    design), the seed is evaluated again, valid this time, and every Phase-2 step (all of them from the wrong
+#    start) is decided again; what the killed attempts evaluated that the new steps ask for comes from the journal.
+# It ends equal to the uninterrupted run (the journal's Phase-1 verdicts, evaluations, steps and sequence, and the
+# summary's stable keys). A fault on the second start goes through the same replay, up to the first fault, and the
+# same re-decision. Resuming a run that a tool fault ended (its end record and summary written), a tool fault in
+# Phase 2, and seeded random kill points: test_faults.py; a kill at a Phase-2 step held there: test_flow.py.
+def test_fault_and_kill_in_phase1_resume_kill_in_phase2_resume_equals_uninterrupted(two_valid, tmp_path: Path) -> None:
     design, ref = two_valid
-    out, cache = tmp_path / "out", tmp_path / "cache"
+    out, cache = tmp_path / "out", tmp_path / "cache"  # one cache for the three attempts, as on a user's machine
     flags = ("--quiet", "--no-report", "--jobs", "2")
-    run = run_until_killed(["run", str(design), "--out", str(out), *flags], out, cache, 3)
-    run_until_killed(["run", "--resume", str(run), *flags], out, cache, 12)
-    res = resume(run, cache, "--jobs", "2")
+    seed = "ok_1_naive.v"
+    marker = seed_digest(design, seed)
+    crashing = {"HH_YOSYS": str(yosys_crashing_in(tmp_path, marker))}
+    run = run_until_killed(["run", str(design), "--out", str(out), *flags], out, cache, 3, env=crashing)
+    run_until_killed(["run", "--resume", str(run), *flags], out, cache, 12, env=crashing)
+    records = journal(run)  # the killed resume's: a torn last line is skipped
+    phase1 = [r for r in records if r["type"] == "phase1"]
+    faults = [r for r in phase1 if r["gate"] == "infrastructure"]
+    # one candidate's synthesis crashed, the seed the fake yosys crashes on: Phase 2 never proposes that RTL
+    assert [(r["label"], r["verdict"], r["digest"][:len(marker)]) for r in faults] == \
+        [(Path(seed).stem, "invalid", marker)], faults
+    assert "SIGSEGV" in faults[0]["message"], faults[0]["message"]
+    valid = [r["key"] for r in phase1 if r["verdict"] == "valid"]
+    assert len(valid) == 1, "with the baseline seed faulted, one valid seed is left"
+    starts = {r["parent"] for r in records if r["type"] == "step" and r["chain"] is not None and r["iteration"] == 0}
+    assert starts == set(valid), "the killed resume annealed from the one valid seed left (the wrong start)"
+    res = resume(run, cache, "--jobs", "2")  # the real yosys
     assert res.returncode == 0, res.stderr
-    assert_same(fingerprint(run), ref, "killed at journal line 3, resumed, killed at line 12, resumed")
+    assert_same(fingerprint(run), ref, f"fault on {seed}, killed at journal line 3, resumed with the fault, killed at "
+                                       "line 12, resumed with the tool fixed")
+    check_run_record(run)
