@@ -32,7 +32,7 @@ from .sandbox import tool_env as sandbox_env
 from .sandbox_probe import probe
 from .sandbox_user import grant, hand_over, identity, take_back
 from .secrets import SECRET_ENV
-from .tools import tool_env, tool_path
+from .tools import tool_env, tool_limits, tool_path
 
 BWRAP_FAILED = re.compile(  # bwrap's own failure, or setpriv's (it execs the tool as root's stand-in)
     r"\A(bwrap: (execvp|Can't|Failed|Creating|No permission|setting up)|setpriv: failed to execute)")
@@ -175,8 +175,10 @@ def _gate_note(limits: Sequence[Limit]) -> str:
     """The .sandbox file's first line: the limits, which hh's start gate (``--info-fd`` and ``--seccomp``, added
     to the line below) set on the sandbox before the tool started."""
     names = {resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_AS: "as", resource.RLIMIT_CPU: "cpu",
-             resource.RLIMIT_CORE: "core", resource.RLIMIT_NPROC: "nproc"}
-    given = " ".join(f"--{names.get(which, str(which))}={soft}:{hard}" for which, (soft, hard) in limits)
+             resource.RLIMIT_CORE: "core", resource.RLIMIT_NPROC: "nproc", resource.RLIMIT_STACK: "stack"}
+    show = {resource.RLIM_INFINITY: "unlimited"}
+    given = " ".join(f"--{names.get(which, str(which))}={show.get(soft, soft)}:{show.get(hard, hard)}"
+                     for which, (soft, hard) in limits)
     return (f"# run with these limits (hh's start gate set them on the sandbox before the tool started): "
             f"prlimit {given} <the line below>\n")
 
@@ -267,6 +269,7 @@ def run_tool(
     if cpu_s is None:
         cpu_s = int(timeout_s * 2) + 30
     extra_env: dict[str, str] = {}
+    extra_limits: tuple[Limit, ...] = ()  # a tool's own (tools.tool_limits), set as the runner's are
     if resolve and "/" not in args[0]:
         from .tools import TOOLS
 
@@ -274,11 +277,12 @@ def run_tool(
             tool = args[0]
             args[0] = str(tool_path(tool))
             extra_env.update(tool_env(tool))
+            extra_limits = tool_limits(tool)
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     cwd = Path(cwd) if cwd else log_dir
     popen_argv = args
-    limits = rlimits(mem_mb or None, cpu_s or None, max_file_bytes)
+    limits = (*rlimits(mem_mb or None, cpu_s or None, max_file_bytes), *extra_limits)
     gate: StartGate | None = None
     cap: ProcessCap | None = None
     ids = identity() if sandbox != "off" else None  # hh is root: the tool runs as this unprivileged id

