@@ -100,9 +100,9 @@ PARTS = ("phase1", "evals", "steps", "sequence", "summary")
 
 # The race this was written for (two chains' evaluations sharing a gate folder) gave three results in four runs:
 # a later run differed from the first at least half the time. Every make test compares a run evaluating two at a
-# time with a reference from a cold cache four times: run 2 here, test_repro_ray (a Ray run of this set-up against
-# run 1), test_repro_resume (this set-up with both valid seeds and three of these moves: a faulted and a
-# twice-killed run against its reference); together they miss such a race about one make test in 16. That who
+# time with a reference from a cold cache three times: run 2 here, test_repro_ray (a Ray run of this set-up against
+# run 1), test_repro_resume (this set-up with both valid seeds and three of these moves: one run faulted and killed
+# twice, resumed, against its reference); together they miss such a race about one make test in 8. That who
 # runs the evaluations changes nothing (inline at --jobs 1, a pool at 2) is test_faults': its kill trials and its
 # two runs at once are at --jobs 1 against a --jobs 2 reference. (A third run here, at --jobs 1, cost ~29 CPU s.)
 @pytest.mark.timeout(900)  # two cold runs (one may be test_repro_ray's, waited for) with netlist_sim throughout
