@@ -75,14 +75,14 @@ CHECK_TESTS = {
 # The slowest modules (pytest --durations, 2 cores), longest first, are handed out before the rest: --dist loadscope
 # gives a worker a whole module, and a long one picked up last leaves the other worker idle meanwhile. `make test`
 # passes --no-loadscope-reorder so that xdist keeps this order (its own orders modules by their number of tests).
-# test_repro and test_repro_ray share test_repro's first cold run (shared_runs.few_moves_run): test_repro_ray comes
-# well after test_repro, so that the shared run is made by the time it asks.
-SLOWEST_FIRST = ("test_benchmarks", "test_repro_resume", "test_faults", "test_repro", "test_flow",
-                 "test_containment", "test_llm_endpoints_flow", "test_bad_inputs", "test_untrusted_rtl",
-                 "test_ray_lifecycle", "test_repro_ray", "test_ppa", "test_moves_repeat", "test_actions_example",
-                 "test_journal_tamper", "test_wheel", "test_unpacked_ports", "test_moves_operators",
-                 "test_mult_techmap", "test_llm_flow", "test_lcu_techmap", "test_egraph_engine", "test_egraph_rules",
-                 "test_report", "test_audit")
+# test_repro_resume and test_repro_ray share one reference run (shared_runs.two_valid_run): test_repro_ray comes
+# well after test_repro_resume, so that the shared run is made by the time it asks.
+SLOWEST_FIRST = ("test_benchmarks", "test_faults", "test_repro", "test_repro_resume", "test_flow", "test_bad_inputs",
+                 "test_llm_endpoints_flow", "test_untrusted_rtl", "test_containment", "test_ray_lifecycle",
+                 "test_unpacked_ports", "test_actions_example", "test_egraph_engine", "test_lcu_techmap",
+                 "test_repro_ray", "test_moves_operators", "test_llm_flow", "test_journal_tamper", "test_moves_repeat",
+                 "test_ppa", "test_wheel", "test_mult_techmap", "test_golden_gates", "test_egraph_rules",
+                 "test_formal", "test_report", "test_audit")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

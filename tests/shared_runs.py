@@ -81,16 +81,19 @@ def copy_run(run: Path, dst: Path) -> Path:
     return dst
 
 
-def few_moves_run(factory: pytest.TempPathFactory) -> Path:
-    """test_repro's set-up (traffic_fsm, one valid seed, FEW_MOVES, 8 iterations, 2 chains) run at ``--jobs 2``
-    on a cold cache: the first of test_repro's two cold runs, and the reference test_repro_ray's Ray run of the
-    same set-up must agree with (each asks for it after its own run: neither module waits long for the other)."""
+def two_valid_run(factory: pytest.TempPathFactory) -> Path:
+    """test_repro_resume's set-up (traffic_fsm, both valid seeds, its three MOVES, 2 iterations, 2 chains) run at
+    ``--jobs 2`` on a cold cache: the run that module's faulted and killed chain must end equal to, and the
+    reference test_repro_ray's Ray run of the same set-up must agree with (made once per session by whichever
+    module asks first; the Ray module asks after its own run)."""
     from test_repro import run_once, small_design
+    from test_repro_resume import MOVES
 
     def make(folder: Path) -> None:
-        run_once(small_design(folder), folder / "out", folder / "cache", "--jobs", "2")
+        design = small_design(folder, iterations=2, both_valid=True, moves=MOVES)
+        run_once(design, folder / "out", folder / "cache", "--jobs", "2")
 
-    return the_run(once(factory, "few-moves", make) / "out")
+    return the_run(once(factory, "two-valid", make) / "out")
 
 
 def wheel(factory: pytest.TempPathFactory) -> Path:

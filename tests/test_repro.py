@@ -1,5 +1,5 @@
 """Same inputs and seed, same result: two cold-cache runs of one small design with two chains at --jobs 2 must
-agree on every stable summary key and on the journal's step sequence. (Ray agreeing with the first of these runs:
+agree on every stable summary key and on the journal's step sequence. (Ray agreeing with --jobs 2:
 test_repro_ray.py; every move's proposals repeating across processes: test_moves_repeat.py; resume equals the
 uninterrupted run: test_repro_resume.py; runs and resumed runs at --jobs 1 equal to one at --jobs 2:
 test_faults.py.)"""
@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 import yaml
 from runrecord import check_run_record
-from shared_runs import few_moves_run
 
 from hyperheurist.jsonio import read_jsonl
 
@@ -37,7 +36,7 @@ STEP_KEYS = ("chain", "iteration", "move", "not_applicable", "parent", "proposal
 # finish evaluates batches of both, as with every move. Every move's ~30 neighbours per finishing round
 # (operator_library, truth_table and bit_invariant alone 42 of a run's 109 evaluations, each ~5x a recipe change)
 # made one run ~2 min on 2 quiet cores; these give ~30 evaluations. Every move's proposals, across processes:
-# test_moves_repeat.py; this set-up under Ray: test_repro_ray.py.
+# test_moves_repeat.py.
 FEW_MOVES = ("fsm_encoding", "egraph_rewrite", "decoder_compare", "tunable_param", "recipe_abc_script",
              "recipe_fsm_encoding", "recipe_opt_full", "recipe_adder_cells")
 
@@ -100,15 +99,15 @@ PARTS = ("phase1", "evals", "steps", "sequence", "summary")
 
 # The race this was written for (two chains' evaluations sharing a gate folder) gave three results in four runs:
 # a later run differed from the first at least half the time. Every make test compares a run evaluating two at a
-# time with a reference from a cold cache three times: run 2 here, test_repro_ray (a Ray run of this set-up against
-# run 1), test_repro_resume (this set-up with both valid seeds and three of these moves: one run faulted and killed
-# twice, resumed, against its reference); together they miss such a race about one make test in 8. That who
+# time with a reference from a cold cache three times: run 2 here, and on this set-up with both valid seeds and
+# three of these moves (shared_runs.two_valid_run) test_repro_ray's Ray run and test_repro_resume's run faulted and
+# killed twice, resumed; together they miss such a race about one make test in 8. That who
 # runs the evaluations changes nothing (inline at --jobs 1, a pool at 2) is test_faults': its kill trials and its
 # two runs at once are at --jobs 1 against a --jobs 2 reference. (A third run here, at --jobs 1, cost ~29 CPU s.)
-@pytest.mark.timeout(900)  # two cold runs (one may be test_repro_ray's, waited for) with netlist_sim throughout
-def test_two_cold_runs_at_two_jobs_agree(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
-    first = few_moves_run(tmp_path_factory)  # first: test_repro_ray's Ray run reads it after its own
-    second = run_once(small_design(tmp_path), tmp_path / "out", tmp_path / "cache", "--jobs", "2")
+@pytest.mark.timeout(900)  # two cold runs with netlist_sim throughout
+def test_two_cold_runs_at_two_jobs_agree(tmp_path: Path) -> None:
+    first, second = (run_once(small_design(tmp_path / n), tmp_path / n / "out", tmp_path / n / "cache", "--jobs", "2")
+                     for n in ("1", "2"))
     for run in (first, second):
         check_run_record(run)
     reference, prints = fingerprint(first), fingerprint(second)

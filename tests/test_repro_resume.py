@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from processes import left_behind
 from runrecord import check_run_record, journal
-from test_repro import HH, PARTS, fingerprint, resume, run_once, small_design
+from shared_runs import two_valid_run
+from test_repro import HH, PARTS, fingerprint, resume, small_design
 
 # the uninterrupted reference (the fixture) and the chain's three attempts: past pytest's 300 s on 2 loaded cores
 # (the 05:12 baseline, when they were two tests)
@@ -56,8 +57,8 @@ def two_valid(tmp_path_factory) -> tuple[Path, dict]:
     33 journal lines (1 the start, 2-7 Phase 1's six verdicts, 8-15 the annealing, 16-32 the finish from the best
     state, each chain's best and each start, 33 the end), 12 evaluations after Phase 1."""
     root = tmp_path_factory.mktemp("twovalid")
-    design = small_design(root, iterations=2, both_valid=True, moves=MOVES)
-    return design, fingerprint(run_once(design, root / "ref", root / "ref-cache", "--jobs", "2"))
+    design = small_design(root, iterations=2, both_valid=True, moves=MOVES)  # the chain's own copy
+    return design, fingerprint(two_valid_run(tmp_path_factory))  # shared with test_repro_ray
 
 
 def assert_same(fp: dict, ref: dict, what: str) -> None:
